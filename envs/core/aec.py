@@ -1,0 +1,237 @@
+"""The shared PettingZoo AEC adapter: any :class:`~envs.core.game.Game` becomes an env.
+
+The guarantees that PettingZoo's generic wrappers give (order enforcement, action
+bounds, illegal moves) are checked here cheaply, so that ``env()`` is both safe and
+fast (DESIGN.md: the generic wrappers cost most of a light env's step rate).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from pettingzoo import AECEnv
+
+from .config import validate
+from .errors import IllegalActionError, OtrioError, StateError
+from .game import TERMINAL, Game
+from .rng import make_rng, rng_from_dict, rng_to_dict
+
+SAVE_FORMAT = 1
+
+
+class BoardGameEnv(AECEnv):
+    """A turn-based board game as a PettingZoo AEC environment.
+
+    Agents are ``player_0 … player_{n-1}`` in seat order. The observation of every
+    agent is ``{"observation": float32[N], "action_mask": int8[A]}``; the mask is all
+    zeros for agents that are not acting. Rewards: at the end each winner gets +1 and
+    every other player -1 (0 for all if every player shares the victory), plus the
+    score change divided by ``info.score_scale`` after each step when
+    ``dense_reward=True``.
+    """
+
+    game: Game  # set by each game's subclass
+
+    def __init__(self, render_mode: str | None = None, **config: Any):
+        super().__init__()
+        info = self.game.info
+        self.metadata = {
+            "name": info.env_id,
+            "render_modes": ["ansi", "human"],
+            "is_parallelizable": False,
+        }
+        if render_mode not in (None, "ansi", "human"):
+            raise OtrioError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        self.render_mode = render_mode
+        config.setdefault("num_players", info.default_players)
+        self.config = validate(self.game.config_model, config)
+        info.check_players(self.config.num_players)
+        self.num_players = self.config.num_players
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self._seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
+        obs_space = gymnasium.spaces.Dict(
+            {
+                "observation": gymnasium.spaces.Box(
+                    low=-np.inf, high=np.inf, shape=(info.observation_size,), dtype=np.float32
+                ),
+                "action_mask": gymnasium.spaces.Box(
+                    low=0, high=1, shape=(info.num_actions,), dtype=np.int8
+                ),
+            }
+        )
+        act_space = gymnasium.spaces.Discrete(info.num_actions)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.state_ = None
+        self._legal: list[int] | None = None
+        self._seed_sequence_used: int | None = None
+
+    # ----------------------------------------------------------------- spaces
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game; the same seed gives the same game."""
+        rng = make_rng(seed)
+        self.state_ = self.game.new_state(self.config, rng)
+        self._start_episode()
+
+    def _start_episode(self) -> None:
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self.decisions = 0
+        self._last_scores = list(self.state_.scores())
+        self._legal = None
+        self._after_transition()
+
+    # ---------------------------------------------------------------- queries
+    def legal_actions(self) -> list[int]:
+        """Legal action ids of the pending decision (cached per decision)."""
+        if self._legal is None:
+            self._legal = [] if self.state_.is_terminal() else self.state_.legal_actions()
+        return self._legal
+
+    def action_name(self, action: int) -> str:
+        """Readable name of an action id."""
+        return self.game.action_name(action)
+
+    def action_mask(self, agent: str | None = None) -> np.ndarray:
+        """int8 mask of ``agent`` (default: the acting one); zeros when not acting."""
+        agent = self.agent_selection if agent is None else agent
+        mask = np.zeros(self.game.info.num_actions, dtype=np.int8)
+        if (
+            not self.terminations.get(agent, True)
+            and not self.truncations.get(agent, True)
+            and self._seat_of[agent] == self.state_.current_player()
+        ):
+            mask[self.legal_actions()] = 1
+        return mask
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        obs = np.zeros(self.game.info.observation_size, dtype=np.float32)
+        self.game.observe(self.state_, self._seat_of[agent], obs)
+        return {"observation": obs, "action_mask": self.action_mask(agent)}
+
+    # ------------------------------------------------------------------- step
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        try:
+            action = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(action, agent, self.legal_actions()) from None
+        legal = self.legal_actions()
+        if action not in legal:
+            raise IllegalActionError(
+                action, agent, legal, [self.game.action_name(a) for a in legal]
+            )
+        self._cumulative_rewards[agent] = 0.0
+        self.state_.apply_action(action)
+        self.decisions += 1
+        self._legal = None
+        self._after_transition()
+        if self.render_mode == "human":
+            self.render()
+
+    def _after_transition(self) -> None:
+        """Set rewards, ends and the next agent after reset or a step."""
+        state = self.state_
+        rewards = self.rewards
+        for agent in rewards:
+            rewards[agent] = 0.0
+        if self.config.dense_reward:
+            scores = state.scores()
+            scale = self.game.info.score_scale
+            for seat, agent in enumerate(self.possible_agents):
+                if agent in rewards:
+                    rewards[agent] += (scores[seat] - self._last_scores[seat]) / scale
+            self._last_scores = list(scores)
+        if state.is_terminal():
+            winners = set(state.winners())
+            if len(winners) < self.num_players:
+                for seat, agent in enumerate(self.possible_agents):
+                    rewards[agent] += 1.0 if seat in winners else -1.0
+            for agent in self.agents:
+                self.terminations[agent] = True
+            self.agent_selection = self.agents[0]
+        else:
+            if self.decisions >= self.game.info.max_decisions:
+                for agent in self.agents:
+                    self.truncations[agent] = True
+            self.agent_selection = self.possible_agents[state.current_player()]
+        for agent, reward in rewards.items():
+            self._cumulative_rewards[agent] += reward
+
+    # ----------------------------------------------------------------- render
+    def render(self) -> str | None:
+        if self.state_ is None:
+            raise OtrioError("call reset() before render()")
+        text = self.game.render(self.state_)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # ---------------------------------------------------------- save and load
+    def save_state(self) -> dict[str, Any]:
+        """The whole env (game state, generator, reward bookkeeping) as a JSON-able dict."""
+        return {
+            "format": SAVE_FORMAT,
+            "env_id": self.game.info.env_id,
+            "config": self.config.model_dump(mode="json"),
+            "state": self.state_.to_dict(),
+            "decisions": self.decisions,
+            "agents": list(self.agents),
+            "agent_selection": self.agent_selection,
+            "cumulative_rewards": dict(self._cumulative_rewards),
+            "rewards": dict(self.rewards),
+            "terminations": dict(self.terminations),
+            "truncations": dict(self.truncations),
+            "last_scores": list(self._last_scores),
+        }
+
+    def load_state(self, saved: dict[str, Any]) -> None:
+        """Restore an env saved by :meth:`save_state`; the game continues exactly."""
+        if not isinstance(saved, dict) or saved.get("format") != SAVE_FORMAT:
+            raise StateError("not a saved otrio env state (missing or unknown 'format')")
+        if saved.get("env_id") != self.game.info.env_id:
+            raise StateError(
+                f"saved state is for {saved.get('env_id')!r}, this env is {self.game.info.env_id!r}"
+            )
+        config = validate(self.game.config_model, saved["config"])
+        if config != self.config:
+            raise StateError("saved state was made with another config; build the env with it")
+        try:
+            self.state_ = self.game.state_from_dict(saved["state"])
+            self.decisions = int(saved["decisions"])
+            self.agents = list(saved["agents"])
+            self.agent_selection = saved["agent_selection"]
+            self._cumulative_rewards = {a: float(v) for a, v in saved["cumulative_rewards"].items()}
+            self.rewards = {a: float(v) for a, v in saved["rewards"].items()}
+            self.terminations = {a: bool(v) for a, v in saved["terminations"].items()}
+            self.truncations = {a: bool(v) for a, v in saved["truncations"].items()}
+            self._last_scores = list(saved["last_scores"])
+        except (KeyError, TypeError, ValueError) as err:
+            raise StateError(f"corrupt saved state: {err!r}") from None
+        self.infos = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self._legal = None
+
+
+__all__ = ["BoardGameEnv", "TERMINAL", "rng_from_dict", "rng_to_dict"]

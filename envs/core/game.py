@@ -1,0 +1,90 @@
+"""The contract between a game's pure rules and the shared RL adapter.
+
+A game is two layers (Pgx): ``rules.py`` holds a state class that knows nothing of
+gym or PettingZoo, and a :class:`Game` object ties it to its action table, its
+observation layout and its config model. :class:`envs.core.aec.BoardGameEnv` turns any
+``Game`` into a PettingZoo AEC environment.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Protocol
+
+import numpy as np
+
+from .actions import ActionTable
+from .config import GameConfig
+from .observer import ObservationLayout
+from .spec import GameInfo
+
+TERMINAL = -1  # current_player() of a finished game
+
+
+class GameState(Protocol):
+    """What the adapter needs from a rules state. Seats are ints 0..n-1."""
+
+    num_players: int
+
+    def current_player(self) -> int:
+        """The seat that takes the pending decision, or ``TERMINAL``."""
+
+    def legal_actions(self) -> list[int]:
+        """Sorted ids of the legal actions of the pending decision (never empty)."""
+
+    def apply_action(self, action: int) -> None:
+        """Play a legal action (the adapter has checked legality)."""
+
+    def is_terminal(self) -> bool:
+        """True once the game is over."""
+
+    def scores(self) -> list[int]:
+        """Points of each seat so far (final points once terminal)."""
+
+    def winners(self) -> list[int]:
+        """Seats that share the victory (only meaningful once terminal)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The full state, generator included, as a JSON-able dict."""
+
+
+class Game(ABC):
+    """One game's fixed facts plus the functions that the adapter calls."""
+
+    info: GameInfo
+    config_model: type[GameConfig]
+    actions: ActionTable
+    layout: ObservationLayout
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+
+    @abstractmethod
+    def new_state(self, config: GameConfig, rng: np.random.Generator) -> GameState:
+        """A fresh game after setup, driven by ``rng`` for all chance."""
+
+    @abstractmethod
+    def state_from_dict(self, data: dict[str, Any]) -> GameState:
+        """Inverse of ``GameState.to_dict`` (raise StateError on bad data)."""
+
+    @abstractmethod
+    def observe(self, state: GameState, seat: int, out: np.ndarray) -> None:
+        """Write ``seat``'s view of ``state`` into the zeroed vector ``out``."""
+
+    @abstractmethod
+    def render(self, state: GameState) -> str:
+        """A readable text picture of the table."""
+
+    def resample_hidden(
+        self, state: GameState, seat: int, rng: np.random.Generator
+    ) -> GameState:
+        """A copy of ``state`` whose information hidden from ``seat`` is re-drawn.
+
+        Used by the leak test (``seat``'s observation must not change) and by agents
+        that sample what they cannot see. Games with hidden information override it.
+        """
+        return self.state_from_dict(state.to_dict())
+
+    def action_name(self, action: int) -> str:
+        """Readable name of an action id."""
+        return self.actions.name(action)

@@ -1,0 +1,174 @@
+"""The suite's generic checker, written once and run on every game (DESIGN.md).
+
+Each ``check_*`` function raises ``AssertionError`` with a readable message on the
+first violation. ``env_fn`` is a zero-argument callable that builds a fresh env.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+
+import numpy as np
+
+from .rng import make_rng
+
+EnvFn = Callable[[], object]
+
+
+def play_random(env, rng: np.random.Generator, max_steps: int | None = None):
+    """Play uniformly random legal actions until the end; yield before each step.
+
+    Yields ``(agent, observation_dict)`` for every live decision. Dead steps are taken
+    automatically.
+    """
+    steps = 0
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        yield agent, obs
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(rng.choice(legal)))
+        steps += 1
+        if max_steps is not None and steps >= max_steps:
+            return
+
+
+def digest(*arrays) -> str:
+    """A short hash of arrays and plain values, for golden files and comparisons."""
+    h = hashlib.sha256()
+    for a in arrays:
+        if isinstance(a, np.ndarray):
+            h.update(a.tobytes())
+        else:
+            h.update(json.dumps(a, sort_keys=True).encode())
+    return h.hexdigest()[:16]
+
+
+def check_pettingzoo(env_fn: EnvFn, num_cycles: int = 200) -> None:
+    """PettingZoo's own ``api_test`` and ``seed_test``."""
+    from pettingzoo.test import api_test, seed_test
+
+    api_test(env_fn(), num_cycles=num_cycles, verbose_progress=False)
+    seed_test(env_fn, num_cycles=num_cycles)
+
+
+def check_masks(env_fn: EnvFn, seeds: range) -> int:
+    """Mask of the acting seat == the rules' legal set, never empty; others all zero.
+
+    Returns the number of decisions checked.
+    """
+    checked = 0
+    for seed in seeds:
+        env = env_fn()
+        env.reset(seed=seed)
+        core = env.unwrapped
+        for agent, obs in play_random(env, make_rng(seed)):
+            mask = obs["action_mask"]
+            assert mask.dtype == np.int8, f"mask dtype {mask.dtype}"
+            legal = core.state_.legal_actions()
+            assert legal, f"empty legal set for acting {agent} (seed {seed})"
+            assert sorted(legal) == list(np.flatnonzero(mask)), (
+                f"mask and rules disagree for {agent} (seed {seed}): "
+                f"mask {list(np.flatnonzero(mask))}, rules {sorted(legal)}"
+            )
+            assert len(set(legal)) == len(legal), f"duplicate legal ids {legal}"
+            for other in env.agents:
+                if other != agent:
+                    assert not env.observe(other)["action_mask"].any(), (
+                        f"non-acting {other} has a non-zero mask"
+                    )
+            assert env.observation_space(agent).contains(obs), "observation outside its space"
+            checked += 1
+    return checked
+
+
+def check_hidden_information(env_fn: EnvFn, seeds: range, every: int = 3) -> int:
+    """Re-drawing what a seat cannot know never changes that seat's observation.
+
+    At every ``every``-th decision and for every seat, the game's
+    ``resample_hidden`` re-draws the hidden part; the seat's observation must be
+    identical. Returns how many resamples actually changed the state (a test should
+    assert it is positive, so that the check is not vacuous).
+    """
+    changed = 0
+    for seed in seeds:
+        env = env_fn()
+        env.reset(seed=seed)
+        core = env.unwrapped
+        game = core.game
+        rng = make_rng(10_000 + seed)
+        size = game.info.observation_size
+        for step, _ in enumerate(play_random(env, make_rng(seed))):
+            if step % every:
+                continue
+            state = core.state_
+            before = state.to_dict()
+            for seat in range(core.num_players):
+                mine = np.zeros(size, np.float32)
+                game.observe(state, seat, mine)
+                other = game.resample_hidden(state, seat, rng)
+                theirs = np.zeros(size, np.float32)
+                game.observe(other, seat, theirs)
+                if other.to_dict() != before:
+                    changed += 1
+                diff = np.flatnonzero(mine != theirs)
+                assert diff.size == 0, (
+                    f"seat {seat}'s observation changed when hidden information was "
+                    f"re-drawn (seed {seed}, step {step}, indices {diff[:10].tolist()})"
+                )
+            assert state.to_dict() == before, "resample_hidden mutated the original state"
+    return changed
+
+
+def _trajectory(env, rng: np.random.Generator, steps: int | None = None) -> list[str]:
+    """Digest of every step of a random continuation."""
+    out = []
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        out.append(digest(agent, obs["observation"], obs["action_mask"], reward, term, trunc))
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(rng.choice(legal)))
+        if steps is not None and len(out) >= steps:
+            break
+    return out
+
+
+def check_save_load(env_fn: EnvFn, seeds: range, cut_steps: int = 60) -> None:
+    """Save mid-game (through JSON), load into a fresh env: the same future follows."""
+    for seed in seeds:
+        env = env_fn()
+        env.reset(seed=seed)
+        rng = make_rng(seed)
+        for n, _ in enumerate(play_random(env, rng)):
+            if n >= cut_steps:
+                break
+        saved = json.loads(json.dumps(env.unwrapped.save_state()))
+        rng_state = rng.bit_generator.state
+        original = _trajectory(env, rng)
+        clone = env_fn()
+        clone.unwrapped.load_state(saved)
+        rng.bit_generator.state = rng_state
+        resumed = _trajectory(clone, rng)
+        assert original == resumed, f"loaded game diverged (seed {seed})"
+
+
+def check_determinism(env_fn: EnvFn, seeds: range) -> None:
+    """The same seed and actions give the same game, byte for byte; another seed differs."""
+    runs = {}
+    for seed in seeds:
+        a, b = env_fn(), env_fn()
+        a.reset(seed=seed)
+        b.reset(seed=seed)
+        ta = _trajectory(a, make_rng(seed))
+        tb = _trajectory(b, make_rng(seed))
+        assert ta == tb, f"same seed {seed} gave two games"
+        runs[seed] = ta
+    if len(runs) > 1:
+        assert len({tuple(t) for t in runs.values()}) > 1, "different seeds gave identical games"
