@@ -1,0 +1,31 @@
+"""The fixed Oceanos action table (34 ids).
+
+| ids | action | encoding |
+|---|---|---|
+| 0–11 | `keep:slotK` keep hand card K (the first is free, each extra spends a Fuel token) | id = K |
+| 12 | `stop` keep no more cards this turn | |
+| 13, 14 | `diver:place`, `diver:skip` on the card being placed (it has a chest) | |
+| 15–19 | `upgrade:PART` with the unspent crystals (base card or Player Aid) | id = 15 + part |
+| 20 | `upgrade:skip` keep the crystals for a later base | |
+| 21–32 | `discard:slotK` put hand card K under the deck (two-player turn) | id = 21 + K |
+| 33 | `discard:none` | |
+"""
+
+from __future__ import annotations
+
+from envs.core.actions import ActionTable
+
+from .data import PARTS
+
+MAX_HAND = 12  # a Captain can receive up to 4 players x 3 remaining cards
+
+TABLE = ActionTable()
+KEEP = TABLE.block("keep", [f"slot{k}" for k in range(MAX_HAND)])
+STOP = TABLE.single("stop")
+DIVER_PLACE = TABLE.single("diver:place")
+DIVER_SKIP = TABLE.single("diver:skip")
+UPGRADE = TABLE.block("upgrade", PARTS)
+UPGRADE_SKIP = TABLE.single("upgrade:skip")
+DISCARD = TABLE.block("discard", [f"slot{k}" for k in range(MAX_HAND)])
+DISCARD_NONE = TABLE.single("discard:none")
+NUM_ACTIONS = len(TABLE)

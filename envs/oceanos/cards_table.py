@@ -1,0 +1,71 @@
+"""The card list as columns of ints, built once per card list (the hot path reads these)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .data import ANIMALS, GREEN, YELLOW
+
+CARD_FEATURES = 15  # animal one-hot (8), corals, chest, eyes, green, yellow, base, present
+_CRYSTAL_CODES = {"-": 0, "green": GREEN, "yellow": YELLOW}
+
+
+class CardTable:
+    """Columns over every card id; ``round_ids[r]`` are the ids of round ``r``'s deck."""
+
+    def __init__(self, rounds) -> None:
+        self.animal: list[int] = []  # -1 none, else index into ANIMALS
+        self.corals: list[int] = []
+        self.chest: list[int] = []
+        self.eyes: list[int] = []
+        self.crystal: list[int] = []  # 0 none, 1 green, 2 yellow
+        self.base: list[int] = []
+        self.round_ids: list[list[int]] = []
+        for deck in rounds:
+            ids = []
+            for animal, corals, chest, eyes, crystal, base in deck:
+                ids.append(len(self.animal))
+                self.animal.append(ANIMALS.index(animal) if animal != "-" else -1)
+                self.corals.append(int(corals))
+                self.chest.append(int(chest))
+                self.eyes.append(int(eyes))
+                self.crystal.append(_CRYSTAL_CODES[crystal])
+                self.base.append(int(base))
+            self.round_ids.append(ids)
+        self.features = self._features()
+
+    def __len__(self) -> int:
+        return len(self.animal)
+
+    def _features(self) -> np.ndarray:
+        """One float32 feature row per card (for the observation)."""
+        n_animals = len(ANIMALS)
+        f = np.zeros((len(self), CARD_FEATURES), dtype=np.float32)
+        for c in range(len(self)):
+            if self.animal[c] >= 0:
+                f[c, self.animal[c]] = 1.0
+            f[c, n_animals] = self.corals[c] / 2
+            f[c, n_animals + 1] = self.chest[c]
+            f[c, n_animals + 2] = self.eyes[c] / 2
+            f[c, n_animals + 3] = self.crystal[c] == GREEN
+            f[c, n_animals + 4] = self.crystal[c] == YELLOW
+            f[c, n_animals + 5] = self.base[c]
+            f[c, n_animals + 6] = 1.0
+        return f
+
+    def label(self, c: int) -> str:
+        """A short readable label, e.g. ``crab 2co chest 1eye green``."""
+        parts = []
+        if self.animal[c] >= 0:
+            parts.append(ANIMALS[self.animal[c]])
+        if self.corals[c]:
+            parts.append(f"{self.corals[c]}coral")
+        if self.chest[c]:
+            parts.append("chest")
+        if self.eyes[c]:
+            parts.append(f"{self.eyes[c]}eye")
+        if self.crystal[c]:
+            parts.append("green" if self.crystal[c] == GREEN else "yellow")
+        if self.base[c]:
+            parts.append("base")
+        return " ".join(parts)

@@ -1,0 +1,59 @@
+"""Oceanos components as plain tables (rulebook + ``oceanos-rulings.md``).
+
+Every table here can be overridden by the game config (``OceanosConfig``), so a user
+with the publisher's real component list can drop it in without touching rule code.
+Values marked *designed* come from the rulings, not from the publisher.
+"""
+
+from __future__ import annotations
+
+NUM_ROUNDS = 3
+TURNS_PER_ROUND = 5
+
+# ------------------------------------------------------------------ submarine
+PARTS = ("propeller", "motor", "cockpit", "aquarium", "airlock")
+PROPELLER, MOTOR, COCKPIT, AQUARIUM, AIRLOCK = range(len(PARTS))
+MIN_LEVEL, MAX_LEVEL = 1, 3
+# value of each part at level 1, 2, 3 (index level - 1)
+PROPELLER_STARS = (0, 2, 5)  # stars at the end of each round
+MOTOR_FUEL = (1, 2, 3)  # fuel tokens usable per round
+COCKPIT_PERISCOPES = (1, 2, 3)  # cards dealt = periscopes + 1
+AQUARIUM_CAPACITY = (3, 5, 8)  # different animals that score
+AIRLOCK_DIVERS = (1, 2, 3)  # scuba diver tokens held
+STARS_PER_ANIMAL = 2
+
+# ------------------------------------------------------------------ symbols
+SMALL_ANIMALS = ("crab", "turtle", "seahorse", "goldfish")
+BIG_ANIMALS = ("shark", "whale", "dolphin", "octopus")
+ANIMALS = SMALL_ANIMALS + BIG_ANIMALS
+CRYSTAL_COLOURS = ("green", "yellow")
+GREEN, YELLOW = 1, 2  # crystal field of a card: 0 none, 1 green, 2 yellow
+
+# Designed composition per round deck (rulings table): symbol -> count per round.
+DECK_SIZES = (40, 45, 50)
+DECK_COMPOSITION = {
+    "small_animal": (20, 20, 20),
+    "big_animal": (4, 8, 12),
+    "coral_1": (16, 16, 16),
+    "coral_2": (4, 6, 8),
+    "chest": (6, 9, 12),
+    "eye_1": (10, 12, 14),
+    "eye_2": (2, 4, 6),
+    "green_crystal": (6, 6, 5),
+    "yellow_crystal": (6, 6, 5),
+    "base": (8, 8, 6),
+}
+
+# ------------------------------------------------------------------ tokens
+KRAKEN_SIZES = ("small", "medium", "big")
+# Designed split: three tokens per size; setup draws one of each size.
+KRAKEN_TOKENS = {
+    "small": (0, -1, -2),
+    "medium": (-1, -2, -3),
+    "big": (-2, -3, -4),
+}
+# Designed split: twelve 2s, ten 3s, eight 4s.
+TREASURE_TOKENS = (2,) * 12 + (3,) * 10 + (4,) * 8
+
+FUEL_TOKENS_PER_PLAYER = 3
+DIVER_TOKENS_PER_PLAYER = 3

@@ -1,0 +1,68 @@
+"""Oceanos as a PettingZoo AEC environment: ``env(num_players=4, ...)``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.core.aec import BoardGameEnv
+from envs.core.game import Game
+from envs.core.spec import GameInfo
+
+from .actions import NUM_ACTIONS, TABLE
+from .config import OceanosConfig
+from .hidden import resample_hidden
+from .observe import LAYOUT, OBSERVATION_SIZE, write_observation
+from .render import render_text
+from .rules import State
+
+INFO = GameInfo(
+    name="oceanos",
+    version=0,
+    min_players=2,
+    max_players=5,
+    default_players=4,
+    num_actions=NUM_ACTIONS,
+    observation_size=OBSERVATION_SIZE,
+    # per turn at most 4 keeps + 1 stop + 4 cards x 2 placement decisions + 1 discard
+    # for each of 5 players, 15 turns, plus one Player Aid upgrade per player per round
+    max_decisions=15 * 5 * 14 + 3 * 5,
+    score_scale=10.0,
+)
+
+
+class OceanosGame(Game):
+    """The Oceanos rules bound to the shared adapter."""
+
+    info = INFO
+    config_model = OceanosConfig
+    actions = TABLE
+    layout = LAYOUT
+
+    def new_state(self, config: OceanosConfig, rng: np.random.Generator) -> State:
+        return State(config, rng)
+
+    def state_from_dict(self, data: dict) -> State:
+        return State.from_dict(data)
+
+    def observe(self, state: State, seat: int, out: np.ndarray) -> None:
+        write_observation(state, seat, out)
+
+    def render(self, state: State) -> str:
+        return render_text(state)
+
+    def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
+        return resample_hidden(state, seat, rng)
+
+
+GAME = OceanosGame()
+
+
+class raw_env(BoardGameEnv):
+    """Oceanos AEC environment (2–5 players). See ``envs/oceanos/README.md``."""
+
+    game = GAME
+
+
+def env(**config) -> raw_env:
+    """The Oceanos environment; the core adapter already checks order, bounds and legality."""
+    return raw_env(**config)

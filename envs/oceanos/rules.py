@@ -1,0 +1,503 @@
+"""Oceanos rules: state, legal actions, apply, scoring. No gym, no spaces.
+
+Read beside ``shared/rules/oceanos-rulebook.txt`` and ``oceanos-rulings.md``.
+
+A turn is cut into single decisions (``Decision``):
+
+* Captain turn (3-5 players, or 2 with ``two_player_variant=False``): every
+  non-Captain, in order from the Captain's left, keeps cards (``KEEP``, then
+  ``KEEP_MORE`` while it has unspent fuel); the kept cards stay face down until all
+  have chosen. The remainders go to the Captain (Troubled Waters: one random card of
+  each, the rest under the deck). The non-Captains then place their cards in the
+  order kept (``DIVER`` on a chest, ``UPGRADE`` on a base). The Captain tops up to
+  periscopes + 1, keeps, discards the rest face up and places.
+* Two-player turn: both draw up to periscopes + 1, keep (hidden), place, may put one
+  card under the deck (``DISCARD``) and hand the rest to the opponent.
+* End of round: each player may upgrade with the Player Aid (``AID_UPGRADE``), then
+  the round is scored and spent fuel returns.
+
+The engine drives itself through the automatic steps in :meth:`State._run`, which
+stops at the next decision. Everything is plain ints and lists.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+import numpy as np
+
+from envs.core.errors import StateError
+from envs.core.game import TERMINAL
+from envs.core.rng import rng_from_dict, rng_to_dict
+
+from . import scoring
+from .actions import (
+    DISCARD,
+    DISCARD_NONE,
+    DIVER_PLACE,
+    DIVER_SKIP,
+    KEEP,
+    STOP,
+    UPGRADE,
+    UPGRADE_SKIP,
+)
+from .cards_table import CardTable
+from .config import OceanosConfig
+from .data import (
+    AIRLOCK,
+    AIRLOCK_DIVERS,
+    AQUARIUM,
+    COCKPIT,
+    COCKPIT_PERISCOPES,
+    GREEN,
+    KRAKEN_SIZES,
+    MOTOR,
+    MOTOR_FUEL,
+    NUM_ROUNDS,
+    PARTS,
+    PROPELLER,
+    TURNS_PER_ROUND,
+    YELLOW,
+)
+
+
+class Decision(IntEnum):
+    """The kinds of pending decision (the observation one-hots this)."""
+
+    KEEP = 0  # keep the first card of the turn
+    KEEP_MORE = 1  # keep another card with a Fuel token, or stop
+    DIVER = 2  # put a Scuba Diver on the chest just placed, or not
+    UPGRADE = 3  # upgrade a part with the base just placed, or not
+    AID_UPGRADE = 4  # upgrade with the Player Aid at the end of a round, or not
+    DISCARD = 5  # two-player turn: put one card under the deck, or not
+
+
+# The steps of one turn; the engine walks them in order (see State._run).
+CAPTAIN_TURN = ("deal", "choose", "collect", "place", "captain_draw", "choose", "captain_discard",
+                "place", "end_turn")
+DUO_TURN = ("draw_both", "choose", "place", "discard", "swap", "end_turn")
+ROUND_END = ("aid", "score_round")
+
+# point categories tracked per player, for reports and balance analysis
+POINT_KINDS = ("animals", "propeller", "kraken", "coral", "treasure")
+ANIMALS_PTS, PROPELLER_PTS, KRAKEN_PTS, CORAL_PTS, TREASURE_PTS = range(len(POINT_KINDS))
+
+
+class State:
+    """One game of Oceanos. Seats are 0..n-1; seat i+1 sits to the left of seat i."""
+
+    def __init__(self, config: OceanosConfig, rng: np.random.Generator, *, setup: bool = True):
+        self.config = config
+        self.table = CardTable(config.cards)
+        self.num_players = n = config.num_players
+        self.captain_mode = config.captain_mode
+        self.rng = rng
+        if not setup:
+            return
+        self.round = 0
+        self.turn = 0
+        self.captain = 0  # seat 0 is the first Captain and it passes left each turn
+        self.decks = [list(ids) for ids in self.table.round_ids]
+        for deck in self.decks:
+            rng.shuffle(deck)
+        self.discards: list[list[int]] = [[] for _ in range(NUM_ROUNDS)]
+        self.kraken = self._draw_kraken()
+        self.bag = list(config.treasure_tokens)
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.kept: list[list[int]] = [[] for _ in range(n)]  # face down, this turn
+        self.passed: list[list[int]] = [[] for _ in range(n)]  # handed on this turn
+        self.rows: list[list[list[int]]] = [[[] for _ in range(NUM_ROUNDS)] for _ in range(n)]
+        self.divers: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+        self.levels = [[1] * len(PARTS) for _ in range(n)]
+        self.fuel_ready = [MOTOR_FUEL[0]] * n  # usable now
+        self.fuel_fresh = [0] * n  # from a Motor upgrade, usable next turn
+        self.fuel_used = [0] * n  # spent this round
+        self.divers_ready = [AIRLOCK_DIVERS[0]] * n
+        self.divers_fresh = [0] * n
+        self.green = [0] * n  # unspent crystals
+        self.yellow = [0] * n
+        self.score = [0] * n
+        self.points = [[0] * len(POINT_KINDS) for _ in range(n)]
+        self.treasure_values: list[list[int]] = [[] for _ in range(n)]
+        self.program: tuple[str, ...] = ()
+        self.pc = -1  # index into program of the step in progress
+        self.queue: list[int] = []  # seats still to decide in the current step
+        self.placing: list[list[int]] = []  # [seat, card, sub-step] left to place
+        self.decision: int = Decision.KEEP
+        self.actor: int = 0
+        self.over = False
+        self._begin_turn()
+        self._run()
+
+    # ------------------------------------------------------------- set-up
+    def _draw_kraken(self) -> list[int]:
+        setup = self.config.kraken
+        if setup.mode == "fixed":
+            return list(setup.values)
+        pools = self.config.kraken_tokens
+        return [int(self.rng.choice(getattr(pools, size))) for size in KRAKEN_SIZES]
+
+    # ------------------------------------------------------------ queries
+    def current_player(self) -> int:
+        """The seat to decide, or TERMINAL."""
+        return TERMINAL if self.over else self.actor
+
+    def is_terminal(self) -> bool:
+        return self.over
+
+    def scores(self) -> list[int]:
+        return list(self.score)
+
+    def periscopes(self, seat: int) -> int:
+        return COCKPIT_PERISCOPES[self.levels[seat][COCKPIT] - 1]
+
+    def upgrade_options(self, seat: int) -> list[int]:
+        """Parts that ``seat`` may upgrade now with its unspent crystals.
+
+        One colour: a level-1 part to 2. Both colours: a level-2 part to 3; only when
+        no part is at level 2, a level-1 part to 2. Never 1 -> 3.
+        """
+        g, y = self.green[seat], self.yellow[seat]
+        if not g and not y:
+            return []
+        levels = self.levels[seat]
+        if g and y:
+            twos = [p for p, lv in enumerate(levels) if lv == 2]
+            if twos:
+                return twos
+        return [p for p, lv in enumerate(levels) if lv == 1]
+
+    def legal_actions(self) -> list[int]:
+        if self.over:
+            return []
+        d, seat = self.decision, self.actor
+        if d == Decision.KEEP:
+            return list(KEEP[: len(self.hands[seat])])
+        if d == Decision.KEEP_MORE:
+            return list(KEEP[: len(self.hands[seat])]) + [STOP]
+        if d == Decision.DIVER:
+            return [DIVER_PLACE, DIVER_SKIP]
+        if d == Decision.DISCARD:
+            return list(DISCARD[: len(self.hands[seat])]) + [DISCARD_NONE]
+        return [UPGRADE[p] for p in self.upgrade_options(seat)] + [UPGRADE_SKIP]
+
+    def winners(self) -> list[int]:
+        """Most stars; tie: most crystals in submarine upgrades; else shared."""
+        best = max(self.score)
+        tied = [s for s in range(self.num_players) if self.score[s] == best]
+        crystals = {s: sum(self.levels[s]) for s in tied}
+        most = max(crystals.values())
+        return [s for s in tied if crystals[s] == most]
+
+    def row_eyes(self, seat: int) -> int:
+        return scoring.row_eyes(self.rows[seat][self.round], self.table)
+
+    # ------------------------------------------------------------- acting
+    def apply_action(self, action: int) -> None:
+        """Play one legal action of the pending decision, then run to the next one."""
+        d, seat = self.decision, self.actor
+        if d == Decision.KEEP or d == Decision.KEEP_MORE:
+            if action == STOP:
+                self.queue.pop(0)
+            else:
+                if d == Decision.KEEP_MORE:
+                    self.fuel_ready[seat] -= 1
+                    self.fuel_used[seat] += 1
+                self.kept[seat].append(self.hands[seat].pop(action - KEEP.start))
+        elif d == Decision.DIVER:
+            if action == DIVER_PLACE:
+                self.divers_ready[seat] -= 1
+                row = self.rows[seat][self.round]
+                self.divers[seat].append((self.round, len(row) - 1))
+            self.placing[0][2] = 2
+        elif d == Decision.DISCARD:
+            if action != DISCARD_NONE:
+                card = self.hands[seat].pop(action - DISCARD.start)
+                self.decks[self.round].insert(0, card)  # under the deck
+            self.queue.pop(0)
+        else:  # UPGRADE or AID_UPGRADE
+            if action != UPGRADE_SKIP:
+                self._upgrade(seat, action - UPGRADE.start)
+            if d == Decision.UPGRADE:
+                self.placing[0][2] = 3
+            else:
+                self.queue.pop(0)
+        self._run()
+
+    def _upgrade(self, seat: int, part: int) -> None:
+        self.levels[seat][part] += 1
+        self.green[seat] = self.yellow[seat] = 0
+        if part == MOTOR:
+            self.fuel_fresh[seat] += 1
+        elif part == AIRLOCK:
+            self.divers_fresh[seat] += 1
+
+    # ------------------------------------------------------------ engine
+    def _run(self) -> None:
+        """Advance through automatic steps until a decision is pending or the game ends."""
+        while not self.over:
+            step = self.program[self.pc]
+            if step == "choose" and self._pending_choice():
+                return
+            if step == "place" and self._pending_placement():
+                return
+            if step in ("discard", "aid") and self._pending_simple(step):
+                return
+            self.pc += 1
+            if self.pc == len(self.program):
+                self._end_of_program()
+            else:
+                self._enter(self.program[self.pc])
+
+    def _end_of_program(self) -> None:
+        if self.program is ROUND_END:
+            if self.round == NUM_ROUNDS - 1:
+                self._end_game()
+                return
+            self.round += 1
+            self.turn = 0
+        self._begin_turn()
+
+    def _begin_turn(self) -> None:
+        self.program = CAPTAIN_TURN if self.captain_mode else DUO_TURN
+        self.pc = 0
+        self._enter(self.program[0])
+
+    def _turn_order(self, first: int) -> list[int]:
+        n = self.num_players
+        return [(first + k) % n for k in range(n)]
+
+    def _enter(self, step: str) -> None:
+        """Run the automatic part of a step and queue its decisions."""
+        n, cap = self.num_players, self.captain
+        if step == "deal":
+            self.passed = [[] for _ in range(n)]
+            others = self._turn_order(cap + 1)[:-1]
+            for seat in others:
+                self._draw_to(seat, self.periscopes(seat) + 1)
+            self.queue = [s for s in others if self.hands[s]]
+        elif step == "draw_both":
+            order = self._turn_order(cap)
+            for seat in order:
+                self._draw_to(seat, self.periscopes(seat) + 1)
+            self.queue = [s for s in order if self.hands[s]]
+        elif step == "choose":
+            pass  # queue set by the step before
+        elif step == "collect":
+            self._collect_for_captain()
+        elif step == "place":
+            seats = [cap] if self.program[self.pc - 1] == "captain_discard" else (
+                self._turn_order(cap + 1)[:-1] if self.captain_mode else self._turn_order(cap)
+            )
+            self.placing = [[s, c, 0] for s in seats for c in self.kept[s]]
+            for s in seats:
+                self.kept[s] = []
+        elif step == "captain_draw":
+            self._draw_to(cap, self.periscopes(cap) + 1)
+            self.queue = [cap] if self.hands[cap] else []
+        elif step == "captain_discard":
+            self.discards[self.round].extend(self.hands[cap])
+            self.hands[cap] = []
+        elif step == "discard":
+            self.queue = [s for s in self._turn_order(cap) if self.hands[s]]
+        elif step == "swap":
+            self.hands = [self.hands[1], self.hands[0]]
+            self.passed = [list(self.hands[1]), list(self.hands[0])]
+        elif step == "end_turn":
+            self._end_turn()
+        elif step == "aid":
+            self.queue = list(self._turn_order(cap))
+        elif step == "score_round":
+            self._score_round()
+
+    def _draw(self) -> int | None:
+        """Top card of this round's deck, reshuffling the discards if it ran out."""
+        deck = self.decks[self.round]
+        if not deck:
+            discards = self.discards[self.round]
+            if not discards:
+                return None
+            deck.extend(discards)
+            discards.clear()
+            self.rng.shuffle(deck)
+        return deck.pop()
+
+    def _draw_to(self, seat: int, size: int) -> None:
+        hand = self.hands[seat]
+        while len(hand) < size:
+            card = self._draw()
+            if card is None:
+                break
+            hand.append(card)
+        hand.sort()
+
+    def _collect_for_captain(self) -> None:
+        cap = self.captain
+        received = []
+        for seat in self._turn_order(cap + 1)[:-1]:
+            rest = self.hands[seat]
+            self.passed[seat] = list(rest)
+            self.hands[seat] = []
+            if not rest:
+                continue
+            if self.config.troubled_waters:
+                taken = rest.pop(int(self.rng.integers(len(rest))))
+                received.append(taken)
+                self.decks[self.round][:0] = rest  # the rest go under the deck
+            else:
+                received.extend(rest)
+        self.hands[cap] = sorted(received)
+
+    def _pending_choice(self) -> bool:
+        while self.queue:
+            seat = self.queue[0]
+            if not self.kept[seat]:
+                if self.hands[seat]:
+                    self.decision, self.actor = Decision.KEEP, seat
+                    return True
+            elif self.hands[seat] and self.fuel_ready[seat] > 0:
+                self.decision, self.actor = Decision.KEEP_MORE, seat
+                return True
+            self.queue.pop(0)
+        return False
+
+    def _pending_placement(self) -> bool:
+        table = self.table
+        while self.placing:
+            item = self.placing[0]
+            seat, card, sub = item
+            if sub == 0:  # put the card at the end of this round's row
+                self.rows[seat][self.round].append(card)
+                if table.crystal[card] == GREEN:
+                    self.green[seat] += 1
+                elif table.crystal[card] == YELLOW:
+                    self.yellow[seat] += 1
+                item[2] = sub = 1
+            if sub == 1:
+                if table.chest[card] and self.divers_ready[seat] > 0:
+                    self.decision, self.actor = Decision.DIVER, seat
+                    return True
+                item[2] = sub = 2
+            if sub == 2:
+                if table.base[card] and self.upgrade_options(seat):
+                    self.decision, self.actor = Decision.UPGRADE, seat
+                    return True
+            self.placing.pop(0)
+        return False
+
+    def _pending_simple(self, step: str) -> bool:
+        while self.queue:
+            seat = self.queue[0]
+            if step == "discard" and self.hands[seat]:
+                self.decision, self.actor = Decision.DISCARD, seat
+                return True
+            if step == "aid" and self.upgrade_options(seat):
+                self.decision, self.actor = Decision.AID_UPGRADE, seat
+                return True
+            self.queue.pop(0)
+        return False
+
+    def _end_turn(self) -> None:
+        for s in range(self.num_players):
+            self.fuel_ready[s] += self.fuel_fresh[s]
+            self.fuel_fresh[s] = 0
+            self.divers_ready[s] += self.divers_fresh[s]
+            self.divers_fresh[s] = 0
+        self.turn += 1
+        if self.turn == TURNS_PER_ROUND:
+            # the Captain of the last turn stays the reference for the aid order
+            for s in range(self.num_players):
+                self.discards[self.round].extend(self.hands[s])
+                self.hands[s] = []
+            self.program = ROUND_END
+            self.pc = 0
+            self._enter(ROUND_END[0])
+            return
+        self.captain = (self.captain + 1) % self.num_players
+
+    def _score_round(self) -> None:
+        table, r = self.table, self.round
+        eyes = []
+        for s in range(self.num_players):
+            levels = self.levels[s]
+            animals = scoring.animal_stars(self.rows[s], levels[AQUARIUM], table)
+            propeller = scoring.propeller_stars(levels[PROPELLER])
+            self.points[s][ANIMALS_PTS] += animals
+            self.points[s][PROPELLER_PTS] += propeller
+            self.score[s] += animals + propeller
+            eyes.append(scoring.row_eyes(self.rows[s][r], table))
+        for s in scoring.kraken_losers(eyes):
+            self.points[s][KRAKEN_PTS] += self.kraken[r]
+            self.score[s] += self.kraken[r]
+        for s in range(self.num_players):  # spent fuel returns
+            self.fuel_ready[s] = MOTOR_FUEL[self.levels[s][MOTOR] - 1]
+            self.fuel_fresh[s] = 0
+            self.fuel_used[s] = 0
+            self.divers_ready[s] += self.divers_fresh[s]
+            self.divers_fresh[s] = 0
+        if r < NUM_ROUNDS - 1:
+            self.captain = (self.captain + 1) % self.num_players
+
+    def _end_game(self) -> None:
+        table = self.table
+        for s in range(self.num_players):
+            reef = scoring.biggest_reef(self.rows[s], table)
+            self.points[s][CORAL_PTS] += reef
+            self.score[s] += reef
+        # treasures drawn in turn order from the Captain of the last turn
+        for s in self._turn_order(self.captain):
+            for _ in range(scoring.chests_collected(self.rows[s], self.divers[s], table)):
+                if not self.bag:
+                    break
+                value = self.bag.pop(int(self.rng.integers(len(self.bag))))
+                self.treasure_values[s].append(value)
+                self.points[s][TREASURE_PTS] += value
+                self.score[s] += value
+        self.over = True
+        self.queue = []
+
+    # ------------------------------------------------------ save and load
+    _FIELDS = (
+        "round", "turn", "captain", "decks", "discards", "kraken", "bag", "hands", "kept",
+        "passed", "rows", "levels", "fuel_ready", "fuel_fresh", "fuel_used", "divers_ready",
+        "divers_fresh", "green", "yellow", "score", "points", "treasure_values", "pc",
+        "queue", "placing", "actor", "over",
+    )
+
+    def to_dict(self) -> dict:
+        """The full state (config and generator included) as a JSON-able dict."""
+        data = {name: _plain(getattr(self, name)) for name in self._FIELDS}
+        data["divers"] = [[list(d) for d in ds] for ds in self.divers]
+        data["decision"] = int(self.decision)
+        data["program"] = "captain" if self.program is CAPTAIN_TURN else (
+            "duo" if self.program is DUO_TURN else "round_end")
+        data["config"] = self.config.model_dump(mode="json")
+        data["rng"] = rng_to_dict(self.rng)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> State:
+        """Rebuild a state saved by :meth:`to_dict`."""
+        try:
+            config = OceanosConfig.model_validate(data["config"])
+            state = cls(config, rng_from_dict(data["rng"]), setup=False)
+            for name in cls._FIELDS:
+                setattr(state, name, _plain(data[name]))
+            state.divers = [[tuple(d) for d in ds] for ds in data["divers"]]
+            state.decision = Decision(data["decision"])
+            state.program = {"captain": CAPTAIN_TURN, "duo": DUO_TURN,
+                             "round_end": ROUND_END}[data["program"]]
+        except (KeyError, TypeError, ValueError) as err:
+            raise StateError(f"corrupt Oceanos state: {err!r}") from None
+        return state
+
+    def clone(self) -> State:
+        """An independent copy (through the plain dict form)."""
+        return State.from_dict(self.to_dict())
+
+
+def _plain(value):
+    """Deep-copy nested lists of ints (and bools) without deepcopy's overhead."""
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
