@@ -19,7 +19,7 @@ def _demo(args: argparse.Namespace) -> int:
     env.reset(seed=args.seed)
     rng = np.random.default_rng(args.seed)
     decisions = 0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)

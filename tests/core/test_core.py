@@ -1,0 +1,76 @@
+"""The shared machinery: action table, observation layout, configs, seeds, registry."""
+
+import numpy as np
+import pytest
+
+import envs
+from envs.core import ActionTable, ConfigError, GameInfo, ObservationLayout, StrictModel
+from envs.core.config import validate
+from envs.core.rng import derive_seed, make_rng, rng_from_dict, rng_to_dict
+
+
+def test_action_table_blocks_and_names():
+    t = ActionTable()
+    keep = t.block("keep", ["a", "b", "c"])
+    stop = t.single("stop")
+    assert list(keep) == [0, 1, 2] and stop == 3 and len(t) == 4
+    assert t.name(1) == "keep:b" and t.id("stop") == 3 and t.name(np.int32(3)) == "stop"
+    assert "| 0–2 | keep | 3 | `keep:a` |" in t.markdown()
+    with pytest.raises(ValueError):
+        t.block("keep", ["x"])
+
+
+def test_observation_layout_views_write_through():
+    layout = ObservationLayout([("a", (2, 3), "first"), ("b", (4,), "second")])
+    assert layout.size == 10 and layout.slice("b") == slice(6, 10)
+    buf = np.zeros(layout.size, np.float32)
+    views = layout.views(buf)
+    views["a"][1, 2] = 5.0
+    views["b"][0] = 7.0
+    assert buf[5] == 5.0 and buf[6] == 7.0
+    assert "| 6 | 4 | `b` | (4,) | second |" in layout.markdown()
+
+
+class _Cfg(StrictModel):
+    num_players: int = 3
+    speed: float = 1.0
+
+
+def test_validate_names_unknown_and_bad_keys():
+    with pytest.raises(ConfigError, match=r"unknown key 'sped' \(allowed: num_players, speed\)"):
+        validate(_Cfg, {"sped": 2})
+    with pytest.raises(ConfigError, match=r"bad value for 'num_players'"):
+        validate(_Cfg, {"num_players": "many"})
+    assert validate(_Cfg, {"speed": 2}).speed == 2.0
+
+
+def test_game_info_player_range():
+    info = GameInfo("g", 0, 2, 4, 3, 5, 10, 100)
+    assert info.env_id == "g_v0"
+    info.check_players(4)
+    with pytest.raises(ConfigError, match="plays 2 to 4 players"):
+        info.check_players(5)
+
+
+def test_rng_round_trip_and_derived_seeds():
+    rng = make_rng(7)
+    rng.integers(100, size=5)
+    copy = rng_from_dict(rng_to_dict(rng))
+    assert rng.integers(1 << 30, size=4).tolist() == copy.integers(1 << 30, size=4).tolist()
+    assert derive_seed(1, 2, "x") == derive_seed(1, 2, "x")
+    assert derive_seed(1, 2, "x") != derive_seed(1, 3, "x") != derive_seed(2, 2, "x")
+    assert 0 <= derive_seed(123, 4) < 2**63
+
+
+def test_registry_rejects_unknown_ids():
+    with pytest.raises(ConfigError, match="unknown env id 'chess_v0'"):
+        envs.make("chess_v0")
+    assert "oceanos_v0" in envs.available()
+
+
+def test_step_before_reset_and_bad_render_mode_are_clear():
+    with pytest.raises(Exception, match="render_mode"):
+        envs.make("oceanos_v0", render_mode="pixels")
+    env = envs.make("oceanos_v0")
+    with pytest.raises(Exception, match="reset"):
+        env.render()
