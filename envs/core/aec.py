@@ -65,6 +65,7 @@ class BoardGameEnv(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self.state_ = None
+        self._obs_scratch = np.zeros(info.observation_size, dtype=np.float32)
         self._legal: list[int] | None = None
         self._seed_sequence_used: int | None = None
 
@@ -119,9 +120,12 @@ class BoardGameEnv(AECEnv):
         return mask
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        obs = np.zeros(self.game.info.observation_size, dtype=np.float32)
-        self.game.observe(self.state_, self._seat_of[agent], obs)
-        return {"observation": obs, "action_mask": self.action_mask(agent)}
+        # the game writes into one reused scratch buffer (its views can be cached);
+        # the caller gets its own copy
+        scratch = self._obs_scratch
+        scratch.fill(0.0)
+        self.game.observe(self.state_, self._seat_of[agent], scratch)
+        return {"observation": scratch.copy(), "action_mask": self.action_mask(agent)}
 
     # ------------------------------------------------------------------- step
     def step(self, action) -> None:

@@ -38,7 +38,6 @@ PLAYER_FEATURES = (
     "divers_placed", "green", "yellow", "score", "hand_size", "kept_face_down",
     "eyes_this_round", "animal_kinds",
 )
-P = {name: i for i, name in enumerate(PLAYER_FEATURES)}
 
 LAYOUT = ObservationLayout([
     ("decision", (len(Decision),), "pending decision kind (one-hot)"),
@@ -64,16 +63,67 @@ _MAX_DIVERS = max(AIRLOCK_DIVERS)
 _MAX_FUEL = max(MOTOR_FUEL)
 
 
+class _TableauCache:
+    """The observation's tableau in absolute seat order, updated only where it grew.
+
+    Rows only grow and divers are never removed, so each observation copies in the new
+    cards alone. The cache hangs on the state object; a loaded or cloned state starts
+    without one and rebuilds it from its rows.
+    """
+
+    __slots__ = ("lengths", "divers", "tab", "eyes", "animals")
+
+    def __init__(self, n: int):
+        self.lengths = [[0] * NUM_ROUNDS for _ in range(n)]
+        self.divers = [0] * n
+        self.tab = np.zeros((n, NUM_ROUNDS, MAX_ROW, TABLEAU_FEATURES), dtype=np.float32)
+        self.eyes = [[0] * NUM_ROUNDS for _ in range(n)]  # eyes per row
+        self.animals = [0] * n  # bit set of the animal kinds collected
+
+
+def _tableau(state: State) -> _TableauCache:
+    cache = getattr(state, "_obs_cache", None)
+    if cache is None:
+        cache = state._obs_cache = _TableauCache(state.num_players)
+    table = state.table
+    for p in range(state.num_players):
+        rows, lengths = state.rows[p], cache.lengths[p]
+        for r in range(NUM_ROUNDS):
+            row = rows[r]
+            have = lengths[r]
+            if len(row) > have:
+                new = row[have:]
+                cache.tab[p, r, have : len(row), :CARD_FEATURES] = table.features[new]
+                lengths[r] = len(row)
+                for card in new:
+                    cache.eyes[p][r] += table.eyes[card]
+                    if table.animal[card] >= 0:
+                        cache.animals[p] |= 1 << table.animal[card]
+        divers = state.divers[p]
+        for r, c in divers[cache.divers[p]:]:
+            cache.tab[p, r, c, CARD_FEATURES] = 1.0
+        cache.divers[p] = len(divers)
+    return cache
+
+
+_views_cache: list = [None, None]  # (buffer, its named views): the adapter reuses one buffer
+
+
+def _views(out: np.ndarray) -> dict[str, np.ndarray]:
+    if _views_cache[0] is not out:
+        _views_cache[0], _views_cache[1] = out, LAYOUT.views(out)
+    return _views_cache[1]
+
+
 def write_observation(state: State, seat: int, out: np.ndarray) -> None:
     """Write ``seat``'s view of ``state`` into the zeroed vector ``out``."""
-    v = LAYOUT.views(out)
+    v = _views(out)
     n = state.num_players
     features = state.table.features
     order = [(seat + k) % n for k in range(n)]
-    relative = {s: k for k, s in enumerate(order)}
     if not state.over:
         v["decision"][state.decision] = 1.0
-        v["actor"][relative[state.actor]] = 1.0
+        v["actor"][(state.actor - seat) % n] = 1.0
         if state.placing and state.decision in (Decision.DIVER, Decision.UPGRADE):
             v["placing"][:] = features[state.placing[0][1]]
     _cards(v["hand"], state.hands[seat], features)
@@ -86,39 +136,38 @@ def write_observation(state: State, seat: int, out: np.ndarray) -> None:
     v["variants"][1] = state.config.troubled_waters
     fixed = state.config.kraken.mode == "fixed"
     for size in range(len(KRAKEN_SIZES)):
-        # a token is turned over at the end of its round
+        # a token is turned over when its round is scored
         if fixed or size < state.round or state.over:
             v["kraken"][size, 0] = 1.0
             v["kraken"][size, 1] = state.kraken[size] / 4
     v["deck"][0] = len(state.decks[state.round]) / DECK_SCALE
     v["deck"][1] = len(state.discards[state.round]) / DECK_SCALE
     v["bag"][0] = len(state.bag) / len(TREASURE_TOKENS)
-    levels, player, tableau = v["levels"], v["player"], v["tableau"]
-    table = state.table
+    cache = _tableau(state)
+    v["tableau"][:n] = cache.tab[order]
+    level_ids = []
+    players = []
     for k, s in enumerate(order):
-        for part, level in enumerate(state.levels[s]):
-            levels[k, part, level - 1] = 1.0
-        row = player[k]
-        row[P["present"]] = 1.0
-        row[P["captain"]] = s == state.captain and state.captain_mode
-        row[P["fuel_ready"]] = state.fuel_ready[s] / _MAX_FUEL
-        row[P["fuel_fresh"]] = state.fuel_fresh[s] / _MAX_FUEL
-        row[P["fuel_used"]] = state.fuel_used[s] / _MAX_FUEL
-        row[P["divers_ready"]] = state.divers_ready[s] / _MAX_DIVERS
-        row[P["divers_placed"]] = len(state.divers[s]) / _MAX_DIVERS
-        row[P["green"]] = state.green[s] / 4
-        row[P["yellow"]] = state.yellow[s] / 4
-        row[P["score"]] = state.score[s] / SCORE_SCALE
-        row[P["hand_size"]] = len(state.hands[s]) / MAX_HAND
-        row[P["kept_face_down"]] = len(state.kept[s]) / MAX_KEPT
-        row[P["eyes_this_round"]] = state.row_eyes(s) / 10
-        kinds = {table.animal[c] for r in state.rows[s] for c in r if table.animal[c] >= 0}
-        row[P["animal_kinds"]] = len(kinds) / len(ANIMALS)
-        for r, cards in enumerate(state.rows[s]):
-            if cards:
-                tableau[k, r, : len(cards), :CARD_FEATURES] = features[cards]
-        for r, c in state.divers[s]:
-            tableau[k, r, c, CARD_FEATURES] = 1.0
+        level_ids += [(k * len(PARTS) + part) * MAX_LEVEL + level - 1
+                      for part, level in enumerate(state.levels[s])]
+        players.append((
+            1.0,
+            s == state.captain and state.captain_mode,
+            state.fuel_ready[s] / _MAX_FUEL,
+            state.fuel_fresh[s] / _MAX_FUEL,
+            state.fuel_used[s] / _MAX_FUEL,
+            state.divers_ready[s] / _MAX_DIVERS,
+            len(state.divers[s]) / _MAX_DIVERS,
+            state.green[s] / 4,
+            state.yellow[s] / 4,
+            state.score[s] / SCORE_SCALE,
+            len(state.hands[s]) / MAX_HAND,
+            len(state.kept[s]) / MAX_KEPT,
+            cache.eyes[s][state.round] / 10,
+            cache.animals[s].bit_count() / len(ANIMALS),
+        ))
+    v["levels"].reshape(-1)[level_ids] = 1.0
+    v["player"][:n] = players
 
 
 def _cards(view: np.ndarray, cards: list[int], features: np.ndarray) -> None:
