@@ -1,33 +1,82 @@
-"""The ``otrio`` command line: ``otrio demo``, ``otrio play``, ``otrio tournament`` …
-
-Each sub-command lives in its own module; this file only dispatches.
-"""
+"""The ``otrio`` command line: demo, play, tournament (and more as they land)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+
+from envs.core.errors import OtrioError
+
+DEMO_GAMES = {  # env id -> (config, lineup) for the demo tournaments
+    "oceanos_v0": ({"num_players": 2}, ["greedy", "random"]),
+    "otys_v0": ({"num_players": 2}, ["greedy", "random"]),
+    "otontin_v0": ({"num_players": 3}, ["greedy", "random", "random"]),
+}
 
 
 def _demo(args: argparse.Namespace) -> int:
-    """Play one seeded Oceanos game with random legal actions and print the table."""
-    import numpy as np
-
+    """Short tournaments (greedy against random) on every game that exists."""
     import envs
+    from agents.greedy import has_greedy
+    from benchmarks.report import leaderboard_markdown
+    from benchmarks.tournament import TournamentConfig, run
 
-    env = envs.make("oceanos_v0", num_players=args.players, render_mode="ansi")
+    for env_id in envs.available():
+        if not has_greedy(env_id.rsplit("_v", 1)[0]):
+            print(f"\n## {env_id}: no greedy agent yet, skipped")
+            continue
+        config, lineup = DEMO_GAMES[env_id]
+        cfg = TournamentConfig(
+            game=env_id, game_config=config, agents={"greedy": "greedy", "random": "random"},
+            lineup=lineup, games_per_seating=args.games, seed=args.seed,
+            output=str(Path(args.output) / env_id),
+        )
+        folder = run(cfg, progress=not args.quiet)
+        import json
+
+        summary = json.loads((folder / "summary.json").read_text())
+        print(f"\n## {env_id}, {len(lineup)} players, {summary['games']} games "
+              f"(report: {folder / 'report.md'})\n")
+        print(leaderboard_markdown(summary))
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    """Play one game in the terminal: humans against agents."""
+    import agents
+    import envs
+    from envs.core.rng import derive_seed
+
+    seats = args.seats.split(",")
+    env = envs.make(args.game if args.game.endswith("_v0") else f"{args.game}_v0",
+                    num_players=len(seats))
+    players = [agents.make(spec, env) for spec in seats]
     env.reset(seed=args.seed)
-    rng = np.random.default_rng(args.seed)
-    decisions = 0
-    for _agent in env.agent_iter():
+    for seat, agent in enumerate(players):
+        agent.reset(derive_seed(args.seed, "agent", seat))
+    index = {a: k for k, a in enumerate(env.possible_agents)}
+    for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
             continue
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        decisions += 1
-    print(env.render())
-    print(f"({decisions} decisions, seed {args.seed})")
+        seat = index[agent]
+        action = players[seat].act(obs)
+        if seats[seat] != "human":
+            print(f"{agent} ({seats[seat]}): {env.unwrapped.action_name(action)}")
+        env.step(action)
+    print(env.unwrapped.game.render(env.unwrapped.state_))
+    return 0
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    from benchmarks.tournament import load_config, run
+
+    cfg = load_config(args.config, workers=args.workers, backend=args.backend,
+                      output=args.output, games_per_seating=args.games_per_seating)
+    folder = run(cfg, progress=not args.quiet)
+    print((folder / "report.md").read_text())
     return 0
 
 
@@ -35,12 +84,35 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``otrio`` command."""
     parser = argparse.ArgumentParser(prog="otrio", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="the main job: a seeded demonstration")
-    demo.add_argument("--players", type=int, default=4)
+
+    demo = sub.add_parser("demo", help="the main job: short greedy-vs-random tournaments")
+    demo.add_argument("--games", type=int, default=25, help="games per seating")
     demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--output", default="runs/demo")
+    demo.add_argument("--quiet", action="store_true")
     demo.set_defaults(func=_demo)
+
+    play = sub.add_parser("play", help="play in the terminal against agents")
+    play.add_argument("game", help="oceanos, otys or otontin")
+    play.add_argument("--seats", required=True, help="comma-separated specs, e.g. human,greedy,random")
+    play.add_argument("--seed", type=int, default=0)
+    play.set_defaults(func=_play)
+
+    tour = sub.add_parser("tournament", help="run a tournament from a YAML config")
+    tour.add_argument("config")
+    tour.add_argument("--workers", type=int)
+    tour.add_argument("--backend", choices=["local", "ray"])
+    tour.add_argument("--output")
+    tour.add_argument("--games-per-seating", type=int)
+    tour.add_argument("--quiet", action="store_true")
+    tour.set_defaults(func=_tournament)
+
     args = parser.parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except OtrioError as err:
+        print(f"otrio: error: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -1,0 +1,51 @@
+"""Baseline agents. ``agents.make(spec, env)`` with spec ``random``, ``greedy``,
+``human`` or ``ppo:PATH``; then ``agent.reset(seed)`` and ``agent.act(observation)``."""
+
+from __future__ import annotations
+
+from envs.core.errors import ConfigError
+
+from .base import Agent, RandomAgent
+
+SPECS = ("random", "greedy", "human", "ppo:PATH")
+
+
+def _game_name(env) -> str:
+    return env.unwrapped.game.info.name
+
+
+def make(spec: str, env) -> Agent:
+    """An agent for ``env`` from a short spec; a clear error for an unknown spec."""
+    if not isinstance(spec, str) or not spec:
+        raise ConfigError(f"agent spec must be a non-empty string, got {spec!r}")
+    kind, _, arg = spec.partition(":")
+    if kind == "random" and not arg:
+        agent: Agent = RandomAgent()
+    elif kind == "greedy" and not arg:
+        from .greedy import GREEDY, greedy_for
+
+        name = _game_name(env)
+        if name not in GREEDY:
+            raise ConfigError(f"no greedy agent for game {name!r}")
+        agent = greedy_for(name)()
+    elif kind == "human" and not arg:
+        from .human import HumanAgent
+
+        agent = HumanAgent(env)
+    elif kind == "ppo" and arg:
+        from .ppo import PPOAgent
+
+        agent = PPOAgent(arg, env)
+    else:
+        raise ConfigError(f"unknown agent spec {spec!r}; known: {', '.join(SPECS)}")
+    agent.spec = spec
+    return agent
+
+
+def check_spec(spec: str, env) -> None:
+    """Raise a clear error now if ``spec`` cannot make an agent for ``env``."""
+    if spec != "human":
+        make(spec, env)
+
+
+__all__ = ["Agent", "RandomAgent", "check_spec", "make"]

@@ -189,6 +189,13 @@ class BoardGameEnv(AECEnv):
             return None
         return text
 
+    def render_for_seat(self) -> str:
+        """The text picture shown to the acting seat's human player.
+
+        Games render only public information plus the pending decider's own hand.
+        """
+        return self.game.render(self.state_)
+
     def close(self) -> None:
         pass
 

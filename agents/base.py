@@ -1,0 +1,47 @@
+"""One small interface for every agent.
+
+An agent sees only what its seat's player could see at the table: the observation
+dict that ``env.last()`` returns for the acting seat (``observation`` and
+``action_mask``). It never reads the game state.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from envs.core.rng import make_rng
+
+
+class Agent(ABC):
+    """``reset(seed)`` before a game; ``act(observation) -> action id`` at each decision."""
+
+    spec: str = "agent"
+
+    def __init__(self) -> None:
+        self.rng = make_rng(0)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new game; the same seed gives the same choices."""
+        self.rng = make_rng(seed)
+
+    @abstractmethod
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        """An action id allowed by ``observation["action_mask"]``."""
+
+    def choose_best(self, values: dict[int, float], tolerance: float = 1e-9) -> int:
+        """The action with the highest value, ties broken by the seeded generator."""
+        best = max(values.values())
+        ties = sorted(a for a, v in values.items() if v >= best - tolerance)
+        return ties[int(self.rng.integers(len(ties)))] if len(ties) > 1 else ties[0]
+
+
+class RandomAgent(Agent):
+    """Uniform over the legal actions, seeded."""
+
+    spec = "random"
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        return int(legal[self.rng.integers(len(legal))])

@@ -1,0 +1,27 @@
+"""Greedy agents: one real heuristic per game, each documented in its module."""
+
+from __future__ import annotations
+
+import importlib
+
+# game name -> "module:class"
+GREEDY = {
+    "oceanos": "agents.greedy.oceanos:GreedyOceanos",
+    "otys": "agents.greedy.otys:GreedyOtys",
+    "otontin": "agents.greedy.otontin:GreedyOtontin",
+}
+
+
+def greedy_for(game_name: str):
+    """The greedy agent class of a game."""
+    module, cls = GREEDY[game_name].split(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def has_greedy(game_name: str) -> bool:
+    """True when the game's greedy agent exists in this checkout."""
+    try:
+        greedy_for(game_name)
+    except (KeyError, ModuleNotFoundError, AttributeError):
+        return False
+    return True

@@ -1,0 +1,63 @@
+"""A trained MaskablePPO policy as an agent: spec ``ppo:PATH``.
+
+A checkpoint is ``PATH`` (the sb3 ``.zip``) plus ``PATH`` with ``.json`` in place of
+``.zip``: the env id, the observation size and the action count it was trained on.
+A checkpoint that is missing, corrupt or made for another game is rejected before
+any game starts.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from envs.core.errors import ConfigError
+
+from .base import Agent
+
+
+def metadata_path(path: Path) -> Path:
+    """Where the metadata of a checkpoint lives."""
+    return path.with_suffix(".json")
+
+
+class PPOAgent(Agent):
+    """Plays the policy's most likely legal action (deterministic) for any seat."""
+
+    def __init__(self, path: str, env, deterministic: bool = True):
+        super().__init__()
+        self.path = Path(path)
+        if not self.path.exists():
+            raise ConfigError(f"PPO checkpoint {self.path} does not exist")
+        meta_file = metadata_path(self.path)
+        try:
+            meta = json.loads(meta_file.read_text())
+        except (OSError, ValueError) as err:
+            raise ConfigError(f"PPO checkpoint metadata {meta_file} is missing or corrupt: {err}") from None
+        info = env.unwrapped.game.info
+        expected = {"env_id": info.env_id, "observation_size": info.observation_size,
+                    "num_actions": info.num_actions}
+        for key, value in expected.items():
+            if meta.get(key) != value:
+                raise ConfigError(
+                    f"PPO checkpoint {self.path} was trained for {key}={meta.get(key)!r}, "
+                    f"this game has {key}={value!r}"
+                )
+        import torch
+        from sb3_contrib import MaskablePPO
+
+        torch.set_num_threads(1)
+        try:
+            self.model = MaskablePPO.load(str(self.path), device="cpu")
+        except Exception as err:  # sb3 raises many kinds on a corrupt zip
+            raise ConfigError(f"PPO checkpoint {self.path} could not be loaded: {err}") from None
+        self.deterministic = deterministic
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        action, _ = self.model.predict(
+            observation["observation"], action_masks=observation["action_mask"].astype(bool),
+            deterministic=self.deterministic,
+        )
+        return int(action)

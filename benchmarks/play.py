@@ -1,0 +1,157 @@
+"""Playing seeded games between agents, on one process, many, or a Ray cluster.
+
+Shared by tournaments and balance studies. A game is fully described by a
+:class:`GameTask`; its result depends on nothing else, so the same tasks give the
+same records on one worker, on N workers, or on Ray.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from envs.core.rng import derive_seed
+
+from .stats import ranks
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One game to play: which env and config, who sits where, and its seed."""
+
+    game: int  # index of the game in its run
+    env_id: str
+    config: dict[str, Any]
+    seating: tuple[str, ...]  # agent name per seat
+    specs: dict[str, str]  # agent name -> spec
+    seed: int
+    tags: dict[str, Any] = field(default_factory=dict)  # carried into the record
+
+
+_ENV_CACHE: dict[str, Any] = {}
+_AGENT_CACHE: dict[tuple[str, str], Any] = {}
+
+
+def _env_and_agents(task: GameTask):
+    import json
+
+    import agents
+    import envs
+
+    key = task.env_id + json.dumps(task.config, sort_keys=True)
+    env = _ENV_CACHE.get(key)
+    if env is None:
+        env = _ENV_CACHE[key] = envs.make(task.env_id, **task.config)
+    seat_agents = []
+    for seat, name in enumerate(task.seating):
+        akey = (key, task.specs[name], seat)  # one agent object per seat
+        if akey not in _AGENT_CACHE:
+            _AGENT_CACHE[akey] = agents.make(task.specs[name], env)
+        seat_agents.append(_AGENT_CACHE[akey])
+    return env, seat_agents
+
+
+def play_game(task: GameTask) -> dict[str, Any]:
+    """Play one game and return its record (wall time is the only non-deterministic field)."""
+    start = time.perf_counter()
+    env, seat_agents = _env_and_agents(task)
+    env.reset(seed=task.seed)
+    seats = {agent: k for k, agent in enumerate(env.possible_agents)}
+    decisions = 0
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(seat_agents[seats[agent]].act(obs))
+        decisions += 1
+    state = env.unwrapped.state_
+    truncated = not state.is_terminal()
+    scores = list(state.scores())
+    winners = [] if truncated else list(state.winners())
+    record = {
+        "game": task.game,
+        "seed": task.seed,
+        "seating": list(task.seating),
+        "scores": scores,
+        "winners": winners,
+        "ranks": ranks(scores, winners),
+        "decisions": decisions,
+        "truncated": truncated,
+        "wall_time": round(time.perf_counter() - start, 4),
+    }
+    extra = getattr(env.unwrapped.game, "game_summary", None)
+    if extra is not None:
+        record["summary"] = extra(state)
+    record.update(task.tags)
+    return record
+
+
+def run_task(task: GameTask) -> dict[str, Any]:
+    """Reset every seat's agent with a seed derived from the game's, then play."""
+    env, seat_agents = _env_and_agents(task)
+    for seat, agent in enumerate(seat_agents):
+        agent.reset(derive_seed(task.seed, "agent", seat))
+    return play_game(task)
+
+
+def run_tasks(tasks: list[GameTask], workers: int = 1, backend: str = "local",
+              ray_address: str | None = None) -> Iterator[dict[str, Any]]:
+    """Play ``tasks`` and yield their records in task order, whatever the parallelism."""
+    if backend == "ray":
+        yield from _run_ray(tasks, workers, ray_address)
+        return
+    if workers <= 1:
+        for task in tasks:
+            yield run_task(task)
+        return
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn" if mp.get_start_method(allow_none=True) == "spawn" else "fork")
+    with ctx.Pool(workers, initializer=_worker_init) as pool:
+        chunk = max(1, min(16, len(tasks) // (workers * 8) or 1))
+        yield from pool.imap(run_task, tasks, chunksize=chunk)
+
+
+def _worker_init() -> None:
+    """Each worker process uses one thread for torch (2-core machines)."""
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
+
+
+def _run_ray(tasks: list[GameTask], workers: int, address: str | None) -> Iterator[dict]:
+    try:
+        import ray
+    except ImportError:
+        raise RuntimeError("backend 'ray' needs Ray: pip install 'otrio[ray]'") from None
+    started_here = not ray.is_initialized()
+    if started_here:
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False)
+    remote = ray.remote(run_task)
+    try:
+        window = max(2, 4 * max(1, workers))
+        pending = [remote.remote(t) for t in tasks[:window]]
+        next_task = len(pending)
+        while pending:
+            record = ray.get(pending.pop(0))
+            if next_task < len(tasks):
+                pending.append(remote.remote(tasks[next_task]))
+                next_task += 1
+            yield record
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+def task_dict(task: GameTask) -> dict[str, Any]:
+    """A task as a plain dict (for logs)."""
+    return asdict(task)

@@ -1,0 +1,88 @@
+"""Append-only JSONL result files that survive interruption.
+
+A run folder holds ``run.json`` (the validated config that made it) and
+``games.jsonl`` (one record per finished game, flushed as it lands). Re-running the
+same config resumes after the last complete record; a torn last line from a crash
+is dropped; a run folder made by another config is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from envs.core.errors import ConfigError, StateError
+
+RUN_FILE = "run.json"
+RECORDS_FILE = "games.jsonl"
+
+
+def open_run(folder: Path, config: dict[str, Any], resume_keys_ignored: tuple[str, ...] = ()) -> list[dict]:
+    """Create or reopen a run folder; return the records already there.
+
+    ``resume_keys_ignored`` are config keys that may differ on resume (e.g. workers).
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    run_file = folder / RUN_FILE
+    comparable = {k: v for k, v in config.items() if k not in resume_keys_ignored}
+    if run_file.exists():
+        try:
+            saved = json.loads(run_file.read_text())
+        except ValueError as err:
+            raise StateError(f"{run_file} is corrupt: {err}") from None
+        saved_cmp = {k: v for k, v in saved.items() if k not in resume_keys_ignored}
+        if saved_cmp != comparable:
+            changed = sorted(k for k in set(saved_cmp) | set(comparable)
+                             if saved_cmp.get(k) != comparable.get(k))
+            raise ConfigError(
+                f"{folder} holds a run of another config (differs in: {', '.join(changed)}); "
+                "use a new output folder or the same config to resume"
+            )
+    else:
+        run_file.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
+    return read_records(folder / RECORDS_FILE, repair=True)
+
+
+def read_records(path: Path, repair: bool = False) -> list[dict]:
+    """The complete records of a JSONL file; with ``repair`` a torn tail is cut off."""
+    if not path.exists():
+        return []
+    records, good_bytes = [], 0
+    with path.open("rb") as fh:
+        for raw in fh:
+            if not raw.endswith(b"\n"):
+                break
+            try:
+                records.append(json.loads(raw))
+            except ValueError:
+                if repair:
+                    break
+                raise StateError(f"{path}: corrupt record after {len(records)} good ones") from None
+            good_bytes += len(raw)
+    if repair and good_bytes != path.stat().st_size:
+        with path.open("r+b") as fh:
+            fh.truncate(good_bytes)
+    return records
+
+
+class RecordWriter:
+    """Appends one JSON record per line and flushes it to disk at once."""
+
+    def __init__(self, path: Path):
+        self.fh = path.open("a", encoding="utf-8")
+
+    def write(self, record: dict) -> None:
+        self.fh.write(json.dumps(record, sort_keys=True) + "\n")
+        self.fh.flush()
+        os.fsync(self.fh.fileno())
+
+    def close(self) -> None:
+        self.fh.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

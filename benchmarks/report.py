@@ -1,0 +1,92 @@
+"""Markdown reports and PNG plots for tournaments."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def leaderboard_markdown(summary: dict[str, Any]) -> str:
+    """The leaderboard as a markdown table."""
+    rows = [
+        "| agent | seats played | win rate (95% CI) | mean score | mean rank | OpenSkill mu ± sigma |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in summary["leaderboard"]:
+        rows.append(
+            f"| {r['agent']} | {r['entries']} | {r['win_rate']:.3f} "
+            f"[{r['win_low']:.3f}, {r['win_high']:.3f}] | {r['mean_score']:.2f} ± "
+            f"{r['score_ci']:.2f} | {r['mean_rank']:.2f} | {r['mu']:.2f} ± {r['sigma']:.2f} |"
+        )
+    return "\n".join(rows)
+
+
+def write_tournament_report(folder: Path, cfg, summary: dict[str, Any]) -> None:
+    """``summary.json``, ``report.md`` and the plots in the run folder."""
+    (folder / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    n = summary["num_players"]
+    lines = [
+        f"# Tournament: {cfg.game} ({n} players)",
+        "",
+        f"{summary['games']} games, lineup {cfg.lineup} rotated over every seat, "
+        f"{cfg.games_per_seating} games per seating, master seed {cfg.seed}. "
+        f"Mean game length {summary['mean_decisions']:.1f} decisions; "
+        f"{summary['truncated']} truncated.",
+        "",
+        "Agents: " + ", ".join(f"`{name}` = `{spec}`" for name, spec in sorted(cfg.agents.items())),
+        "",
+        "## Leaderboard",
+        "",
+        leaderboard_markdown(summary),
+        "",
+        f"Fair share of wins at {n} players: {1 / n:.3f} (shared victories count for each winner).",
+        "",
+        "## Win rate by seat",
+        "",
+        "| seat | games | win rate (95% CI) |",
+        "|---|---|---|",
+    ]
+    for s in summary["seats"]:
+        lines.append(f"| {s['seat']} | {s['games']} | {s['win_rate']:.3f} [{s['win_low']:.3f}, {s['win_high']:.3f}] |")
+    lines += ["", "## Win rate by agent and seat", "", "| agent@seat | win rate |", "|---|---|"]
+    lines += [f"| {k} | {v:.3f} |" for k, v in summary["agent_seat_win_rate"].items()]
+    lines += ["", "## Head to head (share of games where the first finished ahead; ties count half)",
+              "", "| pair | share |", "|---|---|"]
+    lines += [f"| {k} | {v:.3f} |" for k, v in summary["head_to_head"].items()]
+    lines += ["", "![ratings](ratings.png)", "", "![seats](seat_win_rate.png)", ""]
+    (folder / "report.md").write_text("\n".join(lines))
+    _plots(folder, summary)
+
+
+def _plots(folder: Path, summary: dict[str, Any]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    board = summary["leaderboard"]
+    fig, ax = plt.subplots(figsize=(6, 0.6 * len(board) + 1.5))
+    names = [r["agent"] for r in board][::-1]
+    ax.errorbar([r["mu"] for r in board][::-1], range(len(board)),
+                xerr=[2 * r["sigma"] for r in board][::-1], fmt="o", capsize=4)
+    ax.set_yticks(range(len(board)), names)
+    ax.set_xlabel("OpenSkill mu (bars: ± 2 sigma)")
+    ax.set_title("Ratings")
+    fig.tight_layout()
+    fig.savefig(folder / "ratings.png", dpi=100)
+    plt.close(fig)
+
+    seats = summary["seats"]
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    rates = [s["win_rate"] for s in seats]
+    err = [[s["win_rate"] - s["win_low"] for s in seats], [s["win_high"] - s["win_rate"] for s in seats]]
+    ax.bar(range(len(seats)), rates, yerr=err, capsize=4, color="#4a7ab5")
+    ax.axhline(1 / summary["num_players"], color="grey", linestyle="--", label="fair share")
+    ax.set_xticks(range(len(seats)), [f"seat {s['seat']}" for s in seats])
+    ax.set_ylabel("win rate (95% CI)")
+    ax.set_title("Win rate by seat")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(folder / "seat_win_rate.png", dpi=100)
+    plt.close(fig)

@@ -1,0 +1,173 @@
+"""Tournaments: ``otrio tournament configs/tournament/GAME.yaml``.
+
+Seats rotate: the ``lineup`` (one agent name per seat) is played in each of its n
+cyclic rotations, so every lineup entry sits in every seat equally often. Game ``i``
+uses rotation ``i mod n`` and the seed ``derive_seed(seed, i)``. Records are appended
+to ``games.jsonl`` as games finish, so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import Field, model_validator
+
+from envs.core.config import StrictModel, validate
+from envs.core.errors import ConfigError
+from envs.core.rng import derive_seed
+
+from .play import GameTask, run_tasks
+from .records import RECORDS_FILE, RecordWriter, open_run
+from .stats import mean_and_ci, openskill_ratings, wilson
+
+
+class TournamentConfig(StrictModel):
+    """A tournament: game, agents, lineup, games per seating, seed, parallelism."""
+
+    game: str  # env id, e.g. oceanos_v0
+    game_config: dict[str, Any] = Field(default_factory=dict)
+    agents: dict[str, str]  # name -> spec (random, greedy, ppo:PATH)
+    lineup: list[str]  # one agent name per seat
+    games_per_seating: int = Field(100, ge=1)
+    seed: int = 0
+    workers: int = Field(1, ge=1)
+    backend: Literal["local", "ray"] = "local"
+    ray_address: str | None = None
+    output: str = "runs/tournament"
+
+    @model_validator(mode="after")
+    def _lineup_names_known(self):
+        unknown = [name for name in self.lineup if name not in self.agents]
+        if unknown:
+            raise ValueError(f"lineup names {unknown} are not in agents {sorted(self.agents)}")
+        return self
+
+
+RESUME_IGNORES = ("workers", "backend", "ray_address", "output")
+
+
+def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
+    """Read a YAML tournament config; ``overrides`` (not None) replace its keys."""
+    try:
+        data = yaml.safe_load(Path(path).read_text()) or {}
+    except (OSError, yaml.YAMLError) as err:
+        raise ConfigError(f"cannot read tournament config {path}: {err}") from None
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    return validate(TournamentConfig, data)
+
+
+def check_before_start(cfg: TournamentConfig) -> None:
+    """Every problem that would stop the run, raised before any game is played."""
+    import agents
+    import envs
+
+    env = envs.make(cfg.game, **cfg.game_config)  # unknown game, bad config, player count
+    if len(cfg.lineup) != env.unwrapped.num_players:
+        raise ConfigError(
+            f"lineup has {len(cfg.lineup)} seats but {cfg.game} is configured for "
+            f"{env.unwrapped.num_players} players"
+        )
+    for name in sorted(set(cfg.lineup)):
+        spec = cfg.agents[name]
+        if spec == "human":
+            raise ConfigError("human agents cannot play tournaments; use `otrio play`")
+        agents.check_spec(spec, env)
+
+
+def build_tasks(cfg: TournamentConfig) -> list:
+    """Every game of the tournament, in order."""
+    n = len(cfg.lineup)
+    tasks = []
+    for i in range(cfg.games_per_seating * n):
+        rotation = i % n
+        seating = tuple(cfg.lineup[rotation:] + cfg.lineup[:rotation])
+        tasks.append(GameTask(
+            game=i, env_id=cfg.game, config=dict(cfg.game_config), seating=seating,
+            specs=dict(cfg.agents), seed=derive_seed(cfg.seed, i), tags={"rotation": rotation},
+        ))
+    return tasks
+
+
+def run(cfg: TournamentConfig, progress: bool = True) -> Path:
+    """Play the tournament (resuming if its folder has records) and write its report."""
+    check_before_start(cfg)
+    folder = Path(cfg.output)
+    done = open_run(folder, cfg.model_dump(mode="json"), RESUME_IGNORES)
+    done_ids = {r["game"] for r in done}
+    todo = [t for t in build_tasks(cfg) if t.game not in done_ids]
+    bar = None
+    if progress and todo:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(todo) + len(done_ids), initial=len(done_ids), unit="game",
+                   desc=f"{cfg.game} tournament")
+    with RecordWriter(folder / RECORDS_FILE) as writer:
+        for record in run_tasks(todo, cfg.workers, cfg.backend, cfg.ray_address):
+            writer.write(record)
+            if bar:
+                bar.update(1)
+    if bar:
+        bar.close()
+    from .records import read_records
+    from .report import write_tournament_report
+
+    records = sorted(read_records(folder / RECORDS_FILE), key=lambda r: r["game"])
+    write_tournament_report(folder, cfg, summarize(records, len(cfg.lineup)))
+    return folder
+
+
+def summarize(records: list[dict], num_players: int) -> dict[str, Any]:
+    """Leaderboard, per-seat table and head-to-head table from game records."""
+    per_agent: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    seat_wins: list[list[int]] = [[] for _ in range(num_players)]
+    agent_seat: dict[tuple[str, int], list[int]] = defaultdict(list)
+    pair: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for r in records:
+        winners = set(r["winners"])
+        for seat, name in enumerate(r["seating"]):
+            won = int(seat in winners)
+            per_agent[name]["win"].append(won)
+            per_agent[name]["score"].append(r["scores"][seat])
+            per_agent[name]["rank"].append(r["ranks"][seat])
+            seat_wins[seat].append(won)
+            agent_seat[(name, seat)].append(won)
+        for a, name_a in enumerate(r["seating"]):
+            for b, name_b in enumerate(r["seating"]):
+                if name_a != name_b:
+                    ra, rb = r["ranks"][a], r["ranks"][b]
+                    pair[(name_a, name_b)].append(1.0 if ra < rb else 0.5 if ra == rb else 0.0)
+    ratings = openskill_ratings(records) if records else {}
+    board = []
+    for name, d in per_agent.items():
+        n = len(d["win"])
+        wins = sum(d["win"])
+        low, high = wilson(wins, n)
+        score, score_ci = mean_and_ci(d["score"])
+        mu, sigma = ratings.get(name, (float("nan"), float("nan")))
+        board.append({
+            "agent": name, "entries": n, "wins": wins, "win_rate": wins / n,
+            "win_low": low, "win_high": high, "mean_score": score, "score_ci": score_ci,
+            "mean_rank": sum(d["rank"]) / n, "mu": mu, "sigma": sigma,
+        })
+    board.sort(key=lambda row: (-row["mu"], row["agent"]))
+    seats = []
+    for seat, wins in enumerate(seat_wins):
+        low, high = wilson(sum(wins), len(wins))
+        seats.append({"seat": seat, "games": len(wins), "win_rate": sum(wins) / max(1, len(wins)),
+                      "win_low": low, "win_high": high})
+    by_agent_seat = {f"{name}@{seat}": sum(w) / len(w) for (name, seat), w in sorted(agent_seat.items())}
+    head = {f"{a} vs {b}": sum(v) / len(v) for (a, b), v in sorted(pair.items())}
+    lengths = [r["decisions"] for r in records]
+    return {
+        "games": len(records),
+        "num_players": num_players,
+        "leaderboard": board,
+        "seats": seats,
+        "agent_seat_win_rate": by_agent_seat,
+        "head_to_head": head,
+        "mean_decisions": sum(lengths) / max(1, len(lengths)),
+        "truncated": sum(r.get("truncated", False) for r in records),
+    }

@@ -1,0 +1,137 @@
+"""Tournaments: seating balance, seeds, resume, parallel equality, early errors."""
+
+import json
+from collections import Counter
+
+import pytest
+
+from benchmarks.records import RECORDS_FILE, read_records
+from benchmarks.stats import ranks, wilson
+from benchmarks.tournament import TournamentConfig, build_tasks, load_config, run
+from envs.core.errors import ConfigError
+
+
+def config(tmp_path, **kw):
+    base = dict(
+        game="oceanos_v0", game_config={"num_players": 3},
+        agents={"greedy": "greedy", "random": "random"},
+        lineup=["greedy", "random", "random"], games_per_seating=4, seed=11,
+        output=str(tmp_path / "run"),
+    )
+    base.update(kw)
+    return TournamentConfig(**base)
+
+
+def strip(records):
+    return [{k: v for k, v in r.items() if k != "wall_time"} for r in records]
+
+
+def test_every_lineup_entry_sits_in_every_seat_equally(tmp_path):
+    tasks = build_tasks(config(tmp_path, games_per_seating=5))
+    assert len(tasks) == 15
+    per_seat = [Counter(t.seating[s] for t in tasks) for s in range(3)]
+    assert all(c == {"greedy": 5, "random": 10} for c in per_seat)
+
+
+def test_game_seeds_derive_from_the_master_seed(tmp_path):
+    a = [t.seed for t in build_tasks(config(tmp_path))]
+    b = [t.seed for t in build_tasks(config(tmp_path))]
+    c = [t.seed for t in build_tasks(config(tmp_path, seed=12))]
+    assert a == b and len(set(a)) == len(a) and not set(a) & set(c)
+
+
+def test_report_files_and_leaderboard(tmp_path):
+    folder = run(config(tmp_path), progress=False)
+    for name in ("report.md", "summary.json", "ratings.png", "seat_win_rate.png", "run.json"):
+        assert (folder / name).exists(), name
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["games"] == 12
+    board = {r["agent"]: r for r in summary["leaderboard"]}
+    assert board["greedy"]["entries"] == 12 and board["random"]["entries"] == 24
+    assert sum(s["games"] for s in summary["seats"]) == 36
+
+
+def test_resume_after_interruption_gives_the_same_records(tmp_path):
+    full = run(config(tmp_path, output=str(tmp_path / "full")), progress=False)
+    expected = strip(read_records(full / RECORDS_FILE))
+    part = tmp_path / "part"
+    part.mkdir()
+    cfg = config(tmp_path, output=str(part))
+    (part / "run.json").write_text(json.dumps(cfg.model_dump(mode="json")))
+    lines = (full / RECORDS_FILE).read_text().splitlines(keepends=True)
+    # five finished games and a torn sixth line, as after a crash mid-write
+    (part / RECORDS_FILE).write_text("".join(lines[:5]) + lines[5][:20])
+    run(cfg, progress=False)
+    assert strip(read_records(part / RECORDS_FILE)) == expected
+
+
+def test_one_and_two_workers_give_identical_results(tmp_path):
+    one = run(config(tmp_path, output=str(tmp_path / "w1")), progress=False)
+    two = run(config(tmp_path, output=str(tmp_path / "w2"), workers=2), progress=False)
+    assert strip(read_records(one / RECORDS_FILE)) == strip(read_records(two / RECORDS_FILE))
+    s1 = json.loads((one / "summary.json").read_text())
+    s2 = json.loads((two / "summary.json").read_text())
+    assert s1 == s2
+
+
+def test_a_folder_of_another_config_is_refused(tmp_path):
+    run(config(tmp_path), progress=False)
+    with pytest.raises(ConfigError, match="differs in: seed"):
+        run(config(tmp_path, seed=99), progress=False)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"agents": {"greedy": "greedy", "random": "randm"}}, "unknown agent spec"),
+        ({"agents": {"greedy": "ppo:/no/such.zip", "random": "random"}}, "does not exist"),
+        ({"game_config": {"num_players": 7}}, "num_players"),
+        ({"lineup": ["greedy", "random"]}, "lineup has 2 seats"),
+        ({"game": "chess_v0"}, "unknown env id"),
+    ],
+)
+def test_bad_input_fails_before_any_game(tmp_path, change, message):
+    cfg = config(tmp_path, **change)
+    with pytest.raises(ConfigError, match=message):
+        run(cfg, progress=False)
+    assert not (tmp_path / "run" / RECORDS_FILE).exists()
+
+
+def test_yaml_config_rejects_unknown_keys(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text("game: oceanos_v0\nagents: {r: random}\nlineup: [r, r]\ngamez: 3\n")
+    with pytest.raises(ConfigError, match="unknown key 'gamez'"):
+        load_config(path)
+    path.write_text("game: oceanos_v0\nagents: {r: random}\nlineup: [r, x]\n")
+    with pytest.raises(ConfigError, match="not in agents"):
+        load_config(path)
+
+
+@pytest.mark.parametrize(
+    "scores, winners, expected",
+    [
+        ([10, 20, 15], [1], [3, 1, 2]),
+        ([20, 20, 5], [0], [1, 2, 3]),  # tie-break winner ahead
+        ([20, 20, 5], [0, 1], [1, 1, 3]),  # shared victory
+    ],
+)
+def test_ranks(scores, winners, expected):
+    assert ranks(scores, winners) == expected
+
+
+def test_wilson_interval_known_values():
+    low, high = wilson(90, 100)
+    assert low == pytest.approx(0.8256, abs=1e-3) and high == pytest.approx(0.9448, abs=1e-3)
+    assert wilson(0, 10)[0] == pytest.approx(0.0, abs=1e-12)
+    assert wilson(10, 10)[1] == pytest.approx(1.0)
+    assert wilson(0, 10)[1] == pytest.approx(0.2775, abs=1e-3)
+
+
+def test_ray_backend_gives_identical_results(tmp_path):
+    import ray  # in the dev extra: the test starts a local Ray instance
+
+    assert not ray.is_initialized()
+    local = run(config(tmp_path, output=str(tmp_path / "local")), progress=False)
+    remote = run(config(tmp_path, output=str(tmp_path / "ray"), backend="ray", workers=2),
+                 progress=False)
+    assert strip(read_records(local / RECORDS_FILE)) == strip(read_records(remote / RECORDS_FILE))
