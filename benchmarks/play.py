@@ -82,9 +82,9 @@ def play_game(task: GameTask) -> dict[str, Any]:
         "truncated": truncated,
         "wall_time": round(time.perf_counter() - start, 4),
     }
-    extra = getattr(env.unwrapped.game, "game_summary", None)
-    if extra is not None:
-        record["summary"] = extra(state)
+    summary = env.unwrapped.game.game_summary(state)
+    if summary:
+        record["summary"] = summary
     record.update(task.tags)
     return record
 

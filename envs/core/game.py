@@ -85,6 +85,10 @@ class Game(ABC):
         """
         return self.state_from_dict(state.to_dict())
 
+    def game_summary(self, state: GameState) -> dict[str, Any]:
+        """Game-specific facts of a finished game for records (override per game)."""
+        return {}
+
     def action_name(self, action: int) -> str:
         """Readable name of an action id."""
         return self.actions.name(action)

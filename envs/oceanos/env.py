@@ -13,7 +13,9 @@ from .config import OceanosConfig
 from .hidden import resample_hidden
 from .observe import LAYOUT, OBSERVATION_SIZE, write_observation
 from .render import render_text
-from .rules import State
+from . import scoring
+from .data import NUM_ROUNDS
+from .rules import POINT_KINDS, State
 
 INFO = GameInfo(
     name="oceanos",
@@ -52,6 +54,18 @@ class OceanosGame(Game):
 
     def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
         return resample_hidden(state, seat, rng)
+
+    def game_summary(self, state: State) -> dict:
+        """Per-game facts for tournament and balance records (JSON-able)."""
+        return {
+            "kraken": list(state.kraken),
+            "points": {kind: [p[i] for p in state.points] for i, kind in enumerate(POINT_KINDS)},
+            "eyes_per_round": [
+                [scoring.row_eyes(state.rows[s][r], state.table) for r in range(NUM_ROUNDS)]
+                for s in range(state.num_players)
+            ],
+            "part_levels": [list(levels) for levels in state.levels],
+        }
 
 
 GAME = OceanosGame()
