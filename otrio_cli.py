@@ -80,6 +80,15 @@ def _tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train(args: argparse.Namespace) -> int:
+    from training.config import load_train_config
+    from training.train import train
+
+    cfg = load_train_config(args.config, output=args.output, total_timesteps=args.timesteps)
+    train(cfg, progress=not args.quiet)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``otrio`` command."""
     parser = argparse.ArgumentParser(prog="otrio", description=__doc__)
@@ -106,6 +115,13 @@ def main(argv: list[str] | None = None) -> int:
     tour.add_argument("--games-per-seating", type=int)
     tour.add_argument("--quiet", action="store_true")
     tour.set_defaults(func=_tournament)
+
+    tr = sub.add_parser("train", help="train a MaskablePPO agent with self-play from YAML")
+    tr.add_argument("config")
+    tr.add_argument("--output")
+    tr.add_argument("--timesteps", type=int, help="override total_timesteps")
+    tr.add_argument("--quiet", action="store_true")
+    tr.set_defaults(func=_train)
 
     args = parser.parse_args(argv)
     try:

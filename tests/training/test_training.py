@@ -1,0 +1,108 @@
+"""PPO training: smoke runs per game, resume, reward accounting, checkpoint checks."""
+
+import json
+
+import numpy as np
+import pytest
+
+import agents
+import envs
+from envs.core.errors import ConfigError
+from training.config import TrainConfig
+from training.selfplay import SelfPlayEnv
+from training.train import train
+
+GAMES = envs.available()
+DEFAULT_PLAYERS = {"oceanos_v0": 2, "otys_v0": 2, "otontin_v0": 3}
+
+
+def tiny(tmp_path, game="oceanos_v0", **kw):
+    base = dict(
+        game=game, game_config={"num_players": DEFAULT_PLAYERS[game]},
+        opponents={"random": 1.0, "self": 1.0}, total_timesteps=256,
+        ppo={"n_steps": 64, "batch_size": 32, "n_epochs": 1}, net_arch=[32],
+        snapshot_interval=64, checkpoint_interval=64, eval={"interval": 10**9, "games": 2},
+        output=str(tmp_path / "run"),
+    )
+    base.update(kw)
+    return TrainConfig(**base)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_smoke_training_per_game(tmp_path, game):
+    final = train(tiny(tmp_path, game), progress=False)
+    meta = json.loads(final.with_suffix(".json").read_text())
+    assert meta["env_id"] == game and meta["timesteps"] >= 256
+    env = envs.make(game, num_players=DEFAULT_PLAYERS[game])
+    agent = agents.make(f"ppo:{final}", env)  # plugs into tournaments as ppo:PATH
+    env.reset(seed=0)
+    obs = env.last()[0]
+    assert obs["action_mask"][agent.act(obs)] == 1
+
+
+def test_resume_continues_from_the_last_checkpoint(tmp_path):
+    train(tiny(tmp_path, total_timesteps=128), progress=False)
+    first = json.loads((tmp_path / "run" / "checkpoints" / "last.json").read_text())
+    assert first["timesteps"] == 128
+    train(tiny(tmp_path, total_timesteps=256), progress=False)
+    second = json.loads((tmp_path / "run" / "checkpoints" / "last.json").read_text())
+    assert second["timesteps"] == 256  # 128 more, not 256 from scratch
+    with pytest.raises(ConfigError, match="another config"):
+        train(tiny(tmp_path, seed=5), progress=False)
+
+
+def test_subprocess_vector_env_with_masks(tmp_path):
+    final = train(tiny(tmp_path, num_envs=2, vec_env="subproc", total_timesteps=128), progress=False)
+    assert final.exists()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_learner_return_equals_its_final_reward(game):
+    n = DEFAULT_PLAYERS[game]
+    env = SelfPlayEnv(game, {"num_players": n}, {"random": 1.0}, seed=3)
+    rng = np.random.default_rng(0)
+    outcomes = set()
+    for episode in range(12):
+        obs, info = env.reset()
+        total, done = 0.0, False
+        while not done:
+            legal = np.flatnonzero(env.action_masks())
+            obs, reward, term, trunc, _ = env.step(int(rng.choice(legal)))
+            total += reward
+            done = term or trunc
+        state = env.aec.unwrapped.state_
+        seat = info["learner_seat"]
+        winners = state.winners()
+        expected = 0.0 if len(winners) == n else (1.0 if seat in winners else -1.0)
+        assert total == pytest.approx(expected), (episode, total, expected)
+        outcomes.add(expected)
+    assert -1.0 in outcomes, "no lost game seen: the loser's final reward went untested"
+
+
+def test_checkpoint_for_another_game_is_rejected(tmp_path):
+    others = [g for g in GAMES if g != "oceanos_v0"]
+    final = train(tiny(tmp_path, total_timesteps=64), progress=False)
+    for other in others:
+        with pytest.raises(ConfigError, match="trained for env_id='oceanos_v0'"):
+            agents.make(f"ppo:{final}", envs.make(other))
+    meta = json.loads(final.with_suffix(".json").read_text())
+    meta["observation_size"] += 1
+    final.with_suffix(".json").write_text(json.dumps(meta))
+    with pytest.raises(ConfigError, match="observation_size"):
+        agents.make(f"ppo:{final}", envs.make("oceanos_v0"))
+
+
+def test_corrupt_checkpoint_is_a_clear_error(tmp_path):
+    final = train(tiny(tmp_path, total_timesteps=64), progress=False)
+    final.write_bytes(b"garbage")
+    with pytest.raises(ConfigError, match="could not be loaded"):
+        agents.make(f"ppo:{final}", envs.make("oceanos_v0"))
+
+
+def test_bad_training_config_names_the_key():
+    from envs.core.config import validate
+
+    with pytest.raises(ConfigError, match="unknown key 'ppo.learning_rat'"):
+        validate(TrainConfig, {"game": "oceanos_v0", "ppo": {"learning_rat": 1}})
+    with pytest.raises(ConfigError, match="opponents"):
+        validate(TrainConfig, {"game": "oceanos_v0", "opponents": {"minimax": 1.0}})

@@ -1,0 +1,188 @@
+"""PPO self-play training: ``otrio train configs/train/GAME_ppo.yaml``.
+
+MaskablePPO (sb3-contrib) on :class:`~training.selfplay.SelfPlayEnv`. The run folder
+holds ``config.json``, TensorBoard logs (``tb/``), ``checkpoints/last.zip`` (saved
+every ``checkpoint_interval``; a re-run with the same config resumes from it),
+frozen self-play ``snapshots/``, ``eval.jsonl`` (win rates with 95% intervals against
+random and greedy) and ``final.zip``. Every checkpoint has a ``.json`` beside it that
+names the game it fits, so ``ppo:PATH`` refuses to play another game.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from envs.core.errors import ConfigError
+from envs.core.rng import derive_seed
+
+from .config import TrainConfig
+
+CHECKPOINT_DIR = "checkpoints"
+SNAPSHOT_DIR = "snapshots"
+LAST = "last.zip"
+
+
+def save_checkpoint(model, path: Path, cfg: TrainConfig) -> None:
+    """Save the model and the metadata that ties it to its game."""
+    import envs
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.stem + ".tmp.zip")
+    model.save(str(tmp))
+    tmp.replace(path)  # atomic: an interruption never leaves a torn checkpoint
+    info = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info
+    meta = {
+        "env_id": info.env_id,
+        "observation_size": info.observation_size,
+        "num_actions": info.num_actions,
+        "game_config": cfg.game_config,
+        "timesteps": int(model.num_timesteps),
+        "seed": cfg.seed,
+    }
+    path.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+
+
+def make_vec_env(cfg: TrainConfig):
+    """``num_envs`` self-play envs, each seeded from the run seed."""
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    from .selfplay import SelfPlayEnv
+
+    def factory(i: int):
+        def build():
+            return Monitor(SelfPlayEnv(cfg.game, cfg.game_config, cfg.opponents,
+                                       cfg.learner_seat, seed=derive_seed(cfg.seed, "env", i)))
+        return build
+
+    fns = [factory(i) for i in range(cfg.num_envs)]
+    return SubprocVecEnv(fns) if cfg.vec_env == "subproc" else DummyVecEnv(fns)
+
+
+def evaluate(checkpoint: Path, cfg: TrainConfig, games: int, seed: int) -> dict[str, dict]:
+    """Win rate of a checkpoint against each eval opponent, seats rotated."""
+    import envs
+    from benchmarks.play import GameTask, run_tasks
+    from benchmarks.stats import wilson
+
+    n = envs.make(cfg.game, **cfg.game_config).unwrapped.num_players
+    results = {}
+    for opponent in cfg.eval.opponents:
+        lineup = ["ppo"] + ["opp"] * (n - 1)
+        specs = {"ppo": f"ppo:{checkpoint}", "opp": opponent}
+        tasks = []
+        for g in range(games):
+            r = g % n
+            tasks.append(GameTask(game=g, env_id=cfg.game, config=dict(cfg.game_config),
+                                  seating=tuple(lineup[r:] + lineup[:r]), specs=specs,
+                                  seed=derive_seed(seed, opponent, g)))
+        wins = 0
+        for record in run_tasks(tasks):
+            seat = record["seating"].index("ppo")
+            wins += seat in record["winners"]
+        low, high = wilson(wins, games)
+        results[opponent] = {"games": games, "win_rate": wins / games, "low": low, "high": high}
+    return results
+
+
+def _callback(cfg: TrainConfig, folder: Path):
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class TrainingCallback(BaseCallback):
+        """Checkpoints, self-play snapshots and periodic evaluation."""
+
+        def __init__(self):
+            super().__init__()
+            self.next_checkpoint = self.next_snapshot = self.next_eval = 0
+
+        def _on_training_start(self) -> None:
+            t = self.model.num_timesteps
+            self.next_checkpoint = t + cfg.checkpoint_interval
+            self.next_snapshot = t + cfg.snapshot_interval
+            self.next_eval = t + cfg.eval.interval
+            self._publish_snapshots()
+
+        def _publish_snapshots(self) -> None:
+            snaps = sorted((folder / SNAPSHOT_DIR).glob("step_*.zip"),
+                           key=lambda p: int(p.stem.split("_")[1]))[-cfg.max_snapshots:]
+            self.training_env.env_method("set_snapshots", [str(p) for p in snaps])
+
+        def _on_step(self) -> bool:
+            t = self.model.num_timesteps
+            if t >= self.next_checkpoint:
+                save_checkpoint(self.model, folder / CHECKPOINT_DIR / LAST, cfg)
+                self.next_checkpoint += cfg.checkpoint_interval
+            if t >= self.next_snapshot:
+                self.model.save(str(folder / SNAPSHOT_DIR / f"step_{t}.zip"))
+                self._publish_snapshots()
+                self.next_snapshot += cfg.snapshot_interval
+            if t >= self.next_eval:
+                self.next_eval += cfg.eval.interval
+                _run_eval(self.model, cfg, folder, t, self.logger)
+            return True
+
+    return TrainingCallback()
+
+
+def _run_eval(model, cfg: TrainConfig, folder: Path, timesteps: int, logger=None) -> dict:
+    path = folder / "eval_current.zip"
+    save_checkpoint(model, path, cfg)
+    results = evaluate(path, cfg, cfg.eval.games, derive_seed(cfg.seed, "eval", timesteps))
+    line = {"timesteps": timesteps, **results}
+    with (folder / "eval.jsonl").open("a") as fh:
+        fh.write(json.dumps(line, sort_keys=True) + "\n")
+    text = "; ".join(f"vs {k} {v['win_rate']:.3f} [{v['low']:.3f}, {v['high']:.3f}]"
+                     for k, v in results.items())
+    print(f"eval @ {timesteps} steps ({cfg.eval.games} games each): {text}", flush=True)
+    if logger is not None:
+        for k, v in results.items():
+            logger.record(f"eval/win_rate_vs_{k}", v["win_rate"])
+    return results
+
+
+def train(cfg: TrainConfig, progress: bool = True) -> Path:
+    """Train (or resume) and return the path of the final checkpoint."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(cfg.torch_threads)
+    folder = Path(cfg.output)
+    (folder / SNAPSHOT_DIR).mkdir(parents=True, exist_ok=True)
+    config_file = folder / "config.json"
+    saved_cfg = cfg.model_dump(mode="json")
+    if config_file.exists():
+        previous = json.loads(config_file.read_text())
+        keep = ("total_timesteps", "eval")  # may grow or change on resume
+        if {k: v for k, v in previous.items() if k not in keep} != {
+                k: v for k, v in saved_cfg.items() if k not in keep}:
+            raise ConfigError(f"{folder} holds a run of another config; use a new output folder")
+    config_file.write_text(json.dumps(saved_cfg, indent=2, sort_keys=True) + "\n")
+    vec = make_vec_env(cfg)
+    last = folder / CHECKPOINT_DIR / LAST
+    tb = str(folder / "tb")
+    if last.exists():
+        model = MaskablePPO.load(str(last), env=vec, device="cpu", tensorboard_log=tb)
+        print(f"resuming from {last} at {model.num_timesteps} timesteps", flush=True)
+    else:
+        p = cfg.ppo
+        model = MaskablePPO(
+            "MlpPolicy", vec, learning_rate=p.learning_rate, n_steps=p.n_steps,
+            batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda,
+            clip_range=p.clip_range, ent_coef=p.ent_coef, vf_coef=p.vf_coef,
+            max_grad_norm=p.max_grad_norm, policy_kwargs={"net_arch": list(cfg.net_arch)},
+            seed=cfg.seed, device="cpu", tensorboard_log=tb, verbose=0,
+        )
+    remaining = cfg.total_timesteps - model.num_timesteps
+    start = time.perf_counter()
+    if remaining > 0:
+        model.learn(remaining, callback=_callback(cfg, folder), reset_num_timesteps=False,
+                    progress_bar=progress, tb_log_name="ppo")
+        save_checkpoint(model, last, cfg)
+    final = folder / "final.zip"
+    save_checkpoint(model, final, cfg)
+    vec.close()
+    print(f"trained to {model.num_timesteps} timesteps in {time.perf_counter() - start:.0f} s; "
+          f"final checkpoint {final}", flush=True)
+    return final
