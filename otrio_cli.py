@@ -89,6 +89,17 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench(args: argparse.Namespace) -> int:
+    from benchmarks.bench import format_table, run_bench, write_json
+
+    result = run_bench(args.steps, args.obs_samples, args.ppo_timesteps, args.tournament_games)
+    result["command"] = "otrio bench " + " ".join(sys.argv[2:])
+    write_json(result, Path(args.json))
+    print(format_table(result))
+    print(f"\nwritten to {args.json}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``otrio`` command."""
     parser = argparse.ArgumentParser(prog="otrio", description=__doc__)
@@ -122,6 +133,15 @@ def main(argv: list[str] | None = None) -> int:
     tr.add_argument("--timesteps", type=int, help="override total_timesteps")
     tr.add_argument("--quiet", action="store_true")
     tr.set_defaults(func=_train)
+
+    bench = sub.add_parser("bench", help="throughput of every game next to connect_four_v3")
+    bench.add_argument("--steps", type=int, default=20_000, help="AEC steps per measurement")
+    bench.add_argument("--obs-samples", type=int, default=2_000)
+    bench.add_argument("--ppo-timesteps", type=int, default=0, help="0: skip the PPO share")
+    bench.add_argument("--tournament-games", type=int, default=0,
+                       help="games per seating for the 1-vs-2-worker speed-up; 0: skip")
+    bench.add_argument("--json", default="runs/bench.json")
+    bench.set_defaults(func=_bench)
 
     args = parser.parse_args(argv)
     try:

@@ -1,0 +1,221 @@
+"""``otrio bench``: throughput of every game next to PettingZoo's connect_four_v3.
+
+Measured in one process run, for each game at its minimum and maximum player count:
+random legal play through the full AEC API (steps/s, games/s), the rules engine alone
+(decisions/s), and the cost of one observation plus mask; the reference
+``connect_four_v3`` goes through the same loop, and OpenSpiel's ``connect_four`` too
+when ``open_spiel`` is installed. Every figure is also given as a ratio to the
+reference's AEC steps/s. Optionally: the share of MaskablePPO training wall time
+spent inside the environment, and the tournament speed-up of 2 workers over 1.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from envs.core.rng import make_rng
+
+from .throughput import aec_random_play, connect_four_fn, engine_random_play
+
+
+def observation_cost(env_id: str, num_players: int, samples: int, seed: int = 0) -> float:
+    """Mean seconds for one ``observe()`` (observation + mask) over varied states."""
+    import envs
+
+    env = envs.make(env_id, num_players=num_players)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    states_seen = 0
+    total = 0.0
+    while states_seen < samples:
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last(observe=False)
+            if term or trunc:
+                env.step(None)
+                continue
+            start = time.perf_counter()
+            obs = env.observe(agent)
+            total += time.perf_counter() - start
+            states_seen += 1
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            if states_seen >= samples:
+                break
+        env.reset(seed=seed + states_seen)
+    return total / states_seen
+
+
+def openspiel_rate(min_steps: int, seed: int = 0) -> dict | None:
+    """OpenSpiel's connect_four under random play, if open_spiel is installed."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("connect_four")
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    start = time.perf_counter()
+    while steps < min_steps:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.integers(len(legal)))])
+            state.observation_tensor()
+            steps += 1
+        games += 1
+    elapsed = time.perf_counter() - start
+    return {"steps_per_s": steps / elapsed, "games_per_s": games / elapsed}
+
+
+def game_rows(env_id: str, steps: int, obs_samples: int) -> list[dict[str, Any]]:
+    """AEC, engine and observation figures at the game's min and max player count."""
+    import envs
+
+    probe = envs.make(env_id)
+    info = probe.unwrapped.game.info
+    rows = []
+    for n in sorted({info.min_players, info.max_players}):
+        env = envs.make(env_id, num_players=n)
+        game, config = env.unwrapped.game, env.unwrapped.config
+        aec = aec_random_play(lambda n=n: envs.make(env_id, num_players=n), steps)
+        engine = engine_random_play(lambda s: game.new_state(config, make_rng(s)), steps * 3)
+        rows.append({
+            "game": env_id, "players": n,
+            "aec_steps_per_s": aec["steps_per_s"], "games_per_s": aec["games_per_s"],
+            "mean_decisions": aec["steps"] / aec["games"],
+            "engine_steps_per_s": engine["steps_per_s"],
+            "observe_us": observation_cost(env_id, n, obs_samples) * 1e6,
+        })
+    return rows
+
+
+def ppo_env_share(env_id: str, timesteps: int) -> dict[str, float]:
+    """Share of MaskablePPO ``learn()`` wall time spent inside the environment."""
+    import tempfile
+
+    from training.config import TrainConfig
+    from training.selfplay import SelfPlayEnv
+
+    spent = {"env": 0.0}
+    original_step, original_reset = SelfPlayEnv.step, SelfPlayEnv.reset
+
+    def timed_step(self, action):
+        start = time.perf_counter()
+        try:
+            return original_step(self, action)
+        finally:
+            spent["env"] += time.perf_counter() - start
+
+    def timed_reset(self, *a, **kw):
+        start = time.perf_counter()
+        try:
+            return original_reset(self, *a, **kw)
+        finally:
+            spent["env"] += time.perf_counter() - start
+
+    import envs
+    from training.train import train
+
+    n = envs.make(env_id).unwrapped.game.info.min_players
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = TrainConfig(game=env_id, game_config={"num_players": max(n, 2)},
+                          opponents={"random": 1.0}, total_timesteps=timesteps,
+                          ppo={"n_steps": 512, "batch_size": 128, "n_epochs": 4},
+                          net_arch=[256, 256], checkpoint_interval=10**9,
+                          snapshot_interval=10**9, eval={"interval": 10**9, "games": 2},
+                          output=tmp)
+        SelfPlayEnv.step, SelfPlayEnv.reset = timed_step, timed_reset
+        try:
+            start = time.perf_counter()
+            train(cfg, progress=False)
+            total = time.perf_counter() - start
+        finally:
+            SelfPlayEnv.step, SelfPlayEnv.reset = original_step, original_reset
+    return {"env_seconds": spent["env"], "train_seconds": total, "env_share": spent["env"] / total}
+
+
+def tournament_speedup(games_per_seating: int) -> dict[str, float]:
+    """Wall time of one tournament with 1 worker and with 2 (identical games)."""
+    import tempfile
+
+    from .tournament import TournamentConfig, run
+
+    times = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for workers in (1, 2):
+            cfg = TournamentConfig(game="oceanos_v0", game_config={"num_players": 4},
+                                   agents={"g": "greedy", "r": "random"}, lineup=["g", "r", "r", "r"],
+                                   games_per_seating=games_per_seating, seed=0, workers=workers,
+                                   output=f"{tmp}/w{workers}")
+            start = time.perf_counter()
+            run(cfg, progress=False)
+            times[workers] = time.perf_counter() - start
+    return {"one_worker_s": times[1], "two_workers_s": times[2], "speedup": times[1] / times[2]}
+
+
+def run_bench(steps: int = 20_000, obs_samples: int = 2_000, ppo_timesteps: int = 0,
+              tournament_games: int = 0) -> dict[str, Any]:
+    """Every measurement, with ratios to connect_four_v3 measured in this same run."""
+    import envs
+
+    ref = aec_random_play(connect_four_fn(), steps)
+    rows = []
+    for env_id in envs.available():
+        rows += game_rows(env_id, steps, obs_samples)
+    ref_rate = ref["steps_per_s"]
+    for row in rows:
+        row["aec_ratio"] = row["aec_steps_per_s"] / ref_rate
+        row["engine_ratio"] = row["engine_steps_per_s"] / ref_rate
+    result: dict[str, Any] = {
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}, python {platform.python_version()}",
+        "reference": {"env": "pettingzoo connect_four_v3", **ref},
+        "openspiel_connect_four": openspiel_rate(steps),
+        "games": rows,
+    }
+    if ppo_timesteps:
+        result["ppo_env_share"] = {env_id: ppo_env_share(env_id, ppo_timesteps)
+                                   for env_id in envs.available()}
+    if tournament_games:
+        result["tournament"] = tournament_speedup(tournament_games)
+    return result
+
+
+def format_table(result: dict[str, Any]) -> str:
+    """The result as a markdown table (ratios to the reference in parentheses)."""
+    ref = result["reference"]
+    lines = [
+        f"Reference: {ref['env']} {ref['steps_per_s']:,.0f} AEC steps/s (same loop, same run).",
+        "",
+        "| game | players | AEC steps/s (× ref) | games/s | decisions/game | engine decisions/s (× ref) | observe+mask µs |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in result["games"]:
+        lines.append(
+            f"| {r['game']} | {r['players']} | {r['aec_steps_per_s']:,.0f} ({r['aec_ratio']:.2f}×) | "
+            f"{r['games_per_s']:.1f} | {r['mean_decisions']:.0f} | {r['engine_steps_per_s']:,.0f} "
+            f"({r['engine_ratio']:.2f}×) | {r['observe_us']:.1f} |"
+        )
+    if result.get("openspiel_connect_four"):
+        lines.append(f"\nOpenSpiel connect_four: {result['openspiel_connect_four']['steps_per_s']:,.0f} steps/s")
+    for env_id, share in result.get("ppo_env_share", {}).items():
+        lines.append(f"\nMaskablePPO on {env_id}: environment {share['env_share']:.1%} of "
+                     f"{share['train_seconds']:.0f} s training wall time")
+    if "tournament" in result:
+        t = result["tournament"]
+        lines.append(f"\nTournament: 1 worker {t['one_worker_s']:.1f} s, 2 workers "
+                     f"{t['two_workers_s']:.1f} s, speed-up {t['speedup']:.2f}×")
+    return "\n".join(lines)
+
+
+def write_json(result: dict[str, Any], path: Path) -> None:
+    """Write the measurements as JSON."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=2) + "\n")
