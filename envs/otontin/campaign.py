@@ -1,0 +1,212 @@
+"""The Campaign phase (rulebook "Campaign Phase", rulings "Campaign phase").
+
+A mixin of :class:`envs.otontin.rules.State`: the dice bag, rolls of three, priests
+set aside and returned, stop or roll again, saboteur theft, the bust, collecting, and
+the pool run-out. Plain ints and lists only.
+"""
+
+from __future__ import annotations
+
+from .actions import (
+    ATTACK_CARD,
+    DEFENCE_CARD,
+    PRIORITY,
+    ROLL,
+    STOP,
+    steal_action,
+    steal_cards,
+)
+from .data import BEAN, BUST_SABOTEURS, DICE_PER_ROLL, NUM_FACES, PRIEST, SABOTEUR, WARRIOR
+from .orders import LEFT, RIGHT, SIDE_STEP
+
+# Pending decisions (what the acting seat must choose now).
+ROLL_OR_STOP, CHOOSE_PRIORITY, CHOOSE_STEAL, DECLARE_ORDER, COMMIT_ORDER, NO_DECISION = range(6)
+DECISION_NAMES = ("roll_or_stop", "priority", "steal", "declare", "commit", "none")
+
+
+class Campaign:
+    """Campaign-phase behaviour of the rules state (mixed into ``State``)."""
+
+    # ------------------------------------------------------------------ turns
+    def begin_turn(self) -> None:
+        """Start the campaign turn of the ``turn``-th leader: full bag, first roll."""
+        self.active = (self.start + self.turn) % self.n
+        self.bag = list(self.kind_counts)
+        self.aside = [0] * len(self.kind_counts)
+        self.rolled = [0] * NUM_FACES
+        self.last_roll = []
+        self._roll()  # the first roll of a turn is compulsory
+
+    def can_roll(self) -> bool:
+        """Whether dice remain to draw (in the bag, or priests to return)."""
+        return any(self.bag) or any(self.aside)
+
+    def payable(self) -> tuple[int, int]:
+        """Warriors and beans the pool would pay for this turn's faces now."""
+        return min(self.rolled[WARRIOR], self.pool_w), min(self.rolled[BEAN], self.pool_b)
+
+    def _campaign_legal(self) -> list[int]:
+        """Legal actions of a campaign decision."""
+        if self.decision == ROLL_OR_STOP:
+            out = [ROLL] if self.can_roll() else []
+            out.append(STOP[ATTACK_CARD])
+            if self.payable()[0] > 0:
+                out.append(STOP[DEFENCE_CARD])
+            return out
+        if self.decision == CHOOSE_PRIORITY:
+            return list(PRIORITY)
+        payer = self.active
+        cards = (self.atk[payer], self.dfn[payer])
+        return [
+            steal_action(src, dst)
+            for src in (ATTACK_CARD, DEFENCE_CARD)
+            if cards[src] > 0
+            for dst in (ATTACK_CARD, DEFENCE_CARD)
+        ]
+
+    def _campaign_apply(self, action: int) -> None:
+        """Play a campaign action."""
+        if action == ROLL:
+            self._roll()
+        elif action in STOP:
+            self._collect(action - STOP.start)
+        elif action in PRIORITY:
+            if action - PRIORITY.start == RIGHT:
+                self.takers.reverse()
+            self._next_taker(0)
+        else:
+            self._steal(*steal_cards(action))
+
+    # ------------------------------------------------------------------ dice
+    def script_rolls(self, rolls: list[list[tuple[int, int]]]) -> None:
+        """Queue exact rolls, each a list of ``(kind, face)``, used before the rng.
+
+        For tests and tutorials: the dice must be in the bag when the roll is made.
+        """
+        self.scripted.extend([[list(d) for d in roll] for roll in rolls])
+
+    def _draw(self) -> list[list[int]]:
+        """Draw up to three dice from the bag and roll them: ``[[kind, face], ...]``."""
+        bag = self.bag
+        if self.scripted:
+            roll = self.scripted.pop(0)
+            if len(roll) != min(DICE_PER_ROLL, sum(bag)):
+                raise ValueError(f"scripted roll {roll} has the wrong number of dice")
+            for kind, face in roll:
+                if bag[kind] <= 0 or face not in self.kinds[kind]:
+                    raise ValueError(f"scripted die {kind}:{face} is not in the bag")
+                bag[kind] -= 1
+            return roll
+        remaining = sum(bag)
+        count = min(DICE_PER_ROLL, remaining)
+        draws = self.rng.random(2 * count).tolist()
+        out = []
+        for i in range(count):
+            pick = int(draws[2 * i] * remaining)
+            kind = 0
+            while pick >= bag[kind]:
+                pick -= bag[kind]
+                kind += 1
+            bag[kind] -= 1
+            remaining -= 1
+            faces = self.kinds[kind]
+            out.append([kind, faces[int(draws[2 * i + 1] * len(faces))]])
+        return out
+
+    def _roll(self) -> None:
+        """Roll (returning the priests first if the bag is empty), then saboteurs."""
+        if not any(self.bag):
+            self.bag, self.aside = self.aside, [0] * len(self.aside)
+        roll = self._draw()
+        saboteurs = 0
+        for kind, face in roll:
+            self.rolled[face] += 1
+            if face == PRIEST:
+                self.aside[kind] += 1
+            elif face == SABOTEUR:
+                saboteurs += 1
+        self.last_roll = roll
+        if saboteurs:
+            self._start_theft(saboteurs)
+        else:
+            self._after_roll()
+
+    # -------------------------------------------------------------- saboteurs
+    def army(self, seat: int) -> int:
+        """A leader's army: all warriors on its Attack and Defence cards."""
+        return self.atk[seat] + self.dfn[seat]
+
+    def _start_theft(self, k: int) -> None:
+        """Neighbours with smaller armies (counted now) each take ``k`` warriors."""
+        a = self.active
+        army = self.army(a)
+        sides = [(a + SIDE_STEP[side]) % self.n for side in (LEFT, RIGHT)]
+        self.takers = [s for s in sides if self.army(s) < army]
+        self.theft = k
+        if len(self.takers) == len(sides):
+            self.decision = CHOOSE_PRIORITY  # the payer orders them (left, right as listed)
+        else:
+            self._next_taker(0)
+
+    def _next_taker(self, index: int) -> None:
+        """Ask the next taker for its choice, or finish the roll."""
+        if index < len(self.takers) and self.army(self.active) > 0:
+            self.taker = index
+            self.decision = CHOOSE_STEAL
+        else:
+            self._after_roll()
+
+    def _steal(self, source: int, destination: int) -> None:
+        """The taker takes its warriors: from ``source`` (shortfall from the other card)."""
+        payer, taker = self.active, self.takers[self.taker]
+        amount = min(self.theft, self.army(payer))
+        cards = [self.atk[payer], self.dfn[payer]]
+        first = min(amount, cards[source])
+        cards[source] -= first
+        cards[1 - source] -= amount - first
+        self.atk[payer], self.dfn[payer] = cards
+        if destination == ATTACK_CARD:
+            self.atk[taker] += amount
+        else:
+            self.dfn[taker] += amount
+        self._next_taker(self.taker + 1)
+
+    def _after_roll(self) -> None:
+        """After a roll and its theft: bust, forced end, or the roll-or-stop choice."""
+        self.takers, self.theft, self.taker = [], 0, 0
+        if self.rolled[SABOTEUR] >= BUST_SABOTEURS:
+            self.busted[self.active] = True
+            self._end_turn()
+        elif not self.can_roll() and self.payable()[0] == 0:
+            self._collect(ATTACK_CARD)  # nothing left to choose
+        else:
+            self.decision = ROLL_OR_STOP
+
+    # ------------------------------------------------------------- collecting
+    def _collect(self, card: int) -> None:
+        """Take the rolled warriors (all to ``card``) and beans from the pool."""
+        warriors, beans = self.payable()
+        a = self.active
+        if card == ATTACK_CARD:
+            self.atk[a] += warriors
+        else:
+            self.dfn[a] += warriors
+        self.beans[a] += beans
+        self.pool_w -= warriors
+        self.pool_b -= beans
+        if self.pool_w == 0 or self.pool_b == 0:
+            self.final_round = True  # the pool is out: straight to Strategy
+            self.run_out = True
+        self._end_turn()
+
+    def _end_turn(self) -> None:
+        """Pass the dice on, or begin the Strategy phase."""
+        self.done[self.active] = True
+        self.turn += 1
+        if self.run_out or self.turn == self.n:
+            self.begin_strategy()
+        else:
+            self.begin_turn()
+
+
+__all__ = ["Campaign", "DECISION_NAMES"]

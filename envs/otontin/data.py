@@ -1,0 +1,54 @@
+"""Otontin components as plain tables (rulebook + rulings). Config may override the dice
+and the pool; the rules read these tables and never hard-code a count.
+"""
+
+from __future__ import annotations
+
+# ----------------------------------------------------------------- players and pool
+MIN_PLAYERS = 3
+MAX_PLAYERS = 8
+DEFAULT_PLAYERS = 5  # the middle of 3-8; the rulebook names no usual count
+
+# Rulebook set-up table: tokens per game, warriors = beans.
+POOL_BY_PLAYERS: dict[int, int] = {3: 45, 4: 50, 5: 55, 6: 60, 7: 65, 8: 70}
+
+# ----------------------------------------------------------------------- the dice
+# Die faces, by index (the index is what the rules store).
+WARRIOR, BEAN, PRIEST, SABOTEUR = range(4)
+FACE_NAMES: tuple[str, ...] = ("warrior", "bean", "priest", "saboteur")
+NUM_FACES = len(FACE_NAMES)
+
+# Campaign dice (rulings, **designed**): (colour, how many, the faces of one die).
+DICE: tuple[tuple[str, int, tuple[str, ...]], ...] = (
+    ("green", 6, ("warrior", "warrior", "bean", "bean", "priest", "saboteur")),
+    ("yellow", 5, ("warrior", "bean", "priest", "priest", "saboteur", "saboteur")),
+    ("red", 4, ("warrior", "bean", "priest", "saboteur", "saboteur", "saboteur")),
+)
+MAX_DIE_KINDS = 4  # the observation has room for this many colours (config may add one)
+
+DICE_PER_ROLL = 3  # a roll draws this many dice from the bag (fewer if fewer remain)
+BUST_SABOTEURS = 4  # this many saboteur faces in one campaign turn bust it
+
+# -------------------------------------------------------------------- tactic cards
+SPEAR, SHIELD, HAND = range(3)
+CARD_NAMES: tuple[str, ...] = ("spear", "shield", "hand")
+NUM_CARDS = len(CARD_NAMES)
+TACTIC_HAND: tuple[int, ...] = (SPEAR, SHIELD, HAND, HAND)  # each leader's four cards
+
+# Offers a Hand carries (rulings: the fixed Strategy protocol).
+NO_OFFER = -1  # a Spear or Shield carries no offer
+TRUCE, JOIN_ATTACK, JOIN_DEFENCE, PAY_1, PAY_2 = range(5)
+OFFER_NAMES: tuple[str, ...] = ("truce", "join_attack", "join_defence", "pay1", "pay2")
+NUM_OFFERS = len(OFFER_NAMES)
+OFFER_PAYMENT: dict[int, int] = {PAY_1: 1, PAY_2: 2}  # beans the Hand's owner pays
+
+# ------------------------------------------------------------------ military values
+ATTACK_VALUE = 2  # an active Attack warrior
+DEFENCE_VALUE = 4  # an active Defence warrior (outside its city behind a Shield)
+RESTING_VALUE = 1  # any warrior left in its city (all of a busted leader's)
+
+# ------------------------------------------------------------------------ the end
+BEAN_TARGETS: dict[str, int] = {"quick": 10, "intermediate": 15, "long": 20}
+DEFAULT_BEAN_TARGET = BEAN_TARGETS["intermediate"]  # the middle of the three modes
+DEFAULT_ROUND_CAP = 40
+MAX_ROUND_CAP = 200  # the config limit; the decision guard is sized from it

@@ -1,0 +1,98 @@
+"""Otontin as a PettingZoo AEC environment: the ``Game`` object and the thin adapter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.core import BoardGameEnv, Game, GameInfo, make_rng
+
+from .actions import NUM_ACTIONS, TABLE
+from .data import DEFAULT_PLAYERS, MAX_PLAYERS, MAX_ROUND_CAP, MIN_PLAYERS
+from .observe import COUNT_SCALE, LAYOUT, write_observation
+from .orders import NO_ORDER, NUM_ORDERS
+from .render import render_text
+from .rules import Config, State
+
+# Truncation guard: rounds x seats x decisions per seat and round. A campaign turn
+# spends at least one of its 15 dice per roll unless every die shows a priest, so
+# ROLLS_PER_TURN covers any turn but a freak run of all-priest rolls; each roll can add
+# a priority choice and two steals; a seat also declares and commits once a round.
+ROLLS_PER_TURN = 64
+DECISIONS_PER_ROLL = 4
+STRATEGY_DECISIONS = 2
+MAX_DECISIONS = MAX_ROUND_CAP * MAX_PLAYERS * (
+    ROLLS_PER_TURN * DECISIONS_PER_ROLL + STRATEGY_DECISIONS
+)
+SEED_BOUND = 2**63
+
+
+class OtontinGame(Game):
+    """Otontin's fixed facts and the functions the adapter calls."""
+
+    info = GameInfo(
+        name="otontin",
+        version=0,
+        min_players=MIN_PLAYERS,
+        max_players=MAX_PLAYERS,
+        default_players=DEFAULT_PLAYERS,
+        num_actions=NUM_ACTIONS,
+        observation_size=LAYOUT.size,
+        max_decisions=MAX_DECISIONS,
+        score_scale=COUNT_SCALE,
+    )
+    config_model = Config
+    actions = TABLE
+    layout = LAYOUT
+
+    def new_state(self, config: Config, rng: np.random.Generator) -> State:
+        """A fresh game: round 1, the first leader's first roll made."""
+        return State(config, rng)
+
+    def state_from_dict(self, data: dict[str, Any]) -> State:
+        """Inverse of ``State.to_dict``."""
+        return State.from_dict(data)
+
+    def observe(self, state: State, seat: int, out: np.ndarray) -> None:
+        """Write ``seat``'s view into ``out``."""
+        write_observation(state, seat, out)
+
+    def render(self, state: State) -> str:
+        """Text picture of the table."""
+        return render_text(state)
+
+    def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
+        """Re-draw what ``seat`` cannot know: the others' secret orders not yet
+        revealed, and the future dice (a fresh generator)."""
+        other = State.from_dict(state.to_dict())
+        for s in range(other.n):
+            if s != seat and other.committed[s] != NO_ORDER:
+                other.committed[s] = int(rng.integers(NUM_ORDERS))
+        other.rng = make_rng(int(rng.integers(SEED_BOUND)))
+        return other
+
+    def game_summary(self, state: State) -> dict[str, Any]:
+        """Per-game facts for tournament and balance records (JSON-able)."""
+        return {
+            "rounds": state.round,
+            "capped": state.capped,
+            "pool_run_out": state.run_out,
+            "attack": list(state.atk),
+            "defence": list(state.dfn),
+            "pool": [state.pool_w, state.pool_b],
+        }
+
+
+GAME = OtontinGame()
+
+
+class raw_env(BoardGameEnv):
+    """Otontin AEC env; config keys: see ``envs.otontin.rules.Config``."""
+
+    game = GAME
+
+
+def env(**config: Any) -> raw_env:
+    """The Otontin env (the core adapter already checks order, bounds and legality)."""
+    return raw_env(**config)

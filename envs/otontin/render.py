@@ -1,0 +1,53 @@
+"""Readable text picture of an Otontin table (``render_mode="ansi"``)."""
+
+from __future__ import annotations
+
+from .campaign import DECISION_NAMES, NO_DECISION
+from .data import FACE_NAMES
+from .orders import NO_ORDER, order_name
+from .rules import CAMPAIGN, PHASE_NAMES, UNSAID, State
+
+
+def _declared(order: int) -> str:
+    if order == UNSAID:
+        return ""
+    return "nothing" if order == NO_ORDER else order_name(order)
+
+
+def render_text(state: State) -> str:
+    """The table: leaders, pool, dice of the turn, declarations, the last war."""
+    final = " (final)" if state.final_round else ""
+    lines = [
+        f"Otontin round {state.round}{final} | Starting Leader p{state.start} | "
+        f"phase {PHASE_NAMES[state.phase]} | pool {state.pool_w} warriors, "
+        f"{state.pool_b} beans | target {state.config.bean_target}",
+        f"{'seat':<6}{'atk':>4}{'def':>4}{'beans':>6}  {'status':<8} declared",
+    ]
+    for s in range(state.n):
+        mark = "*" if s == state.start else " "
+        status = "busted" if state.busted[s] else ("done" if state.done[s] else "")
+        lines.append(
+            f"p{s}{mark:<4}{state.atk[s]:>4}{state.dfn[s]:>4}{state.beans[s]:>6}  "
+            f"{status:<8} {_declared(state.declared[s])}"
+        )
+    if state.phase == CAMPAIGN:
+        bag = ", ".join(f"{c} {k}" for c, k in zip(state.colours, state.bag))
+        aside = ", ".join(f"{c} {k}" for c, k in zip(state.colours, state.aside))
+        rolled = ", ".join(f"{k} {f}" for f, k in zip(FACE_NAMES, state.rolled))
+        last = ", ".join(f"{state.colours[k]}:{FACE_NAMES[f]}" for k, f in state.last_roll)
+        lines.append(f"campaign of p{state.active}: bag [{bag}] priests aside [{aside}]")
+        lines.append(f"  rolled this turn: {rolled}; last roll: {last}")
+        if state.takers:
+            takers = ", ".join(f"p{s}" for s in state.takers)
+            lines.append(f"  saboteurs: {state.theft} each to {takers}")
+    if state.decision != NO_DECISION:
+        lines.append(f"pending: p{state.current_player()} {DECISION_NAMES[state.decision]}")
+    else:
+        capped = " (round cap)" if state.capped else ""
+        lines.append(f"game over{capped}: winners {', '.join(f'p{s}' for s in state.winners())}")
+    if state.revealed_round:
+        lines.append(f"war of round {state.revealed_round}:")
+        for s, order in enumerate(state.revealed):
+            lines.append(f"  p{s}: {'busted' if order == NO_ORDER else order_name(order)}")
+        lines.extend(f"  {entry}" for entry in state.war_log)
+    return "\n".join(lines)
