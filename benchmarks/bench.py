@@ -85,7 +85,8 @@ def game_rows(env_id: str, steps: int, obs_samples: int) -> list[dict[str, Any]]
         env = envs.make(env_id, num_players=n)
         game, config = env.unwrapped.game, env.unwrapped.config
         aec = aec_random_play(lambda n=n: envs.make(env_id, num_players=n), steps)
-        engine = engine_random_play(lambda s: game.new_state(config, make_rng(s)), steps * 3)
+        engine = engine_random_play(
+            lambda s, game=game, config=config: game.new_state(config, make_rng(s)), steps * 3)
         rows.append({
             "game": env_id, "players": n,
             "aec_steps_per_s": aec["steps_per_s"], "games_per_s": aec["games_per_s"],

@@ -168,8 +168,11 @@ class BoardGameEnv(AECEnv):
             if len(winners) < self.num_players:
                 for seat, agent in enumerate(self.possible_agents):
                     rewards[agent] += 1.0 if seat in winners else -1.0
+            # a game stopped by a configured cap (e.g. Otontin's round cap) is a
+            # truncation for RL, though its rules still name winners and pay rewards
+            ended = self.truncations if getattr(state, "capped", False) else self.terminations
             for agent in self.agents:
-                self.terminations[agent] = True
+                ended[agent] = True
             self.agent_selection = self.agents[0]
         else:
             if self.decisions >= self.game.info.max_decisions:

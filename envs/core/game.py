@@ -47,6 +47,10 @@ class GameState(Protocol):
     def to_dict(self) -> dict[str, Any]:
         """The full state, generator included, as a JSON-able dict."""
 
+    # Optional: ``capped: bool`` -- True when the game stopped at a configured limit
+    # rather than by its rules' end. The adapter then reports truncations (not
+    # terminations) while still paying the winner rule's rewards.
+
 
 class Game(ABC):
     """One game's fixed facts plus the functions that the adapter calls."""
