@@ -75,7 +75,7 @@ def _tournament(args: argparse.Namespace) -> int:
 
     cfg = load_config(args.config, workers=args.workers, backend=args.backend,
                       output=args.output, games_per_seating=args.games_per_seating)
-    folder = run(cfg, progress=not args.quiet)
+    folder = run(cfg, progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]))
     print((folder / "report.md").read_text())
     return 0
 
@@ -97,6 +97,16 @@ def _bench(args: argparse.Namespace) -> int:
     write_json(result, Path(args.json))
     print(format_table(result))
     print(f"\nwritten to {args.json}")
+    return 0
+
+
+def _balance(args: argparse.Namespace) -> int:
+    from benchmarks.balance import load_config, run
+
+    cfg = load_config(args.config, workers=args.workers, backend=args.backend,
+                      output=args.output, games_per_setup=args.games_per_setup)
+    folder = run(cfg, progress=not args.quiet)
+    print(f"report: {folder / 'report.md'}")
     return 0
 
 
@@ -142,6 +152,15 @@ def main(argv: list[str] | None = None) -> int:
                        help="games per seating for the 1-vs-2-worker speed-up; 0: skip")
     bench.add_argument("--json", default="runs/bench.json")
     bench.set_defaults(func=_bench)
+
+    bal = sub.add_parser("balance", help="run a balance sweep from a YAML config")
+    bal.add_argument("config")
+    bal.add_argument("--workers", type=int)
+    bal.add_argument("--backend", choices=["local", "ray"])
+    bal.add_argument("--output")
+    bal.add_argument("--games-per-setup", type=int)
+    bal.add_argument("--quiet", action="store_true")
+    bal.set_defaults(func=_balance)
 
     args = parser.parse_args(argv)
     try:

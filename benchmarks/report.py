@@ -22,7 +22,8 @@ def leaderboard_markdown(summary: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
-def write_tournament_report(folder: Path, cfg, summary: dict[str, Any]) -> None:
+def write_tournament_report(folder: Path, cfg, summary: dict[str, Any],
+                            command: str | None = None) -> None:
     """``summary.json``, ``report.md`` and the plots in the run folder."""
     (folder / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
     n = summary["num_players"]
@@ -35,6 +36,8 @@ def write_tournament_report(folder: Path, cfg, summary: dict[str, Any]) -> None:
         f"{summary['truncated']} truncated.",
         "",
         "Agents: " + ", ".join(f"`{name}` = `{spec}`" for name, spec in sorted(cfg.agents.items())),
+        "",
+        f"Reproduce: `{command}`" if command else "",
         "",
         "## Leaderboard",
         "",

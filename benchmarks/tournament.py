@@ -91,7 +91,7 @@ def build_tasks(cfg: TournamentConfig) -> list:
     return tasks
 
 
-def run(cfg: TournamentConfig, progress: bool = True) -> Path:
+def run(cfg: TournamentConfig, progress: bool = True, command: str | None = None) -> Path:
     """Play the tournament (resuming if its folder has records) and write its report."""
     check_before_start(cfg)
     folder = Path(cfg.output)
@@ -115,7 +115,7 @@ def run(cfg: TournamentConfig, progress: bool = True) -> Path:
     from .report import write_tournament_report
 
     records = sorted(read_records(folder / RECORDS_FILE), key=lambda r: r["game"])
-    write_tournament_report(folder, cfg, summarize(records, len(cfg.lineup)))
+    write_tournament_report(folder, cfg, summarize(records, len(cfg.lineup)), command)
     return folder
 
 
