@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from .data import ANIMALS, GREEN, YELLOW
@@ -69,3 +71,9 @@ class CardTable:
         if self.base[c]:
             parts.append("base")
         return " ".join(parts)
+
+
+@lru_cache(maxsize=16)
+def card_table(rounds) -> CardTable:
+    """The (shared, read-only) table of a card list; built once per list."""
+    return CardTable(rounds)

@@ -8,13 +8,13 @@ from envs.core.aec import BoardGameEnv
 from envs.core.game import Game
 from envs.core.spec import GameInfo
 
+from . import scoring
 from .actions import NUM_ACTIONS, TABLE
 from .config import OceanosConfig
+from .data import NUM_ROUNDS
 from .hidden import resample_hidden
 from .observe import LAYOUT, OBSERVATION_SIZE, write_observation
 from .render import render_text
-from . import scoring
-from .data import NUM_ROUNDS
 from .rules import POINT_KINDS, State
 
 INFO = GameInfo(

@@ -41,7 +41,7 @@ from .actions import (
     UPGRADE,
     UPGRADE_SKIP,
 )
-from .cards_table import CardTable
+from .cards_table import card_table
 from .config import OceanosConfig
 from .data import (
     AIRLOCK,
@@ -88,7 +88,7 @@ class State:
 
     def __init__(self, config: OceanosConfig, rng: np.random.Generator, *, setup: bool = True):
         self.config = config
-        self.table = CardTable(config.cards)
+        self.table = card_table(config.cards)
         self.num_players = n = config.num_players
         self.captain_mode = config.captain_mode
         self.rng = rng
@@ -236,18 +236,14 @@ class State:
     def _run(self) -> None:
         """Advance through automatic steps until a decision is pending or the game ends."""
         while not self.over:
-            step = self.program[self.pc]
-            if step == "choose" and self._pending_choice():
-                return
-            if step == "place" and self._pending_placement():
-                return
-            if step in ("discard", "aid") and self._pending_simple(step):
+            pending = _PENDING.get(self.program[self.pc])
+            if pending is not None and pending(self):
                 return
             self.pc += 1
             if self.pc == len(self.program):
                 self._end_of_program()
             else:
-                self._enter(self.program[self.pc])
+                _ENTER[self.program[self.pc]](self)
 
     def _end_of_program(self) -> None:
         if self.program is ROUND_END:
@@ -261,54 +257,60 @@ class State:
     def _begin_turn(self) -> None:
         self.program = CAPTAIN_TURN if self.captain_mode else DUO_TURN
         self.pc = 0
-        self._enter(self.program[0])
+        _ENTER[self.program[0]](self)
 
     def _turn_order(self, first: int) -> list[int]:
         n = self.num_players
         return [(first + k) % n for k in range(n)]
 
-    def _enter(self, step: str) -> None:
-        """Run the automatic part of a step and queue its decisions."""
-        n, cap = self.num_players, self.captain
-        if step == "deal":
-            self.passed = [[] for _ in range(n)]
-            others = self._turn_order(cap + 1)[:-1]
-            for seat in others:
-                self._draw_to(seat, self.periscopes(seat) + 1)
-            self.queue = [s for s in others if self.hands[s]]
-        elif step == "draw_both":
-            order = self._turn_order(cap)
-            for seat in order:
-                self._draw_to(seat, self.periscopes(seat) + 1)
-            self.queue = [s for s in order if self.hands[s]]
-        elif step == "choose":
-            pass  # queue set by the step before
-        elif step == "collect":
-            self._collect_for_captain()
-        elif step == "place":
-            seats = [cap] if self.program[self.pc - 1] == "captain_discard" else (
-                self._turn_order(cap + 1)[:-1] if self.captain_mode else self._turn_order(cap)
-            )
-            self.placing = [[s, c, 0] for s in seats for c in self.kept[s]]
-            for s in seats:
-                self.kept[s] = []
-        elif step == "captain_draw":
-            self._draw_to(cap, self.periscopes(cap) + 1)
-            self.queue = [cap] if self.hands[cap] else []
-        elif step == "captain_discard":
-            self.discards[self.round].extend(self.hands[cap])
-            self.hands[cap] = []
-        elif step == "discard":
-            self.queue = [s for s in self._turn_order(cap) if self.hands[s]]
-        elif step == "swap":
-            self.hands = [self.hands[1], self.hands[0]]
-            self.passed = [list(self.hands[1]), list(self.hands[0])]
-        elif step == "end_turn":
-            self._end_turn()
-        elif step == "aid":
-            self.queue = list(self._turn_order(cap))
-        elif step == "score_round":
-            self._score_round()
+    # The automatic part of each step of a turn (see CAPTAIN_TURN, DUO_TURN, ROUND_END);
+    # each sets up the queue of the decisions that follow.
+    def _step_deal(self) -> None:
+        self.passed = [[] for _ in range(self.num_players)]
+        others = self._turn_order(self.captain + 1)[:-1]
+        for seat in others:
+            self._draw_to(seat, self.periscopes(seat) + 1)
+        self.queue = [s for s in others if self.hands[s]]
+
+    def _step_draw_both(self) -> None:
+        order = self._turn_order(self.captain)
+        for seat in order:
+            self._draw_to(seat, self.periscopes(seat) + 1)
+        self.queue = [s for s in order if self.hands[s]]
+
+    def _step_choose(self) -> None:
+        pass  # the queue was set by the step before
+
+    def _step_place(self) -> None:
+        cap = self.captain
+        if self.program[self.pc - 1] == "captain_discard":
+            seats = [cap]
+        elif self.captain_mode:
+            seats = self._turn_order(cap + 1)[:-1]
+        else:
+            seats = self._turn_order(cap)
+        self.placing = [[s, c, 0] for s in seats for c in self.kept[s]]
+        for s in seats:
+            self.kept[s] = []
+
+    def _step_captain_draw(self) -> None:
+        cap = self.captain
+        self._draw_to(cap, self.periscopes(cap) + 1)
+        self.queue = [cap] if self.hands[cap] else []
+
+    def _step_captain_discard(self) -> None:
+        self.discards[self.round].extend(self.hands[self.captain])
+        self.hands[self.captain] = []
+
+    def _step_discard(self) -> None:
+        self.queue = [s for s in self._turn_order(self.captain) if self.hands[s]]
+
+    def _step_swap(self) -> None:
+        self.hands = [self.hands[1], self.hands[0]]
+        self.passed = [list(self.hands[1]), list(self.hands[0])]
+
+    def _step_aid(self) -> None:
+        self.queue = list(self._turn_order(self.captain))
 
     def _draw(self) -> int | None:
         """Top card of this round's deck, reshuffling the discards if it ran out."""
@@ -385,13 +387,19 @@ class State:
             self.placing.pop(0)
         return False
 
-    def _pending_simple(self, step: str) -> bool:
+    def _pending_discard(self) -> bool:
         while self.queue:
             seat = self.queue[0]
-            if step == "discard" and self.hands[seat]:
+            if self.hands[seat]:
                 self.decision, self.actor = Decision.DISCARD, seat
                 return True
-            if step == "aid" and self.upgrade_options(seat):
+            self.queue.pop(0)
+        return False
+
+    def _pending_aid(self) -> bool:
+        while self.queue:
+            seat = self.queue[0]
+            if self.upgrade_options(seat):
                 self.decision, self.actor = Decision.AID_UPGRADE, seat
                 return True
             self.queue.pop(0)
@@ -411,7 +419,7 @@ class State:
                 self.hands[s] = []
             self.program = ROUND_END
             self.pc = 0
-            self._enter(ROUND_END[0])
+            _ENTER[ROUND_END[0]](self)
             return
         self.captain = (self.captain + 1) % self.num_players
 
@@ -494,6 +502,30 @@ class State:
     def clone(self) -> State:
         """An independent copy (through the plain dict form)."""
         return State.from_dict(self.to_dict())
+
+
+# step name -> its automatic part, and -> the check for a pending decision
+_ENTER = {
+    "deal": State._step_deal,
+    "draw_both": State._step_draw_both,
+    "choose": State._step_choose,
+    "collect": State._collect_for_captain,
+    "place": State._step_place,
+    "captain_draw": State._step_captain_draw,
+    "captain_discard": State._step_captain_discard,
+    "discard": State._step_discard,
+    "swap": State._step_swap,
+    "end_turn": State._end_turn,
+    "aid": State._step_aid,
+    "score_round": State._score_round,
+}
+_PENDING = {
+    "choose": State._pending_choice,
+    "place": State._pending_placement,
+    "discard": State._pending_discard,
+    "aid": State._pending_aid,
+}
+assert set(CAPTAIN_TURN + DUO_TURN + ROUND_END) == set(_ENTER)
 
 
 def _plain(value):
