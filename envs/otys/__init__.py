@@ -1,0 +1,1 @@
+"""Otys (2-4 players) as a PettingZoo AEC environment; see README.md."""

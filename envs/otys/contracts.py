@@ -1,0 +1,133 @@
+"""Contract completion (a mixin of ``rules.State``).
+
+A contract completes on the turn's player's own turn at a main decision point, on
+one level: a specific-combination card needs its exact colours, a specific-number
+card needs its numbers in different colours, which the player then chooses one
+number at a time (largest number first; equal numbers in colour order MPFT, so that
+one set of colours is one path of decisions).
+"""
+
+from __future__ import annotations
+
+from . import actions as A
+from . import data as D
+from .effects import CONTRACT_COLOUR
+
+NC = D.NUM_COLOURS
+
+
+class ContractsMixin:
+    """Which contracts fit where, the colour choice, scoring and refilling."""
+
+    def _fits(self, card: int, base: int) -> bool:
+        """Whether ``card`` can be completed with the resources at ``res[base:base+4]``."""
+        counts = self.res[self.seat][base : base + NC]
+        return self._fits_counts(card, counts, sorted(counts, reverse=True))
+
+    def _fits_counts(self, card: int, counts: list, desc: list) -> bool:
+        """``card`` against one level's colour counts (and the same sorted, descending):
+        a number card fits iff its numbers, descending, fit the counts, descending."""
+        t = self.t
+        have = desc if t.contract_number[card] else counts
+        for need, got in zip(t.contract_needs[card], have):
+            if need > got:
+                return False
+        return True
+
+    def _contract_options(self, out: list) -> None:
+        """``complete`` actions for every (contract, level) that fits."""
+        t, r = self.t, self.res[self.seat]
+        levels = []
+        for li in range(D.NUM_LEVELS):
+            counts = r[li * NC : li * NC + NC]
+            total = counts[0] + counts[1] + counts[2] + counts[3]
+            if total:
+                levels.append((li, counts, total, sorted(counts, reverse=True)))
+        if not levels:
+            return
+        sources = list(enumerate(self.public))
+        sources.extend((A.HAND_SOURCE0 + j, card) for j, card in enumerate(self.hands[self.seat]))
+        for src, card in sources:
+            if card < 0:
+                continue
+            need = t.contract_total[card]
+            for li, counts, total, desc in levels:
+                if total >= need and self._fits_counts(card, counts, desc):
+                    out.append(A.complete_id(src, li))
+
+    def _assignable(self, needs: tuple, i: int, used: list, counts: list) -> bool:
+        """Whether numbers ``needs[i:]`` fit distinct unused colours (equal numbers in
+        increasing colour order, so that one colour set is one decision path)."""
+        if i == len(needs):
+            return True
+        low = used[-1] + 1 if i and needs[i] == needs[i - 1] else 0
+        for c in range(low, NC):
+            if c not in used and counts[c] >= needs[i]:
+                used.append(c)
+                ok = self._assignable(needs, i + 1, used, counts)
+                used.pop()
+                if ok:
+                    return True
+        return False
+
+    def _colour_options(self) -> list[int]:
+        """Colours that may take the next number of the card being completed."""
+        needs = self.t.contract_needs[self.ctr]
+        base = self.ctr_lvl * NC
+        counts = self.res[self.seat][base : base + NC]
+        i = len(self.picks)
+        low = self.picks[-1] + 1 if i and needs[i] == needs[i - 1] else 0
+        options = []
+        for c in range(low, NC):
+            if c not in self.picks and counts[c] >= needs[i]:
+                self.picks.append(c)
+                if self._assignable(needs, i + 1, self.picks, counts):
+                    options.append(c)
+                self.picks.pop()
+        return options
+
+    def _start_contract(self, action: int) -> None:
+        """Complete a combination card now, or ask the colours of a number card."""
+        src, li = divmod(action - A.COMPLETE.start, D.NUM_LEVELS)
+        if src < A.HAND_SOURCE0:
+            card = self.public[src]
+        else:
+            card = self.hands[self.seat][src - A.HAND_SOURCE0]
+        self.resume = self.phase
+        self.ctr, self.ctr_src, self.ctr_lvl = card, src, li
+        if self.t.contract_number[card]:
+            self.picks = []
+            self.phase = CONTRACT_COLOUR
+        else:
+            self._finish_contract()
+
+    def _finish_contract(self) -> None:
+        """Pay the resources, score the card and its bonuses, discard, refill."""
+        t, p = self.t, self.seat
+        card, src, li = self.ctr, self.ctr_src, self.ctr_lvl
+        base = li * NC
+        r = self.res[p]
+        needs = t.contract_needs[card]
+        if t.contract_number[card]:
+            for need, c in zip(needs, self.picks):
+                r[base + c] -= need
+        else:
+            for c in range(NC):
+                r[base + c] -= needs[c]
+        self.pp[p] += t.contract_pp[card]
+        self.credits[p] += t.contract_credits[card]
+        self.batteries[p] += t.contract_batteries[card]
+        token = self.rtok[p][li]
+        if token >= 0:  # permanent effect of the reward token on that level
+            if t.token_back[token] == D.BACK_CREDITS:
+                self.credits[p] += D.PERMANENT_CREDITS
+            else:
+                self.pp[p] += D.PERMANENT_PP
+        self.discard.append(card)
+        if src < A.HAND_SOURCE0:
+            self.public[src] = self._draw_card()
+        else:
+            del self.hands[p][src - A.HAND_SOURCE0]
+        self.ctr = self.ctr_src = self.ctr_lvl = -1
+        self.picks = []
+        self.phase = self.resume

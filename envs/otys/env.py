@@ -1,0 +1,81 @@
+"""Otys as a PettingZoo AEC environment: ``env(num_players=3, ...)``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.core import BoardGameEnv, Game, GameInfo
+
+from . import data as D
+from .actions import NUM_ACTIONS, TABLE
+from .config import Config
+from .observe import LAYOUT, OBS_SIZE, write_observation
+from .render import render_text
+from .rules import State
+
+# Truncation guard (a safe bound, not a typical length; random play at 4 players
+# averages ~730 decisions). With the default components, T turns take at most
+# ~20 decisions a turn outside propellers and completions (key, sponsor and its
+# sub-choice, two diver uses each with a Spy copy, a nested copy, a token and its
+# sub-choice, the end, the variant answers), plus one decision per propeller (a
+# battery each: at most 1 at the start, 3 gained a turn and 1 per completion) and at
+# most 5 per completion (each spends resources: at most the 21 spaces of a board
+# plus 5 gained a turn). That is under 53 T + 127; 128 a turn leaves a wide margin.
+DECISIONS_PER_TURN = 128
+MAX_DECISIONS = D.MAX_ROUND_CAP * D.MAX_PLAYERS * DECISIONS_PER_TURN
+SCORE_SCALE = 18.0  # the end threshold: dense rewards are PP / 18
+
+
+class OtysGame(Game):
+    """Otys' fixed facts and the functions the adapter calls."""
+
+    info = GameInfo(
+        name="otys",
+        version=0,
+        min_players=2,
+        max_players=D.MAX_PLAYERS,
+        default_players=3,
+        num_actions=NUM_ACTIONS,
+        observation_size=OBS_SIZE,
+        max_decisions=MAX_DECISIONS,
+        score_scale=SCORE_SCALE,
+    )
+    config_model = Config
+    actions = TABLE
+    layout = LAYOUT
+
+    def new_state(self, config: Config, rng: np.random.Generator) -> State:
+        """A fresh game after setup."""
+        return State(config, rng)
+
+    def state_from_dict(self, data: dict[str, Any]) -> State:
+        """Rebuild a state saved by ``State.to_dict``."""
+        return State.from_dict(data)
+
+    def observe(self, state: State, seat: int, out: np.ndarray) -> None:
+        """Write ``seat``'s observation into ``out``."""
+        write_observation(state, seat, out)
+
+    def render(self, state: State) -> str:
+        """Text picture of the table."""
+        return render_text(state)
+
+    def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
+        """Re-draw what ``seat`` cannot know (see ``State.resample_hidden``)."""
+        return state.resample_hidden(seat, rng)
+
+
+GAME = OtysGame()
+
+
+class raw_env(BoardGameEnv):
+    """The Otys AEC environment."""
+
+    game = GAME
+
+
+def env(**config: Any) -> raw_env:
+    """Build the Otys environment (``render_mode`` and config keys as keywords)."""
+    return raw_env(**config)

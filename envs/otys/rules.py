@@ -1,0 +1,474 @@
+"""Otys rules: the game state, its decisions, and how actions change it.
+
+Read next to ``shared/rules/otys-rulebook.txt`` and ``otys-rulings.md``. A turn is a
+run of single decisions by the same seat (``self.phase`` names the pending one):
+
+1. ``KEY``: a numbered key, or an X key (own / neutral) at any level; an X key
+   rotates the sponsors at once.
+2. ``STEP1``: propellers (numbered keys only), the sponsor of the key's level (once),
+   contracts; choosing a diver effect starts step 2, ``resurface`` / ``oxygen``
+   ends the turn without using the diver.
+3. ``STEP2``: the diver's effect (twice with Sponsor #2 basic), contracts,
+   ``resurface`` / ``oxygen`` (step 3) ends the turn.
+
+Sub-decisions (token picks, colours, kept cards, Spy copies ...) return to the step
+menu they came from. The effects live in :mod:`envs.otys.effects`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.core import TERMINAL, StateError, make_rng, rng_from_dict, rng_to_dict, validate
+
+from . import actions as A
+from . import data as D
+from .config import Config, tables_for
+from .contracts import ContractsMixin
+from .effects import (
+    CONTRACT_COLOUR,
+    COPY,
+    KEEP,
+    KEY,
+    NO_PHASE,
+    RETURN_KEY,
+    SPONSOR5,
+    SPONSOR_FLIP,
+    SPONSOR_TOKEN,
+    STEP1,
+    STEP2,
+    TOKEN_FLIP,
+    TOKEN_RESOURCE,
+    VARIANT,
+    EffectsMixin,
+)
+
+NC = D.NUM_COLOURS
+MAIN_PHASES = (KEY, STEP1, STEP2)  # decision points where contracts may be completed
+
+# fields saved by to_dict, by how deep their lists nest (0: plain value)
+_FLAT = (
+    "n", "seat", "actor", "round", "end_triggered", "over", "capped", "phase",
+    "key", "lvl", "sponsor_used", "uses", "free", "resume", "tok", "tok_board",
+    "tok_slot", "copy_seat", "copy_depth", "ctr", "ctr_src", "ctr_lvl", "neutral",
+)  # fmt: skip
+_LISTS = (
+    "nx", "mech", "hack", "credits", "batteries", "pp", "sponsors", "adv", "display",
+    "bag", "tdiscard", "store", "public", "deck", "seen", "discard", "drawn", "picks",
+    "marks",
+)  # fmt: skip
+_NESTED = ("col", "up", "res", "home", "track", "rtok", "hands")
+
+
+def _shuffled(rng: np.random.Generator, items: list) -> list:
+    """A shuffled copy of ``items`` drawn from ``rng``."""
+    return [items[i] for i in rng.permutation(len(items)).tolist()]
+
+
+class State(ContractsMixin, EffectsMixin):
+    """One game of Otys. Seats 0..n-1; seat 0 holds the First Player marker."""
+
+    def __init__(self, config: Config, rng: np.random.Generator, setup: bool = True):
+        self.config = config
+        self.t = tables_for(config)
+        self.rng = rng
+        self.num_players = self.n = config.num_players
+        if setup:
+            self._setup()
+
+    # ------------------------------------------------------------------ setup
+    def _setup(self) -> None:
+        """Deal the table (rulebook 'Setup'); every random choice comes from ``rng``."""
+        t, n, rng = self.t, self.n, self.rng
+        sp = self.config.sponsors
+        order = sp.order
+        self.sponsors = (
+            [k - 1 for k in order] if order else rng.permutation(D.NUM_SPONSORS).tolist()
+        )
+        if sp.sides == "random":
+            self.adv = rng.integers(0, 2, D.NUM_SPONSORS).tolist()
+        elif isinstance(sp.sides, str):
+            self.adv = [int(sp.sides == "advanced")] * D.NUM_SPONSORS
+        else:
+            self.adv = [int(side == "advanced") for side in sp.sides]
+        self.col, self.up, self.res = [], [], []
+        for _ in range(n):
+            self.col.append(rng.permutation(D.NUM_DIVERS).tolist())
+            self.up.append([0] * D.NUM_DIVERS)
+            res = [0] * (D.NUM_LEVELS * NC)
+            for li, c in zip(D.START_RESOURCE_LEVELS, rng.permutation(NC).tolist()):
+                res[li * NC + c] += 1
+            self.res.append(res)
+        self.home = [[1] * D.NUM_OWN_KEYS for _ in range(n)]
+        self.track = [[] for _ in range(n)]
+        self.rtok = [[-1] * D.NUM_LEVELS for _ in range(n)]
+        self.hands = [[] for _ in range(n)]
+        self.nx = [0] * n
+        self.mech = [0] * n
+        self.hack = [0] * n
+        self.credits = [t.start_credits] * n
+        self.batteries = [t.start_batteries] * n
+        self.pp = [0] * n
+        self.neutral = t.neutral_x_keys
+        self.bag = _shuffled(rng, list(range(t.num_tokens)))
+        self.tdiscard = []
+        self.display = [self._draw_token() for _ in range(D.NUM_LEVELS * D.DISPLAY_TOKENS)]
+        self.store = [0] * NC
+        for c, count in zip(rng.permutation(NC).tolist(), D.STORE_SETUP):
+            self.store[c] = count
+        self.deck = _shuffled(rng, list(range(t.num_contracts)))
+        self.seen = [0] * len(self.deck)
+        self.discard = []
+        self.public = [self._draw_card() for _ in range(t.public)]
+        self.drawn, self.picks, self.marks = [], [], []
+        self.seat = 0
+        self.round = 1
+        self.end_triggered = self.over = self.capped = 0
+        self._start_turn(0)
+
+    def _start_turn(self, seat: int) -> None:
+        """Reset the turn's bookkeeping for ``seat``."""
+        self.seat = self.actor = seat
+        self.phase = KEY
+        self.key = self.lvl = -1
+        self.sponsor_used = self.uses = self.free = 0
+        self.resume = KEY
+        self.tok = self.tok_slot = -1
+        self.tok_board = 0
+        self.copy_seat = -1
+        self.copy_depth = 0
+        self.ctr = self.ctr_src = self.ctr_lvl = -1
+        self.marks = []
+
+    # ------------------------------------------------------------------ contract
+    def current_player(self) -> int:
+        """The seat to decide, or TERMINAL once the game is over."""
+        return TERMINAL if self.over else self.actor
+
+    def is_terminal(self) -> bool:
+        """True once the game is over."""
+        return bool(self.over)
+
+    def scores(self) -> list[int]:
+        """Prestige points of each seat."""
+        return list(self.pp)
+
+    def resources(self, p: int) -> int:
+        """Resources in seat ``p``'s search zone (the first tie-break)."""
+        return sum(self.res[p])
+
+    def winners(self) -> list[int]:
+        """Most PP; tie: most resources in the search zone; still tied: shared."""
+        best = max(self.pp)
+        tied = [p for p in range(self.n) if self.pp[p] == best]
+        most = max(self.resources(p) for p in tied)
+        return [p for p in tied if self.resources(p) == most]
+
+    # ------------------------------------------------------------------ legal actions
+    def legal_actions(self) -> list[int]:
+        """Sorted ids of the legal actions of the pending decision."""
+        if self.over:
+            return []
+        out: list[int] = []
+        phase, p, li = self.phase, self.seat, self.lvl
+        if phase == KEY:
+            home = self.home[p]
+            out.extend(A.KEY.start + k for k in range(D.NUM_LEVELS) if home[k])
+            if home[D.OWN_X]:
+                out.extend(A.XOWN)
+            if self.nx[p]:
+                out.extend(A.XNEUTRAL)
+            self._contract_options(out)
+        elif phase == STEP1 or phase == STEP2:
+            if phase == STEP1:
+                if self.key < D.OWN_X and self.batteries[p]:
+                    self._prop_options(out)
+                if not self.sponsor_used and self._sponsor_ok():
+                    out.append(A.SPONSOR)
+            self._contract_options(out)
+            if self.uses:
+                dtype = self.col[p][D.level_slot(li)]
+                self._diver_options(dtype, self.up[p][dtype], 0, self.credits[p], out)
+            out.append(A.RESURFACE)
+            if self.batteries[p]:
+                out.append(A.OXYGEN)
+        elif phase == COPY:
+            dtype, upg = self._copied()
+            self._diver_options(dtype, upg, self.copy_depth, self.credits[p], out)
+            out.append(A.DECLINE)
+        elif phase == KEEP:
+            out.extend(A.KEEP.start + i for i in range(len(self.drawn)))
+            out.append(A.DECLINE)
+        elif phase == CONTRACT_COLOUR:
+            out.extend(A.COLOUR.start + c for c in self._colour_options())
+        elif phase == TOKEN_RESOURCE:
+            out.extend(A.COLOUR.start + c for c in self.t.token_colours[self.tok])
+            out.append(A.DECLINE)
+        elif phase == RETURN_KEY:
+            out.extend(A.RETURN_KEY.start + k for k in self.track[p] if k != D.NEUTRAL_X)
+        elif phase == SPONSOR_FLIP or phase == TOKEN_FLIP:
+            col, up = self.col[p], self.up[p]
+            slots = D.SURFACE_SLOTS if phase == SPONSOR_FLIP else D.NUM_SLOTS
+            out.extend(A.FLIP.start + s for s in range(slots) if not up[col[s]])
+            if phase == TOKEN_FLIP:
+                out.append(A.DECLINE)
+        elif phase == SPONSOR_TOKEN:
+            base = li * D.DISPLAY_TOKENS
+            out.extend(
+                A.TOKEN.start + i for i in range(D.DISPLAY_TOKENS) if self.display[base + i] >= 0
+            )
+        elif phase == SPONSOR5:
+            out.append(A.BATTERY)
+            self._move_options(out)
+        elif phase == VARIANT:
+            out.extend((A.RESURFACE, A.OXYGEN))
+        out.sort()
+        return out
+
+    def _prop_options(self, out: list) -> None:
+        """Propeller moves allowed by the Mechanic (a battery each)."""
+        reach = self.t.moves[self.mech[self.seat]]
+        last = D.NUM_SLOTS - 1
+        for s in range(D.NUM_SLOTS):
+            row = A.PROP_ID[s]
+            for t in range(max(0, s - reach), min(last, s + reach) + 1):
+                if t != s:
+                    out.append(row[t])
+
+    # ------------------------------------------------------------------ apply
+    def apply_action(self, action: int) -> None:
+        """Play one legal action of the pending decision."""
+        phase, p = self.phase, self.seat
+        if A.COMPLETE.start <= action < A.COMPLETE.stop:
+            self._start_contract(action)
+        elif phase == KEY:
+            self._choose_key(action)
+        elif phase == STEP1 or phase == STEP2:
+            if action == A.RESURFACE or action == A.OXYGEN:
+                self._end_turn(action == A.OXYGEN)
+            elif A.PROP.start <= action < A.PROP.stop:
+                s, t = A.PROP_PAIRS[action - A.PROP.start]
+                self.batteries[p] -= 1
+                col = self.col[p]
+                col.insert(t, col.pop(s))
+            elif action == A.SPONSOR:
+                self._use_sponsor()
+            else:  # a diver effect: step 2 begins (or goes on)
+                self.uses -= 1
+                self.resume = STEP2
+                dtype = self.col[p][D.level_slot(self.lvl)]
+                self._use_diver(action, dtype, self.up[p][dtype], 0)
+        elif phase == COPY:
+            if action == A.DECLINE:
+                self._back()
+            else:
+                dtype, upg = self._copied()
+                self._use_diver(action, dtype, upg, self.copy_depth)
+        elif phase == KEEP:
+            self._keep(-1 if action == A.DECLINE else action - A.KEEP.start)
+        elif phase == CONTRACT_COLOUR:
+            self.picks.append(action - A.COLOUR.start)
+            if len(self.picks) == len(self.t.contract_needs[self.ctr]):
+                self._finish_contract()
+        elif phase == TOKEN_RESOURCE:
+            if action != A.DECLINE:
+                self.res[p][self.lvl * NC + action - A.COLOUR.start] += 1
+            self._back()
+        elif phase == RETURN_KEY:
+            code = action - A.RETURN_KEY.start
+            self.track[p].remove(code)
+            self.home[p][code] = 1
+            self._back()
+        elif phase == SPONSOR_FLIP or phase == TOKEN_FLIP:
+            if action != A.DECLINE:
+                self._flip(action - A.FLIP.start, paid=phase == SPONSOR_FLIP)
+            self._back()
+        elif phase == SPONSOR_TOKEN:
+            slot = self.lvl * D.DISPLAY_TOKENS + action - A.TOKEN.start
+            self.tok, self.tok_slot, self.tok_board = self.display[slot], slot, 0
+            self.display[slot] = -1
+            self._resolve_token()
+        elif phase == SPONSOR5:
+            if action == A.BATTERY:
+                self.batteries[p] += D.SPONSOR_BATTERY
+            else:
+                self._move(action)
+            self._back()
+        elif phase == VARIANT:
+            self._variant(action == A.OXYGEN)
+        else:
+            raise StateError(f"no decision is pending (phase {phase})")
+
+    def _choose_key(self, action: int) -> None:
+        """Take a key (an X key rotates the sponsors before anything else)."""
+        p = self.seat
+        block, li = divmod(action - A.KEY.start, D.NUM_LEVELS)
+        if block == 0:
+            self.home[p][li] = 0
+            self.key = li
+        else:
+            if block == 1:
+                self.home[p][D.OWN_X] = 0
+                self.key = D.OWN_X
+            else:
+                self.nx[p] -= 1
+                self.key = D.NEUTRAL_X
+            s = self.sponsors
+            self.sponsors = [s[-1]] + s[:-1]
+        self.lvl = li
+        self.uses = 1
+        self.phase = self.resume = STEP1
+
+    # ------------------------------------------------------------------ step 3
+    def _end_turn(self, oxygen: bool) -> None:
+        """Step 3: oxygen or resurface, then the key goes to the Hacker track."""
+        p = self.seat
+        if oxygen:
+            self.batteries[p] -= 1
+            self.marks = []  # the Spy stays down, so do the divers it used
+        else:
+            col = self.col[p]
+            col.insert(0, col.pop(D.level_slot(self.lvl)))
+        track = self.track[p]
+        if len(track) >= self.t.hacker_capacity[self.hack[p]]:
+            for code in track:
+                self._return_key(p, code)
+            self._return_key(p, self.key)
+            track.clear()
+        else:
+            track.append(self.key)
+        self.key = -1
+        self._run_marks()
+
+    def _run_marks(self) -> None:
+        """Designer's Spy variant: each copied diver resurfaces unless its owner pays."""
+        if not self.marks:
+            self._next_turn()
+        elif self.batteries[self.marks[0]]:
+            self.actor = self.marks[0]
+            self.phase = VARIANT
+        else:
+            self._variant(False)
+
+    def _variant(self, oxygen: bool) -> None:
+        """The owner of a copied diver chose: oxygen (a battery) or resurface."""
+        target = self.marks.pop(0)
+        if oxygen:
+            self.batteries[target] -= 1
+        else:
+            col = self.col[target]
+            col.insert(0, col.pop(D.level_slot(self.lvl)))
+        self._run_marks()
+
+    def _next_turn(self) -> None:
+        """End checks (18 PP ends the game at the end of the round; the round cap)."""
+        if max(self.pp) >= self.t.end_pp:
+            self.end_triggered = 1
+        if self.seat == self.n - 1:
+            if self.end_triggered or self.round >= self.t.round_cap:
+                self.over = 1
+                self.capped = int(not self.end_triggered)
+                self.phase = NO_PHASE
+                self.actor = TERMINAL
+                return
+            self.round += 1
+        self._start_turn((self.seat + 1) % self.n)
+
+    # ------------------------------------------------------------------ copies
+    def clone(self) -> State:
+        """An independent copy (plain list copies, generator state included)."""
+        other = State.__new__(State)
+        other.config, other.t = self.config, self.t
+        other.num_players = self.num_players
+        other.rng = rng_from_dict(rng_to_dict(self.rng))
+        for name in _FLAT:
+            setattr(other, name, getattr(self, name))
+        for name in _LISTS:
+            setattr(other, name, list(getattr(self, name)))
+        for name in _NESTED:
+            setattr(other, name, [list(x) for x in getattr(self, name)])
+        return other
+
+    def to_dict(self) -> dict[str, Any]:
+        """The full state, generator included, as a JSON-able dict."""
+        out: dict[str, Any] = {
+            "game": "otys",
+            "config": self.config.model_dump(mode="json"),
+            "rng": rng_to_dict(self.rng),
+        }
+        for name in _FLAT:
+            out[name] = getattr(self, name)
+        for name in _LISTS:
+            out[name] = list(getattr(self, name))
+        for name in _NESTED:
+            out[name] = [list(x) for x in getattr(self, name)]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> State:
+        """Inverse of :meth:`to_dict`; raises StateError on bad data."""
+        if not isinstance(data, dict) or data.get("game") != "otys":
+            raise StateError("not a saved Otys state")
+        try:
+            config = validate(Config, data["config"])
+            state = cls(config, rng_from_dict(data["rng"]), setup=False)
+            for name in _FLAT:
+                setattr(state, name, int(data[name]))
+            for name in _LISTS:
+                setattr(state, name, [int(v) for v in data[name]])
+            for name in _NESTED:
+                setattr(state, name, [[int(v) for v in x] for x in data[name]])
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            raise StateError(f"corrupt Otys state: {err!r}") from None
+        state._check_shape()
+        return state
+
+    def _check_shape(self) -> None:
+        """Reject a loaded state whose tables have the wrong sizes."""
+        n = self.n
+        ok = (
+            n == self.config.num_players
+            and all(len(getattr(self, name)) == n for name in _NESTED)
+            and all(len(c) == D.NUM_SLOTS and sorted(c) == list(range(D.NUM_DIVERS)) for c in self.col)
+            and all(len(r) == D.NUM_LEVELS * NC for r in self.res)
+            and len(self.sponsors) == D.NUM_SPONSORS
+            and len(self.display) == D.NUM_LEVELS * D.DISPLAY_TOKENS
+            and len(self.deck) == len(self.seen)
+            and len(self.store) == NC
+        )
+        if not ok:
+            raise StateError("corrupt Otys state: component sizes do not match the config")
+
+    def resample_hidden(self, seat: int, rng: np.random.Generator) -> State:
+        """A copy where what ``seat`` cannot know is re-drawn: others' hands, the deck
+        (except cards ``seat`` put at its bottom), another seat's drawn cards, the bag
+        order and the generator. A hand card being completed is revealed: it stays."""
+        other = self.clone()
+        bit = 1 << seat
+        revealed = (self.seat, self.ctr_src - A.HAND_SOURCE0)
+        if self.phase != CONTRACT_COLOUR or self.ctr_src < A.HAND_SOURCE0:
+            revealed = (-1, -1)
+        hidden = [
+            (q, j)
+            for q in range(self.n)
+            if q != seat
+            for j in range(len(self.hands[q]))
+            if (q, j) != revealed
+        ]
+        unknown = [i for i, m in enumerate(other.seen) if not m & bit]
+        pool = [self.hands[q][j] for q, j in hidden] + [self.deck[i] for i in unknown]
+        foreign_draw = bool(self.drawn) and self.actor != seat
+        if foreign_draw:
+            pool.extend(self.drawn)
+        pool = _shuffled(rng, pool)
+        for q, j in hidden:
+            other.hands[q][j] = pool.pop()
+        for i in unknown:
+            other.deck[i] = pool.pop()
+        if foreign_draw:
+            other.drawn = pool
+        other.bag = _shuffled(rng, other.bag)
+        other.rng = make_rng(int(rng.integers(2**63)))
+        return other

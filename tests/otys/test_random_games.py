@@ -1,0 +1,168 @@
+"""Thousands of seeded random games on the rules ``State`` (no observations), with
+invariants checked after every decision and an independent PP recount."""
+
+from __future__ import annotations
+
+import pytest
+
+from envs.core import make_rng, validate
+from envs.otys import actions as A
+from envs.otys import data as D
+from envs.otys.config import Config
+from envs.otys.effects import CONTRACT_COLOUR, COPY, SPONSOR_FLIP, SPONSOR_FLIP_TILE
+from envs.otys.rules import State
+
+GAMES_PER_SETUP = 160
+RESAMPLED_GAMES = 25
+SETUPS = [
+    {"num_players": n, **extra}
+    for n in (2, 3, 4)
+    for extra in (
+        {},
+        {"sponsors": {"sides": "advanced"}, "spy_designer_variant": True},
+        {"components": {"end_pp": 6}},
+        {"sponsors": {"sides": "basic"}, "components": {"end_pp": 9, "start_credits": 8}},
+    )
+]
+
+
+def _perm_pp(s: State, level: int) -> int:
+    tid = s.rtok[s.seat][level]
+    return D.PERMANENT_PP if tid >= 0 and s.t.token_back[tid] == D.BACK_PP else 0
+
+
+def expected_pp_gain(s: State, action: int) -> int:
+    """PP the turn's player must gain by ``action``, read off the rulebook, not the code."""
+    t, p = s.t, s.seat
+    if A.COMPLETE.start <= action < A.COMPLETE.stop:
+        src, level = divmod(action - A.COMPLETE.start, D.NUM_LEVELS)
+        card = s.public[src] if src < A.HAND_SOURCE0 else s.hands[p][src - A.HAND_SOURCE0]
+        if t.contract_number[card]:
+            return 0  # scored when the last colour is chosen
+        return t.contract_pp[card] + _perm_pp(s, level)
+    if s.phase == CONTRACT_COLOUR:
+        if len(s.picks) + 1 < len(t.contract_needs[s.ctr]):
+            return 0
+        return t.contract_pp[s.ctr] + _perm_pp(s, s.ctr_lvl)
+    if A.SELL.start <= action < A.SELL.stop:
+        colour, payout = divmod(action - A.SELL.start, 2)
+        if not payout:
+            return 0
+        if s.phase == COPY:
+            upgraded = s.up[s.copy_seat][D.TRADER]
+        else:
+            upgraded = s.up[p][D.TRADER]
+        return t.store_pp[s.store[colour]] + (D.TRADER_UPGRADE_BONUS if upgraded else 0)
+    if action == A.SPONSOR:
+        tile = s.sponsors[s.lvl]
+        return D.SPONSOR_UPGRADE_PP if tile == SPONSOR_FLIP_TILE and not s.adv[tile] else 0
+    if s.phase == SPONSOR_FLIP:
+        return D.SPONSOR_UPGRADE_PP
+    if A.EXPLORE.start <= action < A.EXPLORE.stop or A.TOKEN.start <= action < A.TOKEN.stop:
+        index = action - (A.EXPLORE.start if action < A.TOKEN.start else A.TOKEN.start)
+        tid = s.display[s.lvl * D.DISPLAY_TOKENS + index]
+        return D.TOKEN_PP if t.token_kind[tid] == D.PRESTIGE else 0
+    return 0
+
+
+def check_invariants(s: State) -> None:
+    """Conservation and bounds that every reachable position satisfies."""
+    t, n = s.t, s.n
+    own_keys = list(range(D.NUM_OWN_KEYS))
+    for p in range(n):
+        r = s.res[p]
+        for li, cap in enumerate(t.capacity):
+            b = li * D.NUM_COLOURS
+            assert min(r[b], r[b + 1], r[b + 2], r[b + 3]) >= 0, (p, li, r)
+            assert r[b] + r[b + 1] + r[b + 2] + r[b + 3] <= cap, (p, li, r)
+        assert s.credits[p] >= 0 and s.batteries[p] >= 0 and s.pp[p] >= 0
+        assert len(s.hands[p]) <= t.hand_limit
+        own = [k for k in own_keys if s.home[p][k]]
+        own += [k for k in s.track[p] if k != D.NEUTRAL_X]
+        if p == s.seat and 0 <= s.key < D.NEUTRAL_X:
+            own.append(s.key)
+        assert sorted(own) == own_keys, (p, own)
+    for count in s.store:
+        assert 0 <= count <= D.STORE_ROWS  # a column is filled from the top, no gaps
+    cards = s.deck + s.public + s.discard + s.drawn
+    for hand in s.hands:
+        cards += hand
+    cards.sort()
+    assert cards[-t.num_contracts :] == list(range(t.num_contracts)), "contracts not conserved"
+    assert not any(c >= 0 for c in cards[: -t.num_contracts]), "a card twice"
+    assert len(s.deck) == len(s.seen)
+    tokens = s.bag + s.tdiscard + s.display + [s.tok]
+    for row in s.rtok:
+        tokens += row
+    tokens.sort()
+    assert tokens[-t.num_tokens :] == list(range(t.num_tokens)), "tokens not conserved"
+    assert not any(x >= 0 for x in tokens[: -t.num_tokens]), "a token twice"
+    neutral = s.neutral + sum(s.nx) + sum(tr.count(D.NEUTRAL_X) for tr in s.track)
+    neutral += s.key == D.NEUTRAL_X
+    assert neutral == t.neutral_x_keys, "neutral X keys not conserved"
+
+
+def check_columns(s: State) -> None:
+    """Every board holds each of its 8 divers once (checked at each turn's end)."""
+    for p in range(s.n):
+        assert sorted(s.col[p]) == list(range(D.NUM_DIVERS))
+
+
+def play_one(config: Config, seed: int, resample_every: int = 0) -> tuple[int, State]:
+    """One random game with every check; returns (decisions, final state).
+
+    With ``resample_every``, the game goes on from ``resample_hidden`` copies (for a
+    random seat) every so many decisions: re-drawn states must stay consistent."""
+    s = State(config, make_rng(seed))
+    rng = make_rng(10_000 + seed)
+    decisions = 0
+    turns = [0] * s.n
+    while not s.is_terminal():
+        if resample_every and decisions % resample_every == resample_every - 1:
+            seat = int(rng.integers(s.n))
+            known = list(s.hands[seat])
+            s = s.resample_hidden(seat, rng)
+            assert s.hands[seat] == known
+            check_invariants(s)
+        legal = s.legal_actions()
+        assert legal and legal == sorted(set(legal)), legal
+        action = legal[int(rng.integers(len(legal)))]
+        before = list(s.pp)
+        gain = expected_pp_gain(s, action)
+        seat, rnd = s.seat, s.round
+        s.apply_action(action)
+        after = [before[q] + (gain if q == seat else 0) for q in range(s.n)]
+        assert s.pp == after, (seed, A.TABLE.name(action), before, s.pp, gain)
+        if s.seat != seat or s.is_terminal():
+            check_columns(s)
+            turns[seat] += 1
+            if not s.is_terminal():
+                assert s.seat == (seat + 1) % s.n
+                assert s.round == rnd + (s.seat == 0)
+        check_invariants(s)
+        decisions += 1
+    assert len(set(turns)) == 1, f"unequal turns {turns}"  # every round is finished
+    if s.capped:
+        assert s.round == s.t.round_cap and max(s.pp) < s.t.end_pp
+    else:
+        assert max(s.pp) >= s.t.end_pp
+    return decisions, s
+
+
+@pytest.mark.parametrize("setup", range(len(SETUPS)))
+def test_random_games_keep_the_invariants(setup):
+    config = validate(Config, SETUPS[setup])
+    ended_by_pp = 0
+    for seed in range(GAMES_PER_SETUP):
+        _, s = play_one(config, seed)
+        ended_by_pp += not s.capped
+        assert s.winners() and set(s.winners()) <= set(range(s.n))
+    if config.components.end_pp < D.DEFAULT_COMPONENTS["end_pp"]:
+        assert ended_by_pp > GAMES_PER_SETUP // 10
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_games_go_on_consistently_from_resampled_states(n):
+    config = validate(Config, {"num_players": n, "sponsors": {"sides": "advanced"}})
+    for seed in range(RESAMPLED_GAMES):
+        play_one(config, seed, resample_every=7)
