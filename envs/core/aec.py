@@ -192,12 +192,10 @@ class BoardGameEnv(AECEnv):
             return None
         return text
 
-    def render_for_seat(self) -> str:
-        """The text picture shown to the acting seat's human player.
-
-        Games render only public information plus the pending decider's own hand.
-        """
-        return self.game.render(self.state_)
+    def render_for_seat(self, agent: str | None = None) -> str:
+        """The text picture of the table as ``agent`` (default: the acting one) sees it."""
+        agent = self.agent_selection if agent is None else agent
+        return self.game.render_for(self.state_, self._seat_of[agent])
 
     def close(self) -> None:
         pass

@@ -79,6 +79,14 @@ class Game(ABC):
     def render(self, state: GameState) -> str:
         """A readable text picture of the table."""
 
+    def render_for(self, state: GameState, viewer: int) -> str:
+        """The table as ``viewer``'s player may see it (for a human at the terminal).
+
+        The default is :meth:`render`; games whose full rendering shows hidden
+        information (other hands) override this.
+        """
+        return self.render(state)
+
     def resample_hidden(
         self, state: GameState, seat: int, rng: np.random.Generator
     ) -> GameState:

@@ -52,6 +52,9 @@ class OceanosGame(Game):
     def render(self, state: State) -> str:
         return render_text(state)
 
+    def render_for(self, state: State, viewer: int) -> str:
+        return render_text(state, viewer)
+
     def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
         return resample_hidden(state, seat, rng)
 

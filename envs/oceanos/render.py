@@ -6,8 +6,12 @@ from .data import KRAKEN_SIZES, NUM_ROUNDS, PARTS
 from .rules import POINT_KINDS, State
 
 
-def render_text(state: State) -> str:
-    """A readable picture of the table (all information, for humans and logs)."""
+def render_text(state: State, viewer: int | None = None) -> str:
+    """A readable picture of the table.
+
+    With ``viewer`` only that seat's hand is shown (what its player may see);
+    without, the pending decider's hand is shown too (for logs).
+    """
     t = state.table
     lines = [
         f"Oceanos — {state.num_players} players, round {state.round + 1}/{NUM_ROUNDS}, "
@@ -42,7 +46,9 @@ def render_text(state: State) -> str:
         lines.append("Winner(s): " + ", ".join(f"player_{s}" for s in state.winners()))
     else:
         lines.append(f"Pending: player_{state.actor} decides {state.decision.name}")
-        hand = state.hands[state.actor]
+        shown = state.actor if viewer is None else viewer
+        hand = state.hands[shown]
         if hand:
-            lines.append("  hand: " + " ".join(f"{k}:[{t.label(c)}]" for k, c in enumerate(hand)))
+            lines.append(f"  hand of player_{shown}: "
+                         + " ".join(f"{k}:[{t.label(c)}]" for k, c in enumerate(hand)))
     return "\n".join(lines)

@@ -64,8 +64,11 @@ def _seat(state: State, p: int) -> list[str]:
     return lines
 
 
-def render_text(state: State) -> str:
-    """The table as text: colony, store, contracts, every board, the pending decision."""
+def render_text(state: State, viewer: int | None = None) -> str:
+    """The table as text: colony, store, contracts, every board, the pending decision.
+
+    With ``viewer`` only that seat's private contracts (and drawn cards) are shown.
+    """
     t = state.t
     lines = [f"Otys, {state.n} players, round {state.round}"]
     for li in range(D.NUM_LEVELS):
@@ -85,7 +88,7 @@ def render_text(state: State) -> str:
     )
     for p in range(state.n):
         lines.extend(_seat(state, p))
-        if state.hands[p]:
+        if state.hands[p] and viewer in (None, p):
             lines.append("    hand: " + " | ".join(contract_text(state, c) for c in state.hands[p]))
     if state.over:
         how = "round cap" if state.capped else f"{t.end_pp} PP"
@@ -94,6 +97,6 @@ def render_text(state: State) -> str:
         key = D.KEY_NAMES[state.key] if state.key >= 0 else "-"
         where = f", key {key} at level {state.lvl + 1}" if state.lvl >= 0 else ""
         lines.append(f"player_{state.actor} to decide: {PHASE_NAMES[state.phase]}{where}")
-        if state.drawn:
+        if state.drawn and viewer in (None, state.actor):
             lines.append("    drawn: " + " | ".join(contract_text(state, c) for c in state.drawn))
     return "\n".join(lines)
