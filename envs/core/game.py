@@ -8,7 +8,7 @@ observation layout and its config model. :class:`envs.core.aec.BoardGameEnv` tur
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import numpy as np
@@ -52,32 +52,47 @@ class GameState(Protocol):
     # terminations) while still paying the winner rule's rewards.
 
 
-class Game(ABC):
-    """One game's fixed facts plus the functions that the adapter calls."""
+class Game:
+    """One game's fixed facts plus the functions that the adapter calls.
+
+    A game declares its parts and inherits the glue::
+
+        class OceanosGame(Game):
+            info = INFO                      # GameInfo
+            config_model = OceanosConfig     # pydantic model of its config
+            actions = TABLE                  # ActionTable
+            layout = LAYOUT                  # ObservationLayout
+            state_class = State              # State(config, rng), State.from_dict(d)
+            write_observation = staticmethod(write_observation)  # (state, seat, out)
+            render_text = staticmethod(render_text)              # (state) -> str
+
+    and overrides ``resample_hidden``, ``render_for`` and ``game_summary`` where the
+    game has hidden information or facts worth recording.
+    """
 
     info: GameInfo
     config_model: type[GameConfig]
     actions: ActionTable
     layout: ObservationLayout
+    state_class: type
+    write_observation: Callable[[GameState, int, np.ndarray], None]
+    render_text: Callable[[GameState], str]
 
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-
-    @abstractmethod
     def new_state(self, config: GameConfig, rng: np.random.Generator) -> GameState:
         """A fresh game after setup, driven by ``rng`` for all chance."""
+        return self.state_class(config, rng)
 
-    @abstractmethod
     def state_from_dict(self, data: dict[str, Any]) -> GameState:
-        """Inverse of ``GameState.to_dict`` (raise StateError on bad data)."""
+        """Inverse of ``GameState.to_dict`` (raises StateError on bad data)."""
+        return self.state_class.from_dict(data)
 
-    @abstractmethod
     def observe(self, state: GameState, seat: int, out: np.ndarray) -> None:
         """Write ``seat``'s view of ``state`` into the zeroed vector ``out``."""
+        self.write_observation(state, seat, out)
 
-    @abstractmethod
     def render(self, state: GameState) -> str:
         """A readable text picture of the table."""
+        return self.render_text(state)
 
     def render_for(self, state: GameState, viewer: int) -> str:
         """The table as ``viewer``'s player may see it (for a human at the terminal).

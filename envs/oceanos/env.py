@@ -39,18 +39,9 @@ class OceanosGame(Game):
     config_model = OceanosConfig
     actions = TABLE
     layout = LAYOUT
-
-    def new_state(self, config: OceanosConfig, rng: np.random.Generator) -> State:
-        return State(config, rng)
-
-    def state_from_dict(self, data: dict) -> State:
-        return State.from_dict(data)
-
-    def observe(self, state: State, seat: int, out: np.ndarray) -> None:
-        write_observation(state, seat, out)
-
-    def render(self, state: State) -> str:
-        return render_text(state)
+    state_class = State
+    write_observation = staticmethod(write_observation)
+    render_text = staticmethod(render_text)
 
     def render_for(self, state: State, viewer: int) -> str:
         return render_text(state, viewer)

@@ -45,22 +45,9 @@ class OtontinGame(Game):
     config_model = Config
     actions = TABLE
     layout = LAYOUT
-
-    def new_state(self, config: Config, rng: np.random.Generator) -> State:
-        """A fresh game: round 1, the first leader's first roll made."""
-        return State(config, rng)
-
-    def state_from_dict(self, data: dict[str, Any]) -> State:
-        """Inverse of ``State.to_dict``."""
-        return State.from_dict(data)
-
-    def observe(self, state: State, seat: int, out: np.ndarray) -> None:
-        """Write ``seat``'s view into ``out``."""
-        write_observation(state, seat, out)
-
-    def render(self, state: State) -> str:
-        """Text picture of the table."""
-        return render_text(state)
+    state_class = State
+    write_observation = staticmethod(write_observation)
+    render_text = staticmethod(render_text)
 
     def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
         """Re-draw what ``seat`` cannot know: the others' secret orders not yet
