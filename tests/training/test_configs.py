@@ -1,0 +1,23 @@
+"""The shipped training configs load and name games that exist."""
+
+from pathlib import Path
+
+import pytest
+
+import envs
+from training.config import load_train_config
+
+CONFIGS = sorted((Path(__file__).parents[2] / "configs" / "train").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
+def test_shipped_training_config_is_valid(path):
+    cfg = load_train_config(path)
+    env = envs.make(cfg.game, **cfg.game_config)
+    assert env.unwrapped.num_players == cfg.game_config["num_players"]
+    assert cfg.torch_threads == 1
+
+
+def test_every_game_has_a_training_config():
+    games = {load_train_config(p).game for p in CONFIGS}
+    assert games == set(envs.available())
