@@ -13,7 +13,7 @@ from .actions import NUM_ACTIONS, TABLE
 from .config import Config
 from .observe import LAYOUT, OBS_SIZE, write_observation
 from .render import render_text
-from .rules import State
+from .rules import NUM_YIELDS, PP_SOURCES, YIELD_KINDS, State
 
 # Truncation guard (a safe bound, not a typical length; random play at 4 players
 # averages ~730 decisions). With the default components, T turns take at most
@@ -26,6 +26,7 @@ from .rules import State
 DECISIONS_PER_TURN = 128
 MAX_DECISIONS = D.MAX_ROUND_CAP * D.MAX_PLAYERS * DECISIONS_PER_TURN
 SCORE_SCALE = 18.0  # the end threshold: dense rewards are PP / 18
+SIDES = ("basic", "advanced")  # a sponsor tile's side, by its ``State.adv`` flag
 
 
 class OtysGame(Game):
@@ -65,6 +66,39 @@ class OtysGame(Game):
     def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
         """Re-draw what ``seat`` cannot know (see ``State.resample_hidden``)."""
         return state.resample_hidden(seat, rng)
+
+    def game_summary(self, state: State) -> dict[str, Any]:
+        """Per-game facts for balance studies (JSON-able; lists are per seat).
+
+        ``sponsor_order``: the tile number on levels 1-5 at setup (X keys rotate it
+        during play); ``sponsor_sides``: the side of tiles #1-#5; ``sponsor_uses``:
+        per seat, the times each tile #1-#5 was used; ``sponsor_yield``: per yield kind,
+        per seat, per tile, what the uses gave (the change of the seat's PP, credits,
+        batteries, resources on the board, private contracts, upgraded divers and own
+        keys on the board from the use until the step menu came back; Sponsor #2 basic
+        counts its second diver use, Sponsor #1 advanced the credits it saved);
+        ``pp_by_source``: per source, per seat; ``capped``: stopped at the round cap.
+        """
+        n = state.n
+        yields = {
+            kind: [
+                [state.sp_yield[p][tile * NUM_YIELDS + k] for tile in range(D.NUM_SPONSORS)]
+                for p in range(n)
+            ]
+            for k, kind in enumerate(YIELD_KINDS)
+        }
+        return {
+            "sponsor_order": [tile + 1 for tile in state.sponsor_setup],
+            "sponsor_sides": [SIDES[side] for side in state.adv],
+            "sponsor_uses": [list(row) for row in state.sp_uses],
+            "sponsor_yield": yields,
+            "pp_by_source": {
+                source: [state.pp_src[p][k] for p in range(n)] for k, source in enumerate(PP_SOURCES)
+            },
+            "pp": list(state.pp),
+            "rounds": state.round,
+            "capped": bool(state.capped),
+        }
 
 
 GAME = OtysGame()

@@ -35,6 +35,8 @@ from .effects import (
     NO_PHASE,
     RETURN_KEY,
     SPONSOR5,
+    SPONSOR_CREDIT_TILE,
+    SPONSOR_DOUBLE_TILE,
     SPONSOR_FLIP,
     SPONSOR_TOKEN,
     STEP1,
@@ -53,13 +55,36 @@ _FLAT = (
     "n", "seat", "actor", "round", "end_triggered", "over", "capped", "phase",
     "key", "lvl", "sponsor_used", "uses", "free", "resume", "tok", "tok_board",
     "tok_slot", "copy_seat", "copy_depth", "ctr", "ctr_src", "ctr_lvl", "neutral",
+    "sp_tile",
 )  # fmt: skip
 _LISTS = (
     "nx", "mech", "hack", "credits", "batteries", "pp", "sponsors", "adv", "display",
     "bag", "tdiscard", "store", "public", "deck", "seen", "discard", "drawn", "picks",
-    "marks",
+    "marks", "sponsor_setup", "sp_base",
 )  # fmt: skip
-_NESTED = ("col", "up", "res", "home", "track", "rtok", "hands")
+_NESTED = ("col", "up", "res", "home", "track", "rtok", "hands", "sp_uses", "sp_yield", "pp_src")
+
+# ---------------------------------------------------------------- record counters
+# Nothing below changes a game: these counters only feed ``OtysGame.game_summary``.
+# What a sponsor tile yields to the seat that used it, measured as the change of
+# these amounts from the use until the step menu is back (so sub-decisions count);
+# Sponsor #2 basic: the second diver use; Sponsor #1 advanced: the credits it saved.
+YIELD_KINDS = ("pp", "credits", "batteries", "resources", "contracts", "upgrades", "keys")
+NUM_YIELDS = len(YIELD_KINDS)
+YIELD_CREDITS = YIELD_KINDS.index("credits")
+# Where PP came from: contracts, the reward token backs paid on completing them,
+# store sales, sponsors (#4's flip, a PP token through #2 advanced), reward tokens'
+# immediate PP through the Explorer.
+PP_SOURCES = ("contracts", "reward_backs", "store", "sponsors", "reward_tokens")
+PP_CONTRACTS, PP_BACKS, PP_STORE, PP_SPONSORS, PP_TOKENS = range(len(PP_SOURCES))
+_COUNTER_DEFAULTS = {  # counters missing from a state saved before they existed
+    "sp_tile": lambda s: -1,
+    "sponsor_setup": lambda s: list(s.sponsors),
+    "sp_base": lambda s: [0] * NUM_YIELDS,
+    "sp_uses": lambda s: [[0] * D.NUM_SPONSORS for _ in range(s.n)],
+    "sp_yield": lambda s: [[0] * (D.NUM_SPONSORS * NUM_YIELDS) for _ in range(s.n)],
+    "pp_src": lambda s: [[0] * len(PP_SOURCES) for _ in range(s.n)],
+}
 
 
 def _shuffled(rng: np.random.Generator, items: list) -> list:
@@ -123,6 +148,12 @@ class State(ContractsMixin, EffectsMixin):
         self.discard = []
         self.public = [self._draw_card() for _ in range(t.public)]
         self.drawn, self.picks, self.marks = [], [], []
+        self.sponsor_setup = list(self.sponsors)
+        self.sp_tile = -1
+        self.sp_base = [0] * NUM_YIELDS
+        self.sp_uses = [[0] * D.NUM_SPONSORS for _ in range(n)]
+        self.sp_yield = [[0] * (D.NUM_SPONSORS * NUM_YIELDS) for _ in range(n)]
+        self.pp_src = [[0] * len(PP_SOURCES) for _ in range(n)]
         self.seat = 0
         self.round = 1
         self.end_triggered = self.over = self.capped = 0
@@ -239,8 +270,9 @@ class State(ContractsMixin, EffectsMixin):
 
     # ------------------------------------------------------------------ apply
     def apply_action(self, action: int) -> None:
-        """Play one legal action of the pending decision."""
-        phase, p = self.phase, self.seat
+        """Play one legal action of the pending decision (and keep the record counters)."""
+        phase, p, ctr_lvl = self.phase, self.seat, self.ctr_lvl
+        pp = self.pp[p]
         if A.COMPLETE.start <= action < A.COMPLETE.stop:
             self._start_contract(action)
         elif phase == KEY:
@@ -254,11 +286,19 @@ class State(ContractsMixin, EffectsMixin):
                 col = self.col[p]
                 col.insert(t, col.pop(s))
             elif action == A.SPONSOR:
+                tile = self.sponsors[self.lvl]
+                self.sp_uses[p][tile] += 1
+                self._open_sponsor(p, tile)
                 self._use_sponsor()
             else:  # a diver effect: step 2 begins (or goes on)
+                tile = self.sponsors[self.lvl]
+                if self.uses == 1 and self.sponsor_used and tile == SPONSOR_DOUBLE_TILE and not self.adv[tile]:
+                    self._open_sponsor(p, tile)  # Sponsor #2 basic: the second use
                 self.uses -= 1
                 self.resume = STEP2
                 dtype = self.col[p][D.level_slot(self.lvl)]
+                if self.free:
+                    self._count_saving(p, action, dtype)
                 self._use_diver(action, dtype, self.up[p][dtype], 0)
         elif phase == COPY:
             if action == A.DECLINE:
@@ -300,6 +340,61 @@ class State(ContractsMixin, EffectsMixin):
             self._variant(action == A.OXYGEN)
         else:
             raise StateError(f"no decision is pending (phase {phase})")
+        if self.pp[p] != pp:
+            self._count_pp(action, phase, ctr_lvl, p, self.pp[p] - pp)
+        if self.sp_tile >= 0 and (self.phase == STEP1 or self.phase == STEP2):
+            self._close_sponsor(p)
+
+    # ------------------------------------------------------------------ record counters
+    def _stats(self, p: int) -> list[int]:
+        """Seat ``p``'s amounts in ``YIELD_KINDS`` order."""
+        return [
+            self.pp[p], self.credits[p], self.batteries[p], sum(self.res[p]),
+            len(self.hands[p]), sum(self.up[p]), sum(self.home[p]),
+        ]  # fmt: skip
+
+    def _open_sponsor(self, p: int, tile: int) -> None:
+        """Start measuring what ``tile`` yields to the turn's player."""
+        self.sp_tile = tile
+        self.sp_base = self._stats(p)
+
+    def _close_sponsor(self, p: int) -> None:
+        """The step menu is back: add what the sponsor yielded since it was used."""
+        row, at = self.sp_yield[p], self.sp_tile * NUM_YIELDS
+        for k, (now, then) in enumerate(zip(self._stats(p), self.sp_base)):
+            row[at + k] += now - then
+        self.sp_tile = -1
+
+    def _count_saving(self, p: int, action: int, dtype: int) -> None:
+        """Sponsor #1 advanced: the credits an own diver's effect would have cost."""
+        upg = self.up[p][dtype]
+        if dtype == D.TRADER:
+            if action < A.BUY.start or action >= A.BUY.stop:
+                return
+            cost = self.t.store_credits[self.store[action - A.BUY.start] - 1]
+            saved = max(cost - (D.TRADER_UPGRADE_DISCOUNT if upg else 0), 0)
+        elif dtype in D.SPONSOR1_FREE:
+            saved = D.DIVER_COST[dtype][upg]
+        else:
+            return
+        self.sp_yield[p][SPONSOR_CREDIT_TILE * NUM_YIELDS + YIELD_CREDITS] += saved
+
+    def _count_pp(self, action: int, phase: int, ctr_lvl: int, p: int, gained: int) -> None:
+        """Credit the PP one action gained to its source (``ctr_lvl``: the level of the
+        number card whose colours were being chosen)."""
+        row = self.pp_src[p]
+        if phase == CONTRACT_COLOUR or A.COMPLETE.start <= action < A.COMPLETE.stop:
+            li = ctr_lvl if phase == CONTRACT_COLOUR else (action - A.COMPLETE.start) % D.NUM_LEVELS
+            token = self.rtok[p][li]
+            back = D.PERMANENT_PP if token >= 0 and self.t.token_back[token] == D.BACK_PP else 0
+            row[PP_BACKS] += back
+            row[PP_CONTRACTS] += gained - back
+        elif A.SELL.start <= action < A.SELL.stop:
+            row[PP_STORE] += gained
+        elif A.EXPLORE.start <= action < A.EXPLORE.stop:
+            row[PP_TOKENS] += gained  # a PP token's immediate effect
+        else:  # Sponsor #4's flip, or a PP token through Sponsor #2 advanced
+            row[PP_SPONSORS] += gained
 
     def _choose_key(self, action: int) -> None:
         """Take a key (an X key rotates the sponsors before anything else)."""
@@ -414,12 +509,18 @@ class State(ContractsMixin, EffectsMixin):
         try:
             config = validate(Config, data["config"])
             state = cls(config, rng_from_dict(data["rng"]), setup=False)
+            missing = [name for name in _COUNTER_DEFAULTS if name not in data]
             for name in _FLAT:
-                setattr(state, name, int(data[name]))
+                if name not in missing:
+                    setattr(state, name, int(data[name]))
             for name in _LISTS:
-                setattr(state, name, [int(v) for v in data[name]])
+                if name not in missing:
+                    setattr(state, name, [int(v) for v in data[name]])
             for name in _NESTED:
-                setattr(state, name, [[int(v) for v in x] for x in data[name]])
+                if name not in missing:
+                    setattr(state, name, [[int(v) for v in x] for x in data[name]])
+            for name in missing:  # saved before the record counters existed
+                setattr(state, name, _COUNTER_DEFAULTS[name](state))
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise StateError(f"corrupt Otys state: {err!r}") from None
         state._check_shape()
@@ -437,6 +538,11 @@ class State(ContractsMixin, EffectsMixin):
             and len(self.display) == D.NUM_LEVELS * D.DISPLAY_TOKENS
             and len(self.deck) == len(self.seen)
             and len(self.store) == NC
+            and sorted(self.sponsor_setup) == list(range(D.NUM_SPONSORS))
+            and len(self.sp_base) == NUM_YIELDS
+            and all(len(r) == D.NUM_SPONSORS for r in self.sp_uses)
+            and all(len(r) == D.NUM_SPONSORS * NUM_YIELDS for r in self.sp_yield)
+            and all(len(r) == len(PP_SOURCES) for r in self.pp_src)
         )
         if not ok:
             raise StateError("corrupt Otys state: component sizes do not match the config")
