@@ -46,22 +46,13 @@ class OtysGame(Game):
     config_model = Config
     actions = TABLE
     layout = LAYOUT
+    state_class = State
+    write_observation = staticmethod(write_observation)
+    render_text = staticmethod(render_text)
 
-    def new_state(self, config: Config, rng: np.random.Generator) -> State:
-        """A fresh game after setup."""
-        return State(config, rng)
-
-    def state_from_dict(self, data: dict[str, Any]) -> State:
-        """Rebuild a state saved by ``State.to_dict``."""
-        return State.from_dict(data)
-
-    def observe(self, state: State, seat: int, out: np.ndarray) -> None:
-        """Write ``seat``'s observation into ``out``."""
-        write_observation(state, seat, out)
-
-    def render(self, state: State) -> str:
-        """Text picture of the table."""
-        return render_text(state)
+    def render_for(self, state: State, viewer: int) -> str:
+        """The table as ``viewer`` may see it: only its own private contracts."""
+        return render_text(state, viewer)
 
     def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
         """Re-draw what ``seat`` cannot know (see ``State.resample_hidden``)."""

@@ -278,6 +278,12 @@ def _pending(w: _Writer, s: State, seat: int, rel: list) -> None:
     w.set(_O["turn_seat"] + rel[p])
     for q in s.marks:
         w.set(_O["marks"] + rel[q])
+    # a contract's colours can be asked before any key is chosen: write them first
+    if s.phase == CONTRACT_COLOUR:
+        w.contract(_O["contract"], s.ctr)
+        w.set(_O["contract_level"] + s.ctr_lvl)
+        for i, c in enumerate(s.picks):
+            w.set(_O["contract_picks"] + i * D.NUM_COLOURS + c)
     if s.lvl < 0:
         return
     li = s.lvl
@@ -300,8 +306,3 @@ def _pending(w: _Writer, s: State, seat: int, rel: list) -> None:
     if s.phase == KEEP and seat == p:
         for i, card in enumerate(s.drawn):
             w.contract(_O["drawn"] + i * CONTRACT_FEATS, card)
-    if s.phase == CONTRACT_COLOUR:
-        w.contract(_O["contract"], s.ctr)
-        w.set(_O["contract_level"] + s.ctr_lvl)
-        for i, c in enumerate(s.picks):
-            w.set(_O["contract_picks"] + i * D.NUM_COLOURS + c)

@@ -218,3 +218,46 @@ def test_render_and_names():
     assert len(set(GAME.actions.names)) == GAME.info.num_actions
     assert GAME.info.observation_size == LAYOUT.size
     assert MAX_DECISIONS >= D.MAX_ROUND_CAP * D.MAX_PLAYERS * 20
+
+
+def test_colour_choice_before_a_key_shows_the_contract():
+    """A number card completed at the key choice asks for colours before any key is
+    set; the observation must still show the card, its level and the picks so far."""
+    import numpy as np
+
+    from envs.otys.observe import LAYOUT
+    from envs.otys.rules import CONTRACT_COLOUR
+
+    env = envs.make("otys_v0", num_players=2)
+    env.reset(seed=2)
+    rng = np.random.default_rng(2)
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        state = env.unwrapped.state_
+        if state.phase == CONTRACT_COLOUR and state.lvl < 0:
+            break
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    else:
+        raise AssertionError("seed 2 no longer reaches a colour choice before a key")
+    vec = obs["observation"]
+    assert vec[LAYOUT.slice("contract")].any()
+    assert vec[LAYOUT.slice("contract_level")].sum() == 1
+
+
+def test_human_view_hides_other_hands():
+    import numpy as np
+
+    env = envs.make("otys_v0", num_players=2)
+    env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        state = env.unwrapped.state_
+        if state.hands[0] and state.hands[1]:
+            break
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    else:
+        raise AssertionError("no position where both players hold contracts")
+    full = env.unwrapped.game.render(state)
+    mine = env.unwrapped.game.render_for(state, 0)
+    assert full.count("hand:") == 2 and mine.count("hand:") == 1

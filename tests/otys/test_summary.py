@@ -90,7 +90,7 @@ def test_env_records_carry_the_summary():
     e = envs.make("otys_v0", num_players=2, round_cap=2)
     e.reset(seed=5)
     rng = make_rng(5)
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
         e.step(None if term or trunc else int(rng.choice(obs["action_mask"].nonzero()[0])))
     out = e.unwrapped.game.game_summary(e.unwrapped.state_)
