@@ -15,8 +15,27 @@ DEMO_GAMES = {  # env id -> (config, lineup) for the demo tournaments
 }
 
 
+PRETRAINED = Path(__file__).parent / "agents" / "pretrained"
+
+
+def _demo_lineups(env_id: str) -> tuple[dict, dict[str, str], list[list[str]]]:
+    """Config, agents and lineups of the demo tournaments of one game."""
+    config, lineup = DEMO_GAMES[env_id]
+    specs = {"greedy": "greedy", "random": "random"}
+    lineups = [lineup]
+    checkpoint = PRETRAINED / f"{env_id.rsplit('_v', 1)[0]}_ppo.zip"
+    if checkpoint.exists():
+        specs["ppo"] = f"ppo:{checkpoint}"
+        others = lineup[1:]
+        lineups += [["ppo", "greedy"] + others[1:], ["ppo"] + others]
+    return config, specs, lineups
+
+
 def _demo(args: argparse.Namespace) -> int:
-    """Short tournaments (greedy against random) on every game that exists."""
+    """Short tournaments on every game: greedy against random, and the pretrained PPO
+    agent (where one is shipped) against greedy and against random."""
+    import json
+
     import envs
     from agents.greedy import has_greedy
     from benchmarks.report import leaderboard_markdown
@@ -26,19 +45,20 @@ def _demo(args: argparse.Namespace) -> int:
         if not has_greedy(env_id.rsplit("_v", 1)[0]):
             print(f"\n## {env_id}: no greedy agent yet, skipped")
             continue
-        config, lineup = DEMO_GAMES[env_id]
-        cfg = TournamentConfig(
-            game=env_id, game_config=config, agents={"greedy": "greedy", "random": "random"},
-            lineup=lineup, games_per_seating=args.games, seed=args.seed,
-            output=str(Path(args.output) / env_id),
-        )
-        folder = run(cfg, progress=not args.quiet)
-        import json
-
-        summary = json.loads((folder / "summary.json").read_text())
-        print(f"\n## {env_id}, {len(lineup)} players, {summary['games']} games "
-              f"(report: {folder / 'report.md'})\n")
-        print(leaderboard_markdown(summary))
+        config, specs, lineups = _demo_lineups(env_id)
+        for lineup in lineups:
+            used = {name: specs[name] for name in set(lineup)}
+            name = "_vs_".join(dict.fromkeys(lineup))
+            cfg = TournamentConfig(
+                game=env_id, game_config=config, agents=used, lineup=lineup,
+                games_per_seating=args.games, seed=args.seed,
+                output=str(Path(args.output) / env_id / name),
+            )
+            folder = run(cfg, progress=not args.quiet)
+            summary = json.loads((folder / "summary.json").read_text())
+            print(f"\n## {env_id}, {len(lineup)} players, {' / '.join(lineup)}: "
+                  f"{summary['games']} games (report: {folder / 'report.md'})\n")
+            print(leaderboard_markdown(summary))
     return 0
 
 
@@ -89,6 +109,14 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _export(args: argparse.Namespace) -> int:
+    from training.train import export_checkpoint
+
+    target = export_checkpoint(Path(args.source), Path(args.target))
+    print(f"exported {args.source} -> {target} ({target.stat().st_size / 1e6:.1f} MB)")
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
     from benchmarks.bench import format_table, run_bench, write_json
 
@@ -105,7 +133,7 @@ def _balance(args: argparse.Namespace) -> int:
 
     cfg = load_config(args.config, workers=args.workers, backend=args.backend,
                       output=args.output, games_per_setup=args.games_per_setup)
-    folder = run(cfg, progress=not args.quiet)
+    folder = run(cfg, progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]))
     print(f"report: {folder / 'report.md'}")
     return 0
 
@@ -143,6 +171,11 @@ def main(argv: list[str] | None = None) -> int:
     tr.add_argument("--timesteps", type=int, help="override total_timesteps")
     tr.add_argument("--quiet", action="store_true")
     tr.set_defaults(func=_train)
+
+    export = sub.add_parser("export-checkpoint", help="a small, play-only copy of a checkpoint")
+    export.add_argument("source")
+    export.add_argument("target")
+    export.set_defaults(func=_export)
 
     bench = sub.add_parser("bench", help="throughput of every game next to connect_four_v3")
     bench.add_argument("--steps", type=int, default=20_000, help="AEC steps per measurement")

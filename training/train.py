@@ -186,3 +186,24 @@ def train(cfg: TrainConfig, progress: bool = True) -> Path:
     print(f"trained to {model.num_timesteps} timesteps in {time.perf_counter() - start:.0f} s; "
           f"final checkpoint {final}", flush=True)
     return final
+
+
+def export_checkpoint(source: Path, target: Path) -> Path:
+    """A shippable copy of a checkpoint: the policy with a fresh (empty) optimizer.
+
+    The optimizer's moment estimates triple a checkpoint's size and are only needed
+    to continue training; the copy plays exactly as the source. The metadata file
+    goes along.
+    """
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(str(source), device="cpu")
+    policy = model.policy
+    policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.learning_rate,
+                                              **policy.optimizer_kwargs)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    model.save(str(target))
+    meta = json.loads(source.with_suffix(".json").read_text())
+    meta["exported_from"] = str(source)
+    target.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    return target

@@ -106,3 +106,22 @@ def test_bad_training_config_names_the_key():
         validate(TrainConfig, {"game": "oceanos_v0", "ppo": {"learning_rat": 1}})
     with pytest.raises(ConfigError, match="opponents"):
         validate(TrainConfig, {"game": "oceanos_v0", "opponents": {"minimax": 1.0}})
+
+
+def test_exported_checkpoint_is_smaller_and_plays_the_same(tmp_path):
+    from training.train import export_checkpoint
+
+    final = train(tiny(tmp_path, total_timesteps=128, net_arch=[64, 64]), progress=False)
+    small = export_checkpoint(final, tmp_path / "ship" / "model.zip")
+    assert small.stat().st_size < final.stat().st_size
+    env = envs.make("oceanos_v0", num_players=2)
+    a, b = agents.make(f"ppo:{final}", env), agents.make(f"ppo:{small}", env)
+    env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        assert a.act(obs) == b.act(obs)
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
