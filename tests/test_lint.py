@@ -1,0 +1,14 @@
+"""The code base stays ruff-clean (the project's lint settings are in pyproject.toml)."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_ruff_clean():
+    ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    result = subprocess.run([ruff, "check", "."], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
