@@ -36,7 +36,7 @@ from envs.core.config import StrictModel, validate
 from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed
 
-from .play import GameTask, run_tasks
+from .play import ExecutionOptions, GameTask, run_tasks
 from .records import RECORDS_FILE, RecordWriter, open_run, read_records
 
 SETUPS_FILE = "setups.json"
@@ -111,7 +111,7 @@ class Sweep(StrictModel):
         return self
 
 
-class BalanceConfig(StrictModel):
+class BalanceConfig(ExecutionOptions):
     """A balance study: agents, lineup, sweeps of setups, games per setup, seed, parallelism."""
 
     game: str | None = None  # env id used by sweeps that name none
@@ -125,9 +125,6 @@ class BalanceConfig(StrictModel):
     power: float = Field(0.8, gt=0, lt=1)  # for the power calculation
     target_advantage: float = Field(0.05, gt=0, lt=1)  # seat advantage to detect (share)
     sweeps: list[Sweep] = Field(min_length=1)
-    workers: int = Field(1, ge=1)
-    backend: Literal["local", "ray"] = "local"
-    ray_address: str | None = None
     output: str = "runs/balance"
 
     @model_validator(mode="after")

@@ -10,11 +10,22 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from pydantic import Field
+
+from envs.core.config import StrictModel
 from envs.core.rng import derive_seed
 
 from .stats import ranks
+
+
+class ExecutionOptions(StrictModel):
+    """Where games run; results never depend on it (shared by tournaments and sweeps)."""
+
+    workers: int = Field(1, ge=1)
+    backend: Literal["local", "ray"] = "local"
+    ray_address: str | None = None  # a Ray cluster; None starts a local instance
 
 
 @dataclass(frozen=True)

@@ -10,21 +10,21 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 from pydantic import Field, model_validator
 
-from envs.core.config import StrictModel, validate
+from envs.core.config import validate
 from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed
 
-from .play import GameTask, run_tasks
+from .play import ExecutionOptions, GameTask, run_tasks
 from .records import RECORDS_FILE, RecordWriter, open_run
 from .stats import mean_and_ci, openskill_ratings, wilson
 
 
-class TournamentConfig(StrictModel):
+class TournamentConfig(ExecutionOptions):
     """A tournament: game, agents, lineup, games per seating, seed, parallelism."""
 
     game: str  # env id, e.g. oceanos_v0
@@ -33,9 +33,6 @@ class TournamentConfig(StrictModel):
     lineup: list[str]  # one agent name per seat
     games_per_seating: int = Field(100, ge=1)
     seed: int = 0
-    workers: int = Field(1, ge=1)
-    backend: Literal["local", "ray"] = "local"
-    ray_address: str | None = None
     output: str = "runs/tournament"
 
     @model_validator(mode="after")
