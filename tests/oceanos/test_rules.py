@@ -267,11 +267,14 @@ def test_crystals_carry_over_rounds_and_player_aid_is_a_base():
     s = fresh(3)
     s.yellow[2] = 1
     auto(s, lambda s: s.decision == Decision.AID_UPGRADE)
-    assert s.round == 0 and s.turn == 5
-    assert s.actor == 2 or s.yellow[s.actor] or s.green[s.actor]
-    # skip every aid upgrade: crystals survive into round 2
+    # the Player Aid at the end of the row is a base: seat 2 may upgrade with its crystal
+    assert (s.round, s.turn, s.actor) == (0, 5, 2)
+    assert names(s) == [f"upgrade:{p}" for p in ("propeller", "motor", "cockpit", "aquarium", "airlock")] + ["upgrade:skip"]
+    # declining keeps the crystals into round 2
+    held = (s.green[2], s.yellow[2])
+    assert held[1] >= 1
     auto(s, lambda s: s.round == 1)
-    assert s.yellow[2] >= 1
+    assert (s.green[2], s.yellow[2]) == held
 
 
 # ---------------------------------------------------------------- rounds
