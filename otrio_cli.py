@@ -66,6 +66,7 @@ def _play(args: argparse.Namespace) -> int:
     """Play one game in the terminal: humans against agents."""
     import agents
     import envs
+    from benchmarks.play import play_seated
     from envs.core.rng import derive_seed
 
     seats = args.seats.split(",")
@@ -76,16 +77,12 @@ def _play(args: argparse.Namespace) -> int:
     for seat, agent in enumerate(players):
         agent.reset(derive_seed(args.seed, "agent", seat))
     index = {a: k for k, a in enumerate(env.possible_agents)}
-    for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        seat = index[agent]
-        action = players[seat].act(obs)
-        if seats[seat] != "human":
-            print(f"{agent} ({seats[seat]}): {env.unwrapped.action_name(action)}")
-        env.step(action)
+
+    def announce(agent: str, action: int) -> None:
+        if seats[index[agent]] != "human":
+            print(f"{agent} ({seats[index[agent]]}): {env.unwrapped.action_name(action)}")
+
+    play_seated(env, players, on_action=announce)
     print(env.unwrapped.game.render(env.unwrapped.state_))
     return 0
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import Field
@@ -64,11 +64,11 @@ def _env_and_agents(task: GameTask):
     return env, seat_agents
 
 
-def play_game(task: GameTask) -> dict[str, Any]:
-    """Play one game and return its record (wall time is the only non-deterministic field)."""
-    start = time.perf_counter()
-    env, seat_agents = _env_and_agents(task)
-    env.reset(seed=task.seed)
+def play_seated(env, seat_agents: list, on_action=None) -> int:
+    """Play the env (already reset) to its end, each seat by its agent; return decisions.
+
+    ``on_action(agent_name, action)`` is called before each action is played.
+    """
     seats = {agent: k for k, agent in enumerate(env.possible_agents)}
     decisions = 0
     for agent in env.agent_iter():
@@ -76,8 +76,20 @@ def play_game(task: GameTask) -> dict[str, Any]:
         if term or trunc:
             env.step(None)
             continue
-        env.step(seat_agents[seats[agent]].act(obs))
+        action = seat_agents[seats[agent]].act(obs)
+        if on_action is not None:
+            on_action(agent, action)
+        env.step(action)
         decisions += 1
+    return decisions
+
+
+def play_game(task: GameTask) -> dict[str, Any]:
+    """Play one game and return its record (wall time is the only non-deterministic field)."""
+    start = time.perf_counter()
+    env, seat_agents = _env_and_agents(task)
+    env.reset(seed=task.seed)
+    decisions = play_seated(env, seat_agents)
     state = env.unwrapped.state_
     truncated = not state.is_terminal()
     scores = list(state.scores())
@@ -161,8 +173,3 @@ def _run_ray(tasks: list[GameTask], workers: int, address: str | None) -> Iterat
     finally:
         if started_here:
             ray.shutdown()
-
-
-def task_dict(task: GameTask) -> dict[str, Any]:
-    """A task as a plain dict (for logs)."""
-    return asdict(task)

@@ -73,6 +73,7 @@ class SelfPlayEnv(gymnasium.Env):
         self._pool = {kind: [agents.make(kind, self.aec) for _ in range(self.num_players)]
                       for kind in ("random", "greedy") if kind in weights}
         self.learner = "player_0"
+        self._carried_reward = 0.0
         self.seat_agents: list[agents.Agent | None] = []
         self._mask = np.zeros(info.num_actions, np.int8)
 
@@ -110,17 +111,18 @@ class SelfPlayEnv(gymnasium.Env):
                 agent.reset(derive_seed(game_seed, "opponent", s))
             self.seat_agents.append(agent)
         self.aec.reset(seed=game_seed)
-        self.episode_return = 0.0
-        reward, done = self._advance()
+        # a reward that reaches the seat before its first decision is paid with the
+        # first step (gymnasium's reset returns none)
+        self._carried_reward, done = self._advance()
         assert not done, "a game cannot end before the learner's first decision"
         return self._observation(), {"learner_seat": seat}
 
     def step(self, action):
         self.aec.step(int(action))
-        reward = self.aec.rewards.get(self.learner, 0.0)
+        reward = self._carried_reward + self.aec.rewards.get(self.learner, 0.0)
+        self._carried_reward = 0.0
         more, done = self._advance()
         reward += more
-        self.episode_return += reward
         obs = self._observation() if not done else np.zeros(self.observation_space.shape, np.float32)
         truncated = done and any(self.aec.truncations.values())
         return obs, float(reward), done and not truncated, truncated, {}

@@ -16,7 +16,7 @@ from pettingzoo import AECEnv
 from .config import validate
 from .errors import IllegalActionError, OtrioError, StateError
 from .game import TERMINAL, Game
-from .rng import make_rng, rng_from_dict, rng_to_dict
+from .rng import make_rng
 
 SAVE_FORMAT = 1
 
@@ -67,7 +67,6 @@ class BoardGameEnv(AECEnv):
         self.state_ = None
         self._obs_scratch = np.zeros(info.observation_size, dtype=np.float32)
         self._legal: list[int] | None = None
-        self._seed_sequence_used: int | None = None
 
     # ----------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -246,4 +245,4 @@ class BoardGameEnv(AECEnv):
         self._legal = None
 
 
-__all__ = ["BoardGameEnv", "TERMINAL", "rng_from_dict", "rng_to_dict"]
+__all__ = ["BoardGameEnv", "TERMINAL"]
