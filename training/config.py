@@ -35,6 +35,17 @@ class EvalParams(StrictModel):
     opponents: list[str] = ["random", "greedy"]
 
 
+class ImitationParams(StrictModel):
+    """Behaviour-cloning warm start from a teacher agent before PPO (see training/imitation.py)."""
+
+    teacher: str = "greedy"
+    games: int = Field(1000, ge=2)  # teacher self-play games recorded, every seat
+    epochs: int = Field(8, ge=1)
+    batch_size: int = Field(256, ge=8)
+    learning_rate: float = Field(1e-3, gt=0)
+    value_weight: float = Field(0.5, ge=0)  # value regression next to the action cross-entropy
+
+
 class TrainConfig(StrictModel):
     """Everything a training run needs; defaults live here and nowhere else."""
 
@@ -44,6 +55,7 @@ class TrainConfig(StrictModel):
     snapshot_interval: int = Field(50_000, ge=1)  # timesteps between frozen snapshots
     max_snapshots: int = Field(5, ge=1)  # self-play draws from the latest ones
     learner_seat: int | None = None  # None: a random seat each episode
+    imitation: ImitationParams | None = None  # None: PPO from a random policy
     ppo: PPOParams = PPOParams()
     net_arch: list[int] = [256, 256]
     total_timesteps: int = Field(1_000_000, ge=1)

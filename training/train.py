@@ -1,8 +1,10 @@
 """PPO self-play training: ``otrio train configs/train/GAME_ppo.yaml``.
 
-MaskablePPO (sb3-contrib) on :class:`~training.selfplay.SelfPlayEnv`. The run folder
-holds ``config.json``, TensorBoard logs (``tb/``), ``checkpoints/last.zip`` (saved
-every ``checkpoint_interval``; a re-run with the same config resumes from it),
+MaskablePPO (sb3-contrib) on :class:`~training.selfplay.SelfPlayEnv`, optionally
+warm-started by cloning a teacher (:mod:`training.imitation`: ``imitation.jsonl``,
+``imitation.zip``). The run folder holds ``config.json``, TensorBoard logs (``tb/``),
+``checkpoints/last.zip`` (saved every ``checkpoint_interval``; a re-run with the same
+config resumes from it),
 frozen self-play ``snapshots/``, ``eval.jsonl`` (win rates with 95% intervals against
 random and greedy) and ``final.zip``. Every checkpoint has a ``.json`` beside it that
 names the game it fits, so ``ppo:PATH`` refuses to play another game.
@@ -142,6 +144,26 @@ def _run_eval(model, cfg: TrainConfig, folder: Path, timesteps: int, logger=None
     return results
 
 
+def _warm_start(model, cfg: TrainConfig, folder: Path, progress: bool) -> None:
+    """Clone the teacher into the fresh policy, save it and evaluate it (timestep 0)."""
+    from .imitation import clone, collect
+
+    im = cfg.imitation
+    start = time.perf_counter()
+    demos = collect(cfg.game, cfg.game_config, im.teacher, im.games,
+                    derive_seed(cfg.seed, "demonstrations"), progress=progress)
+    collected = time.perf_counter() - start
+    history = clone(model.policy, demos, im.epochs, im.batch_size, im.learning_rate,
+                    im.value_weight, cfg.seed, progress=progress)
+    with (folder / "imitation.jsonl").open("w") as fh:
+        for line in history:
+            fh.write(json.dumps({"decisions": len(demos), "collect_s": round(collected, 1),
+                                 "total_s": round(time.perf_counter() - start, 1), **line},
+                                sort_keys=True) + "\n")
+    save_checkpoint(model, folder / "imitation.zip", cfg)
+    _run_eval(model, cfg, folder, 0)
+
+
 def train(cfg: TrainConfig, progress: bool = True) -> Path:
     """Train (or resume) and return the path of the final checkpoint."""
     import torch
@@ -174,6 +196,8 @@ def train(cfg: TrainConfig, progress: bool = True) -> Path:
             max_grad_norm=p.max_grad_norm, policy_kwargs={"net_arch": list(cfg.net_arch)},
             seed=cfg.seed, device="cpu", tensorboard_log=tb, verbose=0,
         )
+        if cfg.imitation is not None:
+            _warm_start(model, cfg, folder, progress)
     remaining = cfg.total_timesteps - model.num_timesteps
     start = time.perf_counter()
     if remaining > 0:
