@@ -18,6 +18,7 @@ class Agent(ABC):
     """``reset(seed)`` before a game; ``act(observation) -> action id`` at each decision."""
 
     spec: str = "agent"
+    reads_observation: bool = True  # False: act() looks at the action mask alone
 
     def __init__(self) -> None:
         self.rng = make_rng(0)
@@ -41,6 +42,7 @@ class RandomAgent(Agent):
     """Uniform over the legal actions, seeded."""
 
     spec = "random"
+    reads_observation = False
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         legal = np.flatnonzero(observation["action_mask"])

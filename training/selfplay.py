@@ -144,8 +144,12 @@ class SelfPlayEnv(gymnasium.Env):
                 obs = aec.observe(agent)
                 self._last_obs = obs
                 return reward, False
-            obs = aec.observe(agent)
-            aec.step(self.seat_agents[seats[agent]].act(obs))
+            opponent = self.seat_agents[seats[agent]]
+            if opponent.reads_observation:
+                obs = aec.observe(agent)
+            else:  # no observation is built for an agent that reads only the mask
+                obs = {"action_mask": aec.action_mask(agent)}
+            aec.step(opponent.act(obs))
             reward += aec.rewards.get(self.learner, 0.0)
 
     def _observation(self) -> np.ndarray:

@@ -125,3 +125,18 @@ def test_exported_checkpoint_is_smaller_and_plays_the_same(tmp_path):
             continue
         assert a.act(obs) == b.act(obs)
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_random_opponents_play_from_the_mask_alone():
+    """Self-play builds no observation for random opponents; their moves are unchanged."""
+    env = envs.make("oceanos_v0", num_players=2)
+    env.reset(seed=4)
+    full, mask_only = agents.make("random", env), agents.make("random", env)
+    full.reset(9)
+    mask_only.reset(9)
+    assert not mask_only.reads_observation and agents.make("greedy", env).reads_observation
+    for _ in range(20):
+        obs = env.last()[0]
+        action = full.act(obs)
+        assert mask_only.act({"action_mask": obs["action_mask"]}) == action
+        env.step(action)
