@@ -12,6 +12,7 @@ import pytest
 import agents
 import envs
 from agents.greedy.otontin import GreedyOtontin, local_war, roll_outcomes
+from agents.greedy.otontin_war import battle_ranks, effective_war, play_war, scenarios_for
 from envs.core import make_rng
 from envs.otontin.actions import COMMIT, DECLARE, DECLARE_NOTHING, NUM_ACTIONS, TABLE
 from envs.otontin.campaign import (
@@ -217,6 +218,58 @@ def test_local_war_matches_the_rules_war():
         checked += 1
         with_helpers += bool(helpers)
     assert with_helpers > 50
+
+
+@pytest.mark.parametrize("m", [3, 4, 5])
+def test_effective_wars_end_like_the_full_wars(m):
+    """The model plays each war once per count pattern, without the Spears, Shields and
+    helpers that cannot matter: the outcome must be the full war's, to the warrior."""
+    rng = random.Random(m)
+    checked = 0
+    for _ in range(60):
+        busted = (False, *(rng.random() < 0.2 for _ in range(m - 1)))
+        far_ready = (rng.random() < 0.7, rng.random() < 0.7)
+        table = scenarios_for(m, busted, far_ready)
+        atk = [rng.choice([0, 0, 1, 2, 3, 5, 8]) for _ in range(m)]
+        dfn = [rng.choice([0, 0, 1, 2, 4, 7]) for _ in range(m)]
+        beans = [rng.randint(0, 12) for _ in range(m)]
+        rank = battle_ranks(atk, dfn, beans, near=[(s - rng.randrange(m)) % m for s in range(m)])
+        armed, guarded = tuple(a > 0 for a in atk), tuple(d > 0 for d in dfn)
+        wars = [w for block in table.truce_wars for w in block] + table.join_wars + table.without_us
+        split = rng.random() < 0.5
+        for war in rng.sample(wars, min(len(wars), 40)):
+            full = play_war(*war, atk, dfn, beans, rank, split)
+            short = play_war(*effective_war(war, armed, guarded), atk, dfn, beans, rank, split)
+            assert [list(x) for x in full] == [list(x) for x in short], (war, atk, dfn, beans)
+            checked += 1
+    assert checked > 1000
+
+
+def test_war_values_kept_between_decisions_match_fresh_ones():
+    """The war cache holds pure values: a player that forgets it at every decision
+    chooses exactly as one that keeps it."""
+
+    class Forgetful(GreedyOtontin):
+        def act(self, observation):
+            self._war_cache = {}
+            return super().act(observation)
+
+    env = envs.make("otontin_v0", num_players=3)
+    runs = []
+    for kind in (GreedyOtontin, Forgetful):
+        env.reset(seed=11)
+        players = [kind() for _ in range(3)]
+        for seat, player in enumerate(players):
+            player.reset(seat)
+        index = {agent: k for k, agent in enumerate(env.possible_agents)}
+        actions = []
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            action = None if term or trunc else players[index[agent]].act(obs)
+            actions.append(action)
+            env.step(action)
+        runs.append(actions)
+    assert runs[0] == runs[1] and len(runs[0]) > 30
 
 
 def test_roll_odds_follow_the_bag():

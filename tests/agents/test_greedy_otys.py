@@ -17,7 +17,8 @@ import pytest
 
 import envs
 from agents.base import RandomAgent
-from agents.greedy.otys import GreedyOtys
+from agents.greedy.otys import GreedyOtys, _Evaluator
+from agents.greedy.otys_view import as_floats
 from envs.otys.actions import NUM_ACTIONS, TABLE
 from envs.otys.effects import CONTRACT_COLOUR, KEEP, KEY, STEP1, STEP2
 from envs.otys.observe import LAYOUT, OBS_SIZE, write_observation
@@ -114,6 +115,26 @@ def test_only_legal_actions_over_whole_games(n, sides, variant):
         phases |= seen
         assert state.is_terminal() and not state.capped  # greedy players reach 18 PP
     assert {KEY, STEP1, STEP2, KEEP, CONTRACT_COLOUR} <= phases
+
+
+def test_values_kept_between_decisions_match_fresh_ones():
+    """Level potentials and effect values are kept between decisions (per set of
+    contracts, per scene): every decision's values must equal those of a fresh start."""
+
+    class Checked(GreedyOtys):
+        def act(self, observation):
+            legal = np.flatnonzero(observation["action_mask"]).tolist()
+            o = as_floats(observation["observation"])
+            kept = _Evaluator(o, self._potentials, self._scenes).values(legal)
+            assert kept == _Evaluator(o).values(legal)
+            return super().act(observation)
+
+    env = envs.make("otys_v0", num_players=3, sponsors={"sides": "random"})
+    players = [Checked() for _ in range(3)]
+    for seat, p in enumerate(players):
+        p.reset(seat)
+    _, phases, state = play_game(env, players, seed=5)
+    assert state.is_terminal() and {KEY, STEP1, STEP2} <= phases
 
 
 def test_same_seed_same_choices():
