@@ -85,9 +85,15 @@ def play_seated(env, seat_agents: list, on_action=None) -> int:
 
 
 def play_game(task: GameTask) -> dict[str, Any]:
-    """Play one game and return its record (wall time is the only non-deterministic field)."""
+    """Play one game and return its record (wall time is the only non-deterministic field).
+
+    Every seat's agent is reset with a seed derived from the game's first, so a task
+    gives the same game whatever was played before it in this process.
+    """
     start = time.perf_counter()
     env, seat_agents = _env_and_agents(task)
+    for seat, agent in enumerate(seat_agents):
+        agent.reset(derive_seed(task.seed, "agent", seat))
     env.reset(seed=task.seed)
     decisions = play_seated(env, seat_agents)
     state = env.unwrapped.state_
@@ -113,10 +119,7 @@ def play_game(task: GameTask) -> dict[str, Any]:
 
 
 def run_task(task: GameTask) -> dict[str, Any]:
-    """Reset every seat's agent with a seed derived from the game's, then play."""
-    env, seat_agents = _env_and_agents(task)
-    for seat, agent in enumerate(seat_agents):
-        agent.reset(derive_seed(task.seed, "agent", seat))
+    """Play one task (the unit a worker process or Ray task runs)."""
     return play_game(task)
 
 

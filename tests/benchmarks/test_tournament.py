@@ -135,3 +135,18 @@ def test_ray_backend_gives_identical_results(tmp_path):
     remote = run(config(tmp_path, output=str(tmp_path / "ray"), backend="ray", workers=2),
                  progress=False)
     assert strip(read_records(local / RECORDS_FILE)) == strip(read_records(remote / RECORDS_FILE))
+
+
+def test_a_game_task_replays_identically_whatever_ran_before():
+    """play_game resets the seats' agents itself: a task is the same game in any order."""
+    from benchmarks.play import GameTask, play_game
+
+    def task(game: int) -> GameTask:
+        return GameTask(game=game, env_id="otys_v0", config={"num_players": 2},
+                        seating=("a", "b"), specs={"a": "greedy", "b": "random"}, seed=100 + game)
+
+    first = play_game(task(0))
+    play_game(task(1))
+    again = play_game(task(0))
+    keys = ("scores", "winners", "decisions", "summary")
+    assert {k: first[k] for k in keys} == {k: again[k] for k in keys}
