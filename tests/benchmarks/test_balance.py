@@ -155,7 +155,12 @@ def test_shipped_configs_build_their_setups():
     orders = [s for s in otys if s.sweep == "orders"]
     assert len(sides) == 32 and len({tuple(s.config["sponsors"]["sides"]) for s in sides}) == 32
     assert all(s.config["sponsors"]["order"] == [1, 2, 3, 4, 5] for s in sides)
-    assert len(orders) == 120 and all(s.config["sponsors"]["sides"] == "basic" for s in orders)
+    assert len(orders) == 5 and all(s.config["sponsors"]["sides"] == "basic" for s in orders)
+    # a Latin square: every tile sits once on every level
+    levels = {t: sorted(s.config["sponsors"]["order"].index(t) for s in orders) for t in range(1, 6)}
+    assert all(v == [0, 1, 2, 3, 4] for v in levels.values())
+    assert all(s.features[f"tile{t}_level"] == s.config["sponsors"]["order"].index(t) + 1
+               for s in orders for t in range(1, 5))
     seats = build_setups(load_config(CONFIGS / "seat_order.yaml"))
     assert sorted((s.env_id, s.players) for s in seats) == sorted(
         [("oceanos_v0", n) for n in range(2, 6)] + [("otys_v0", n) for n in range(2, 5)]
