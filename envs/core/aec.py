@@ -19,6 +19,7 @@ from .game import TERMINAL, Game
 from .rng import make_rng
 
 SAVE_FORMAT = 1
+MASK_CACHE_SIZE = 4096  # distinct legal sets whose masks an env keeps (then starts over)
 
 
 class BoardGameEnv(AECEnv):
@@ -67,6 +68,10 @@ class BoardGameEnv(AECEnv):
         self.state_ = None
         self._obs_scratch = np.zeros(info.observation_size, dtype=np.float32)
         self._legal: list[int] | None = None
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}  # legal set -> read-only mask
+        self._zero_first = not self.game.writes_every_value
+        self._dense = self.config.dense_reward
+        self._max_decisions = info.max_decisions
 
     # ----------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -109,20 +114,34 @@ class BoardGameEnv(AECEnv):
     def action_mask(self, agent: str | None = None) -> np.ndarray:
         """int8 mask of ``agent`` (default: the acting one); zeros when not acting."""
         agent = self.agent_selection if agent is None else agent
-        mask = np.zeros(self.game.info.num_actions, dtype=np.int8)
         if (
-            not self.terminations.get(agent, True)
-            and not self.truncations.get(agent, True)
-            and self._seat_of[agent] == self.state_.current_player()
+            self.terminations.get(agent, True)
+            or self.truncations.get(agent, True)
+            or self._seat_of[agent] != self.state_.current_player()
         ):
-            mask[self.legal_actions()] = 1
+            return np.zeros(self.game.info.num_actions, dtype=np.int8)
+        return self._legal_mask().copy()
+
+    def _legal_mask(self) -> np.ndarray:
+        """The mask of the pending decision's legal set (shared and read-only: copy it)."""
+        legal = self._legal if self._legal is not None else self.legal_actions()
+        key = tuple(legal)
+        mask = self._masks.get(key)
+        if mask is None:
+            mask = np.zeros(self.game.info.num_actions, dtype=np.int8)
+            mask[legal] = 1
+            mask.flags.writeable = False
+            if len(self._masks) >= MASK_CACHE_SIZE:
+                self._masks.clear()
+            self._masks[key] = mask
         return mask
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        # the game writes into one reused scratch buffer (its views can be cached);
-        # the caller gets its own copy
+        # the game writes into one reused scratch buffer (its views can be cached),
+        # zeroed first unless the game writes every value; the caller gets its own copy
         scratch = self._obs_scratch
-        scratch.fill(0.0)
+        if self._zero_first:
+            scratch.fill(0.0)
         self.game.observe(self.state_, self._seat_of[agent], scratch)
         return {"observation": scratch.copy(), "action_mask": self.action_mask(agent)}
 
@@ -136,7 +155,7 @@ class BoardGameEnv(AECEnv):
             action = int(action)
         except (TypeError, ValueError):
             raise IllegalActionError(action, agent, self.legal_actions()) from None
-        legal = self.legal_actions()
+        legal = self._legal if self._legal is not None else self.legal_actions()
         if action not in legal:
             raise IllegalActionError(
                 action, agent, legal, [self.game.action_name(a) for a in legal]
@@ -153,20 +172,24 @@ class BoardGameEnv(AECEnv):
         """Set rewards, ends and the next agent after reset or a step."""
         state = self.state_
         rewards = self.rewards
-        for agent in rewards:
-            rewards[agent] = 0.0
-        if self.config.dense_reward:
+        if any(rewards.values()):
+            for agent in rewards:
+                rewards[agent] = 0.0
+        paid = False  # whether any reward may be non-zero (else nothing to accumulate)
+        if self._dense:
             scores = state.scores()
             scale = self.game.info.score_scale
             for seat, agent in enumerate(self.possible_agents):
                 if agent in rewards:
                     rewards[agent] += (scores[seat] - self._last_scores[seat]) / scale
             self._last_scores = list(scores)
+            paid = True
         if state.is_terminal():
             winners = set(state.winners())
             if len(winners) < self.num_players:
                 for seat, agent in enumerate(self.possible_agents):
                     rewards[agent] += 1.0 if seat in winners else -1.0
+                paid = True
             # a game stopped by a configured cap (e.g. Otontin's round cap) is a
             # truncation for RL, though its rules still name winners and pay rewards
             ended = self.truncations if getattr(state, "capped", False) else self.terminations
@@ -174,12 +197,13 @@ class BoardGameEnv(AECEnv):
                 ended[agent] = True
             self.agent_selection = self.agents[0]
         else:
-            if self.decisions >= self.game.info.max_decisions:
+            if self.decisions >= self._max_decisions:
                 for agent in self.agents:
                     self.truncations[agent] = True
             self.agent_selection = self.possible_agents[state.current_player()]
-        for agent, reward in rewards.items():
-            self._cumulative_rewards[agent] += reward
+        if paid:
+            for agent, reward in rewards.items():
+                self._cumulative_rewards[agent] += reward
 
     # ----------------------------------------------------------------- render
     def render(self) -> str | None:

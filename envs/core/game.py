@@ -77,6 +77,9 @@ class Game:
     state_class: type
     write_observation: Callable[[GameState, int, np.ndarray], None]
     render_text: Callable[[GameState], str]
+    # True when write_observation sets every value of ``out`` whatever it held, so
+    # that the adapter need not zero its reused buffer first
+    writes_every_value: bool = False
 
     def new_state(self, config: GameConfig, rng: np.random.Generator) -> GameState:
         """A fresh game after setup, driven by ``rng`` for all chance."""
@@ -87,7 +90,8 @@ class Game:
         return self.state_class.from_dict(data)
 
     def observe(self, state: GameState, seat: int, out: np.ndarray) -> None:
-        """Write ``seat``'s view of ``state`` into the zeroed vector ``out``."""
+        """Write ``seat``'s view of ``state`` into ``out`` (zeroed, unless the game sets
+        ``writes_every_value``)."""
         self.write_observation(state, seat, out)
 
     def render(self, state: GameState) -> str:

@@ -41,6 +41,7 @@ class OceanosGame(Game):
     layout = LAYOUT
     state_class = State
     write_observation = staticmethod(write_observation)
+    writes_every_value = True
     render_text = staticmethod(render_text)
 
     def render_for(self, state: State, viewer: int) -> str:

@@ -3,9 +3,15 @@
 Seats are relative: index 0 is the observing seat, then the others in turn order
 (to its left). Everything here is public or the seat's own; the deck order, other
 hands, other players' face-down cards and the bag order never appear.
+
+The per-seat pieces (``levels``, ``player``, ``tableau``) are kept in absolute seat
+order by an :class:`~.observe_cache.ObsCache` on the state, updated only where the
+state changed; the writer copies them in rotated and fills in the rest.
 """
 
 from __future__ import annotations
+
+from array import array
 
 import numpy as np
 
@@ -13,31 +19,24 @@ from envs.core.observer import ObservationLayout
 
 from .actions import MAX_HAND
 from .cards_table import CARD_FEATURES
-from .data import (
-    AIRLOCK_DIVERS,
-    ANIMALS,
-    KRAKEN_SIZES,
-    MAX_LEVEL,
-    MOTOR_FUEL,
-    NUM_ROUNDS,
-    PARTS,
-    TREASURE_TOKENS,
-    TURNS_PER_ROUND,
+from .data import KRAKEN_SIZES, MAX_LEVEL, NUM_ROUNDS, PARTS, TREASURE_TOKENS, TURNS_PER_ROUND
+from .observe_cache import (
+    FLOAT_BYTES,
+    KRAKEN_SCALE,
+    LEVEL_WIDTH,
+    MAX_KEPT,
+    MAX_PLAYERS,
+    MAX_ROW,
+    MIN_PLAYERS,
+    PLAYER_FEATURES,
+    PLAYER_WIDTH,
+    TABLEAU_FEATURES,
+    TABLEAU_WIDTH,
+    ObsCache,
 )
 from .rules import Decision, State
 
-MAX_PLAYERS = 5
-MIN_PLAYERS = 2
-MAX_KEPT = 1 + max(MOTOR_FUEL)  # one card plus one per Fuel token
-MAX_ROW = TURNS_PER_ROUND + max(MOTOR_FUEL)  # cards in one round's row
-TABLEAU_FEATURES = CARD_FEATURES + 1  # plus "a scuba diver is on this card"
-SCORE_SCALE = 50.0
 DECK_SCALE = 50.0
-PLAYER_FEATURES = (
-    "present", "captain", "fuel_ready", "fuel_fresh", "fuel_used", "divers_ready",
-    "divers_placed", "green", "yellow", "score", "hand_size", "kept_face_down",
-    "eyes_this_round", "animal_kinds",
-)
 
 LAYOUT = ObservationLayout([
     ("decision", (len(Decision),), "pending decision kind (one-hot)"),
@@ -59,117 +58,119 @@ LAYOUT = ObservationLayout([
      "every seat's rows of cards (card features + diver)"),
 ])
 OBSERVATION_SIZE = LAYOUT.size
-_MAX_DIVERS = max(AIRLOCK_DIVERS)
-_MAX_FUEL = max(MOTOR_FUEL)
+
+# flat offsets of the pieces
+_AT = {name: a for name, (a, _, _) in LAYOUT.offsets.items()}
+_LEVELS, _PLAYER, _TABLEAU = _AT["levels"], _AT["player"], _AT["tableau"]
+# the header: the observer-independent pieces from round to bag, offsets within it
+_HEADER = _AT["round"]
+_ROUND, _TURN, _PLAYERS, _VARIANTS, _KRAKEN, _DECK, _BAG = (
+    _AT[name] - _HEADER for name in ("round", "turn", "players", "variants", "kraken", "deck",
+                                     "bag"))
+_HEADER_SIZE = _LEVELS - _HEADER
+_CARD_BYTES = CARD_FEATURES * FLOAT_BYTES
+_PLACED = (Decision.DIVER, Decision.UPGRADE)  # decisions about the card being placed
 
 
-class _TableauCache:
-    """The observation's tableau in absolute seat order, updated only where it grew.
-
-    Rows only grow and divers are never removed, so each observation copies in the new
-    cards alone. The cache hangs on the state object; a loaded or cloned state starts
-    without one and rebuilds it from its rows.
-    """
-
-    __slots__ = ("lengths", "divers", "tab", "eyes", "animals")
-
-    def __init__(self, n: int):
-        self.lengths = [[0] * NUM_ROUNDS for _ in range(n)]
-        self.divers = [0] * n
-        self.tab = np.zeros((n, NUM_ROUNDS, MAX_ROW, TABLEAU_FEATURES), dtype=np.float32)
-        self.eyes = [[0] * NUM_ROUNDS for _ in range(n)]  # eyes per row
-        self.animals = [0] * n  # bit set of the animal kinds collected
+def _one_hots(decision: int | None, actor: int | None) -> bytes:
+    """The ``decision`` and ``actor`` pieces as float32 bytes (None: all zero)."""
+    row = array("f", bytes((len(Decision) + MAX_PLAYERS) * FLOAT_BYTES))
+    if decision is not None:
+        row[decision] = row[len(Decision) + actor] = 1.0
+    return row.tobytes()
 
 
-def _tableau(state: State) -> _TableauCache:
-    cache = getattr(state, "_obs_cache", None)
-    if cache is None:
-        cache = state._obs_cache = _TableauCache(state.num_players)
-    table = state.table
-    for p in range(state.num_players):
-        rows, lengths = state.rows[p], cache.lengths[p]
-        for r in range(NUM_ROUNDS):
-            row = rows[r]
-            have = lengths[r]
-            if len(row) > have:
-                new = row[have:]
-                cache.tab[p, r, have : len(row), :CARD_FEATURES] = table.features[new]
-                lengths[r] = len(row)
-                for card in new:
-                    cache.eyes[p][r] += table.eyes[card]
-                    if table.animal[card] >= 0:
-                        cache.animals[p] |= 1 << table.animal[card]
-        divers = state.divers[p]
-        for r, c in divers[cache.divers[p]:]:
-            cache.tab[p, r, c, CARD_FEATURES] = 1.0
-        cache.divers[p] = len(divers)
+# the pieces before the hand, by pending decision and relative actor; after the game
+_PENDING = [[_one_hots(d, a) for a in range(MAX_PLAYERS)] for d in range(len(Decision))]
+_NOTHING_PENDING = _one_hots(None, None)
+# zero float32 bytes: an empty card slot, and the free slots of a hand / of the kept cards
+_NO_CARD = bytes(_CARD_BYTES)
+_FREE_HAND = [bytes((MAX_HAND - k) * _CARD_BYTES) for k in range(MAX_HAND + 1)]
+_FREE_KEPT = [bytes((MAX_KEPT - k) * _CARD_BYTES) for k in range(MAX_KEPT + 1)]
+_PREFIX_BYTES = _LEVELS * FLOAT_BYTES  # the pieces before the seat rows
+# (byte offset, zeros) of the rows of the seats not in play, by player count
+_ABSENT = {
+    n: [((at + n * width) * FLOAT_BYTES, bytes((MAX_PLAYERS - n) * width * FLOAT_BYTES))
+        for at, width in ((_LEVELS, LEVEL_WIDTH), (_PLAYER, PLAYER_WIDTH),
+                          (_TABLEAU, TABLEAU_WIDTH))
+        if n < MAX_PLAYERS]
+    for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
+}
+# (buffer, its float view, its byte view) of the last buffer written: the adapter
+# reuses one; replaced as a whole, so a reader always gets one buffer's views
+_memory = [(None, None, None)]
+# write_observation joins the pieces before the seat rows in this (layout) order
+assert [name for name, _, _ in LAYOUT.pieces[:7]] == [
+    "decision", "actor", "hand", "kept", "passed", "placing", "round"]
+
+
+def _new_cache(state: State) -> ObsCache:
+    """A fresh observation cache for ``state``, brought in step with it."""
+    cache = state._obs_cache = ObsCache(state)
+    cache.update(state)
     return cache
 
 
-_views_cache: list = [None, None]  # (buffer, its named views): the adapter reuses one buffer
-
-
-def _views(out: np.ndarray) -> dict[str, np.ndarray]:
-    if _views_cache[0] is not out:
-        _views_cache[0], _views_cache[1] = out, LAYOUT.views(out)
-    return _views_cache[1]
+def _header(state: State, cache: ObsCache) -> bytes:
+    """The header pieces (round to bag) as float32 bytes, kept on the cache until they
+    change."""
+    rnd = state.round
+    key = (rnd, state.turn, state.over, len(state.decks[rnd]), len(state.discards[rnd]),
+           len(state.bag), *state.kraken)
+    if key != cache.header_key:
+        h = array("f", bytes(_HEADER_SIZE * FLOAT_BYTES))
+        h[_ROUND + rnd] = 1.0
+        h[_TURN + min(state.turn, TURNS_PER_ROUND - 1)] = 1.0
+        h[_PLAYERS + state.num_players - MIN_PLAYERS] = 1.0
+        h[_VARIANTS] = not state.captain_mode
+        h[_VARIANTS + 1] = state.config.troubled_waters
+        known = state.over or state.config.kraken.mode == "fixed"
+        for size, value in enumerate(state.kraken):
+            # a token is turned over when its round is scored
+            if known or size < rnd:
+                h[_KRAKEN + 2 * size] = 1.0
+                h[_KRAKEN + 2 * size + 1] = value / KRAKEN_SCALE
+        h[_DECK] = len(state.decks[rnd]) / DECK_SCALE
+        h[_DECK + 1] = len(state.discards[rnd]) / DECK_SCALE
+        h[_BAG] = len(state.bag) / len(TREASURE_TOKENS)
+        cache.header, cache.header_key = h.tobytes(), key
+    return cache.header
 
 
 def write_observation(state: State, seat: int, out: np.ndarray) -> None:
-    """Write ``seat``'s view of ``state`` into the zeroed vector ``out``."""
-    v = _views(out)
+    """Write ``seat``'s view of ``state`` into ``out`` (every value of it).
+
+    Everything before the seat rows is joined as one byte string (the pending
+    decision, the own cards padded to their slots, the card being placed, the header);
+    the seat rows are copied from the cache, the observer's first, then zeros for the
+    seats not in play.
+    """
+    held, f, b = _memory[0]
+    if held is not out:
+        if out.dtype != np.float32 or not out.flags.c_contiguous or out.size != LAYOUT.size:
+            raise ValueError("the observation buffer must be a contiguous float32 vector")
+        f = memoryview(out)
+        b = f.cast("B")
+        _memory[0] = out, f, b
     n = state.num_players
-    features = state.table.features
-    order = [(seat + k) % n for k in range(n)]
-    if not state.over:
-        v["decision"][state.decision] = 1.0
-        v["actor"][(state.actor - seat) % n] = 1.0
-        if state.placing and state.decision in (Decision.DIVER, Decision.UPGRADE):
-            v["placing"][:] = features[state.placing[0][1]]
-    _cards(v["hand"], state.hands[seat], features)
-    _cards(v["kept"], state.kept[seat], features)
-    _cards(v["passed"], state.passed[seat], features)
-    v["round"][state.round] = 1.0
-    v["turn"][min(state.turn, TURNS_PER_ROUND - 1)] = 1.0
-    v["players"][n - MIN_PLAYERS] = 1.0
-    v["variants"][0] = not state.captain_mode
-    v["variants"][1] = state.config.troubled_waters
-    fixed = state.config.kraken.mode == "fixed"
-    for size in range(len(KRAKEN_SIZES)):
-        # a token is turned over when its round is scored
-        if fixed or size < state.round or state.over:
-            v["kraken"][size, 0] = 1.0
-            v["kraken"][size, 1] = state.kraken[size] / 4
-    v["deck"][0] = len(state.decks[state.round]) / DECK_SCALE
-    v["deck"][1] = len(state.discards[state.round]) / DECK_SCALE
-    v["bag"][0] = len(state.bag) / len(TREASURE_TOKENS)
-    cache = _tableau(state)
-    v["tableau"][:n] = cache.tab[order]
-    level_ids = []
-    players = []
-    for k, s in enumerate(order):
-        level_ids += [(k * len(PARTS) + part) * MAX_LEVEL + level - 1
-                      for part, level in enumerate(state.levels[s])]
-        players.append((
-            1.0,
-            s == state.captain and state.captain_mode,
-            state.fuel_ready[s] / _MAX_FUEL,
-            state.fuel_fresh[s] / _MAX_FUEL,
-            state.fuel_used[s] / _MAX_FUEL,
-            state.divers_ready[s] / _MAX_DIVERS,
-            len(state.divers[s]) / _MAX_DIVERS,
-            state.green[s] / 4,
-            state.yellow[s] / 4,
-            state.score[s] / SCORE_SCALE,
-            len(state.hands[s]) / MAX_HAND,
-            len(state.kept[s]) / MAX_KEPT,
-            cache.eyes[s][state.round] / 10,
-            cache.animals[s].bit_count() / len(ANIMALS),
-        ))
-    v["levels"].reshape(-1)[level_ids] = 1.0
-    v["player"][:n] = players
-
-
-def _cards(view: np.ndarray, cards: list[int], features: np.ndarray) -> None:
-    if cards:
-        view[: len(cards)] = features[cards]
+    cache = getattr(state, "_obs_cache", None)
+    if cache is None or cache.owner() is not state or not cache.update(state):
+        cache = _new_cache(state)
+    card = cache.cards.features.__getitem__
+    hand, kept, passed = state.hands[seat], state.kept[seat], state.passed[seat]
+    if state.over:
+        pending, placing = _NOTHING_PENDING, _NO_CARD
+    else:
+        pending = _PENDING[state.decision][(state.actor - seat) % n]
+        placed = state.placing and state.decision in _PLACED
+        placing = card(state.placing[0][1]) if placed else _NO_CARD
+    b[:_PREFIX_BYTES] = b"".join([
+        pending, *map(card, hand), _FREE_HAND[len(hand)], *map(card, kept),
+        _FREE_KEPT[len(kept)], *map(card, passed), _FREE_HAND[len(passed)], placing,
+        _header(state, cache),
+    ])  # fmt: skip
+    f[_LEVELS : _LEVELS + n * LEVEL_WIDTH] = cache.levels.runs[seat]
+    f[_PLAYER : _PLAYER + n * PLAYER_WIDTH] = cache.player.runs[seat]
+    f[_TABLEAU : _TABLEAU + n * TABLEAU_WIDTH] = cache.tableau.runs[seat]
+    for at, zeros in _ABSENT[n]:
+        b[at : at + len(zeros)] = zeros

@@ -47,6 +47,7 @@ class OtontinGame(Game):
     layout = LAYOUT
     state_class = State
     write_observation = staticmethod(write_observation)
+    writes_every_value = True
     render_text = staticmethod(render_text)
 
     def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:

@@ -9,9 +9,20 @@ offer (5), each one-hot (offers all 0 on a Spear or Shield). The layout table is
 What a seat sees is only what a leader at the table knows: all cards and tokens, the
 dice of the current campaign turn, every declaration, its own secret order, and the
 others' orders only once revealed (the ``revealed`` rows hold the last war's orders).
+
+Everything but the own order is public, so an :class:`ObsCache` on the state keeps it
+in absolute seat order (the seat rows of seat ``s`` at row ``s``), rewriting only the
+pieces whose state fields differ from the copy they were last written from; the
+writer gathers it into relative order with one index array, then adds the own order.
 """
 
 from __future__ import annotations
+
+import functools
+import weakref
+from array import array
+from itertools import compress
+from operator import attrgetter, ne
 
 import numpy as np
 
@@ -80,112 +91,213 @@ def _order_vectors() -> np.ndarray:
 
 
 ORDER_VEC = _order_vectors()
-_ORDER_LISTS = ORDER_VEC.tolist()
-_OFF = {name: (a, b) for name, (a, b, _) in LAYOUT.offsets.items()}
+_AT = {name: a for name, (a, _, _) in LAYOUT.offsets.items()}
 _DECL_W = 2 + ORDER_FEATURES
 _REV_W = 1 + ORDER_FEATURES
+# pieces with one row per seat (relative in the observation, absolute in the cache)
+SEAT_PIECES = (
+    "seat_present", "attack", "defence", "beans", "busted", "campaign_done",
+    "starting_leader", "campaign_leader", "acting", "takers", "declared", "committed",
+    "revealed",
+)  # fmt: skip
+# seat pieces that are a state list of counts or flags: (piece, state field, divisor)
+SEAT_COUNTS = (
+    ("attack", "atk", COUNT_SCALE), ("defence", "dfn", COUNT_SCALE),
+    ("beans", "beans", COUNT_SCALE), ("busted", "busted", 1), ("campaign_done", "done", 1),
+)  # fmt: skip
+_seat_counts = attrgetter(*(field for _, field, _ in SEAT_COUNTS))
+# the pieces that are counts (or flags), in the order update() gathers them: (piece, divisor)
+COUNTS = (
+    *((name, divisor) for name, _, divisor in SEAT_COUNTS), ("pool", COUNT_SCALE),
+    ("bag", COUNT_SCALE), ("priests_aside", COUNT_SCALE), ("rolled", COUNT_SCALE),
+    ("payable", COUNT_SCALE), ("theft", COUNT_SCALE),
+)
+# one-hot pieces, in the order update() gathers their index
+MARKS = ("starting_leader", "acting", "campaign_leader", "phase", "decision", "revealed_age")
+ZERO_SLOT = LAYOUT.size  # the cache's extra, always-zero float (for absent seats)
+# the values of the "game" piece
+GAME_ROUND, GAME_FINAL, GAME_TARGET, GAME_SPLIT = range(*LAYOUT.offsets["game"][:2])
 
 
-_SHARES: dict[tuple, list[float]] = {}
+def _rows(width: int, rows: list[list[float]]) -> list[array]:
+    """Each row as a float32 ``array`` of ``width`` (zero-padded at the front)."""
+    return [array("f", [0.0] * (width - len(r)) + r) for r in rows]
 
 
-def _face_shares(state: State) -> list[float]:
-    """Share of each face on a die of each colour (cached per dice table)."""
-    key = tuple(state.kinds)
-    if key not in _SHARES:
-        out = [0.0] * (K * F)
-        for k, faces in enumerate(state.kinds):
-            for face in faces:
-                out[k * F + face] += 1.0 / len(faces)
-        _SHARES[key] = out
-    return _SHARES[key]
+# the cache row of a declaration (UNSAID, NO_ORDER, then each order), of a revealed
+# order (NO_ORDER, then each order) and the observer's own order (each order)
+_ORDERS = ORDER_VEC.tolist()
+_DECLARED = dict(zip([UNSAID, NO_ORDER, *range(NUM_ORDERS)], _rows(_DECL_W, (
+    [[0.0] * _DECL_W, [1.0, 1.0] + [0.0] * ORDER_FEATURES] + [[1.0, 0.0, *o] for o in _ORDERS]))))
+_REVEALED = dict(zip([NO_ORDER, *range(NUM_ORDERS)], _rows(_REV_W, (
+    [[0.0] * _REV_W] + [[1.0, *o] for o in _ORDERS]))))
+_OWN = np.array([[1.0, *o] for o in _ORDERS], np.float32)
+
+
+def _face_shares(kinds: list[tuple[int, ...]]) -> list[float]:
+    """Share of each face on a die of each colour."""
+    out = [0.0] * (K * F)
+    for k, faces in enumerate(kinds):
+        for face in faces:
+            out[k * F + face] += 1.0 / len(faces)
+    return out
+
+
+class ObsCache:
+    """The public observation of one state in absolute seat order (module docstring).
+
+    ``vec`` is the layout plus :data:`ZERO_SLOT`; ``buf`` is the same memory as an
+    ``array`` (cheap element writes). A cache serves the state that made it alone: a
+    loaded, copied or cloned state builds its own (copying a cache gives none).
+    """
+
+    __slots__ = ("owner", "n", "buf", "vec", "seen", "no_dice")
+
+    def __init__(self, state: State):
+        self.owner = weakref.ref(state)
+        self.n = n = state.n
+        self.buf = buf = array("f", bytes(np.dtype(np.float32).itemsize * (LAYOUT.size + 1)))
+        self.vec = np.frombuffer(buf, np.float32)
+        # what each piece (or kind of piece) was last written from (None: not yet)
+        self.seen: dict[str, object] = dict.fromkeys(
+            ("marks", "game", "last_roll", "takers", "committed", "declared", "revealed",
+             "seat_sets"))
+        self.seen["counts"] = [[None] * max(P, K, F)] * len(COUNTS)  # longer than any
+        self.seen["marks"] = (None,) * len(MARKS)
+        # the dice pieces outside the campaign (bag, aside, rolled, payable, theft): zero
+        kinds = len(state.kinds)
+        self.no_dice = ([0] * kinds, [0] * kinds, [0] * F, [0, 0], [0])
+        cfg = state.config
+        for name, values in (
+            ("seat_present", [1.0] * n),
+            ("dice_count", [c / COUNT_SCALE for c in state.kind_counts]),
+            ("dice_faces", _face_shares(state.kinds)),
+        ):
+            buf[_AT[name] : _AT[name] + len(values)] = array("f", values)
+        buf[GAME_TARGET] = cfg.bean_target / COUNT_SCALE
+        buf[GAME_SPLIT] = float(cfg.split_spoils)
+
+    def __reduce__(self):
+        """A copy (``copy``, ``pickle``) is no cache: the state builds one on first use."""
+        return _no_cache, ()
+
+    def update(self, state: State) -> None:
+        """Bring every piece in step with ``state``: the pieces of each kind are compared
+        at once (in C) and only the values that changed are rewritten (counts divided by
+        their divisor; one-hots moved)."""
+        seen = self.seen
+        campaign = state.phase == CAMPAIGN
+        counts = [
+            *_seat_counts(state), [state.pool_w, state.pool_b],
+            *((state.bag, state.aside, state.rolled, list(state.payable()),
+               [state.theft if state.takers else 0]) if campaign else self.no_dice),
+        ]  # fmt: skip
+        if counts != seen["counts"]:
+            buf, old_counts = self.buf, seen["counts"]
+            for k in compress(range(len(COUNTS)), map(ne, counts, old_counts)):
+                name, divisor = COUNTS[k]
+                values, at = counts[k], _AT[name]
+                for i in compress(range(len(values)), map(ne, values, old_counts[k])):
+                    buf[at + i] = values[i] / divisor
+                old_counts[k] = list(values)
+        actor = state.current_player()
+        age = state.round - state.revealed_round
+        marks = (
+            state.start, actor if actor >= 0 else None,
+            state.active if campaign else None, state.phase,
+            None if state.decision == NO_DECISION else state.decision,
+            age if state.revealed_round and age < 2 else None,
+        )  # fmt: skip
+        if marks != seen["marks"]:
+            buf, old_marks = self.buf, seen["marks"]
+            for k in compress(range(len(MARKS)), map(ne, marks, old_marks)):
+                at = _AT[MARKS[k]]
+                if old_marks[k] is not None:
+                    buf[at + old_marks[k]] = 0.0
+                if marks[k] is not None:
+                    buf[at + marks[k]] = 1.0
+            seen["marks"] = marks
+        if (state.round, state.final_round) != seen["game"]:
+            self.buf[GAME_ROUND] = state.round / state.config.round_cap
+            self.buf[GAME_FINAL] = float(state.final_round)
+            seen["game"] = (state.round, state.final_round)
+        roll = state.last_roll if campaign else []
+        if roll != seen["last_roll"]:
+            at = _AT["last_roll"]
+            self.vec[at : at + K * F] = 0.0
+            for kind, face in roll:
+                self.buf[at + kind * F + face] += 1.0
+            seen["last_roll"] = [list(die) for die in roll]
+        takers = state.takers if campaign else []
+        committed = state.actives[: state.cursor] if state.phase == COMMIT_PHASE else []
+        if (takers, committed, state.declared, state.revealed) != seen["seat_sets"]:
+            self._seats("takers", takers)
+            self._seats("committed", committed)
+            self._order_rows("declared", state.declared, _DECLARED, _DECL_W)
+            self._order_rows("revealed", state.revealed, _REVEALED, _REV_W)
+            seen["seat_sets"] = (list(takers), committed, list(state.declared),
+                                 list(state.revealed))
+
+    def _seats(self, name: str, seats: list[int]) -> None:
+        """Piece ``name`` 1 at each of ``seats``, 0 elsewhere."""
+        if seats == self.seen[name]:
+            return
+        at = _AT[name]
+        self.vec[at : at + self.n] = 0.0
+        for s in seats:
+            self.buf[at + s] = 1.0
+        self.seen[name] = list(seats)
+
+    def _order_rows(self, name: str, orders: list[int], rows: dict, width: int) -> None:
+        """Each seat's row of piece ``name``: ``rows[order]``, where it changed."""
+        seen = self.seen[name]
+        if orders == seen:
+            return
+        at, buf = _AT[name], self.buf
+        for s, order in enumerate(orders):
+            if seen is None or order != seen[s]:
+                buf[at + s * width : at + (s + 1) * width] = rows[order]
+        self.seen[name] = list(orders)
+
+
+def _no_cache() -> None:
+    """What a copied cache becomes (the state builds a fresh one on first use)."""
+    return None
+
+
+@functools.cache
+def _gather(n: int, seat: int) -> np.ndarray:
+    """For each float of ``seat``'s observation: its index in the cache's ``vec``.
+
+    Relative row ``k`` of a seat piece is absolute seat ``(seat + k) % n``; rows of
+    absent seats read :data:`ZERO_SLOT`; every other piece is in place.
+    """
+    index = np.arange(LAYOUT.size, dtype=np.intp)
+    for name in SEAT_PIECES:
+        a, b, shape = LAYOUT.offsets[name]
+        width = (b - a) // shape[0]
+        for k in range(shape[0]):
+            row = index[a + k * width : a + (k + 1) * width]
+            row[:] = ZERO_SLOT if k >= n else np.arange(width) + a + (seat + k) % n * width
+    index.flags.writeable = False
+    return index
+
+
+def _cache(state: State) -> ObsCache:
+    """The state's observation cache, made on first use, brought in step with it."""
+    cache = getattr(state, "_obs_cache", None)
+    if cache is None or cache.owner() is not state:
+        cache = state._obs_cache = ObsCache(state)
+    cache.update(state)
+    return cache
 
 
 def write_observation(state: State, seat: int, out: np.ndarray) -> None:
-    """Write ``seat``'s view of ``state`` into the zeroed float32 vector ``out``.
-
-    The values are gathered in a Python list and copied into ``out`` once (fast).
-    """
-    n = state.n
-    v = [0.0] * LAYOUT.size
-    rel = [(seat + i) % n for i in range(n)]
-    pos = [(s - seat) % n for s in range(n)]  # seat -> relative row
-
-    def put(name: str, values) -> None:
-        a = _OFF[name][0]
-        v[a : a + len(values)] = values
-
-    def one(name: str, index: int) -> None:
-        v[_OFF[name][0] + index] = 1.0
-
-    put("seat_present", [1.0] * n)
-    put("attack", [state.atk[s] / COUNT_SCALE for s in rel])
-    put("defence", [state.dfn[s] / COUNT_SCALE for s in rel])
-    put("beans", [state.beans[s] / COUNT_SCALE for s in rel])
-    put("busted", [float(state.busted[s]) for s in rel])
-    put("campaign_done", [float(state.done[s]) for s in rel])
-    one("starting_leader", pos[state.start])
-    actor = state.current_player()
-    if actor >= 0:
-        one("acting", pos[actor])
-    put("pool", [state.pool_w / COUNT_SCALE, state.pool_b / COUNT_SCALE])
-    one("phase", state.phase)
-    if state.decision != NO_DECISION:
-        one("decision", state.decision)
-    cfg = state.config
-    put(
-        "game",
-        [
-            state.round / cfg.round_cap,
-            float(state.final_round),
-            cfg.bean_target / COUNT_SCALE,
-            float(cfg.split_spoils),
-        ],
-    )
-    put("dice_count", [c / COUNT_SCALE for c in state.kind_counts])
-    put("dice_faces", _face_shares(state))
-    if state.phase == CAMPAIGN:  # the dice of the current turn
-        one("campaign_leader", pos[state.active])
-        put("bag", [c / COUNT_SCALE for c in state.bag])
-        put("priests_aside", [c / COUNT_SCALE for c in state.aside])
-        put("rolled", [c / COUNT_SCALE for c in state.rolled])
-        a = _OFF["last_roll"][0]
-        for kind, face in state.last_roll:
-            v[a + kind * F + face] += 1.0
-        w, b = state.payable()
-        put("payable", [w / COUNT_SCALE, b / COUNT_SCALE])
-        if state.takers:
-            put("theft", [state.theft / COUNT_SCALE])
-            for s in state.takers:
-                one("takers", pos[s])
-    a = _OFF["declared"][0]
-    for s, order in enumerate(state.declared):
-        if order == UNSAID:
-            continue
-        row = a + pos[s] * _DECL_W
-        v[row] = 1.0
-        if order == NO_ORDER:
-            v[row + 1] = 1.0
-        else:
-            v[row + 2 : row + _DECL_W] = _ORDER_LISTS[order]
+    """Write ``seat``'s view of ``state`` into the float32 vector ``out`` (every value)."""
+    _cache(state).vec.take(_gather(state.n, seat), out=out, mode="clip")
     own = state.committed[seat]
     if own != NO_ORDER:
-        a = _OFF["own_order"][0]
-        v[a] = 1.0
-        v[a + 1 : a + _REV_W] = _ORDER_LISTS[own]
-    if state.phase == COMMIT_PHASE:  # who has laid its cards (not what)
-        for s in state.actives[: state.cursor]:
-            one("committed", pos[s])
-    a = _OFF["revealed"][0]
-    for s, order in enumerate(state.revealed):
-        if order != NO_ORDER:
-            row = a + pos[s] * _REV_W
-            v[row] = 1.0
-            v[row + 1 : row + _REV_W] = _ORDER_LISTS[order]
-    age = state.round - state.revealed_round
-    if state.revealed_round and age < 2:
-        one("revealed_age", age)
-    out[:] = v
+        out[_AT["own_order"] : _AT["own_order"] + _REV_W] = _OWN[own]
 
 
 __all__ = ["COUNT_SCALE", "LAYOUT", "ORDER_VEC", "write_observation"]

@@ -74,3 +74,41 @@ def test_step_before_reset_and_bad_render_mode_are_clear():
     env = envs.make("oceanos_v0")
     with pytest.raises(Exception, match="reset"):
         env.render()
+
+
+def test_observations_and_masks_are_the_callers_own_arrays():
+    env = envs.make("otontin_v0", num_players=3)
+    env.reset(seed=0)
+    agent = env.agent_selection
+    first = env.observe(agent)
+    kept = {name: array.copy() for name, array in first.items()}
+    first["observation"][:] = -1.0
+    first["action_mask"][:] = 0
+    again = env.observe(agent)
+    assert all(np.array_equal(again[name], kept[name]) for name in kept)
+    assert again["action_mask"].flags.writeable and again["action_mask"].any()
+    env.step(int(np.flatnonzero(again["action_mask"])[0]))
+    assert np.array_equal(again["observation"], kept["observation"])  # not overwritten
+
+
+def test_adapter_zeroes_its_buffer_unless_the_game_writes_every_value():
+    from envs.oceanos.env import OceanosGame, raw_env
+
+    class Partial(OceanosGame):
+        """Writes one value only (the seat's index), so the adapter must zero first."""
+
+        writes_every_value = False
+        write_observation = staticmethod(lambda state, seat, out: out.__setitem__(seat, 1.0))
+
+    class Overriding(Partial):
+        """Overrides Game.observe: the adapter calls it, not write_observation."""
+
+        def observe(self, state, seat, out):
+            out[seat + 1] = 2.0
+
+    for game, value, shift in ((Partial(), 1.0, 0), (Overriding(), 2.0, 1)):
+        env = type("Env", (raw_env,), {"game": game})(num_players=3)
+        env.reset(seed=0)
+        for seat in (0, 1, 2, 0):
+            obs = env.observe(f"player_{seat}")["observation"]
+            assert np.flatnonzero(obs).tolist() == [seat + shift] and obs[seat + shift] == value
