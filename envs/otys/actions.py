@@ -15,6 +15,8 @@ Encodings (each block's id = block start + index):
 
 from __future__ import annotations
 
+from functools import cache
+
 from envs.core import ActionTable
 
 from . import data as D
@@ -76,3 +78,10 @@ def move_id(colour: int, direction: int, level_index: int) -> int:
 def sell_id(colour: int, payout: int) -> int:
     """Id of ``sell:<colour>:<payout>`` (payout 0 credits, 1 PP)."""
     return SELL.start + colour * 2 + payout
+
+
+@cache
+def prop_options(reach: int) -> tuple[int, ...]:
+    """Ids of every propeller move of at most ``reach`` slots."""
+    slots = range(D.NUM_SLOTS)
+    return tuple(PROP_ID[s][t] for s in slots for t in slots if t != s and abs(t - s) <= reach)

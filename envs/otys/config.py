@@ -142,7 +142,8 @@ class Config(GameConfig):
 
 
 class Tables:
-    """The config's component data as plain tuples of ints (read-only)."""
+    """The config's component data as plain tuples of ints (read-only but for the
+    ``fits`` memo, which the rules fill)."""
 
     def __init__(self, config: Config):
         comp = config.components
@@ -185,6 +186,8 @@ class Tables:
         self.hand_limit = comp.hand_limit
         self.round_cap = config.round_cap
         self.spy_variant = config.spy_designer_variant
+        # memo of the rules: a level's colour counts -> bit set of the cards they complete
+        self.fits: dict[tuple[int, ...], int] = {}
 
 
 @lru_cache(maxsize=64)

@@ -14,6 +14,8 @@ from . import data as D
 from .effects import CONTRACT_COLOUR
 
 NC = D.NUM_COLOURS
+# per level: the id of ``complete:pub0:<level>`` and the level's first index in ``res``
+_LEVELS = tuple((A.complete_id(0, li), li * NC) for li in range(D.NUM_LEVELS))
 
 
 class ContractsMixin:
@@ -34,26 +36,57 @@ class ContractsMixin:
                 return False
         return True
 
+    def _fitting_cards(self, counts: tuple) -> int:
+        """Bit set of the cards that one level's colour ``counts`` complete, memoised in
+        ``t.fits`` (it depends on the config's tables alone)."""
+        desc = sorted(counts, reverse=True)
+        mask = 0
+        for card in range(self.t.num_contracts):
+            if self._fits_counts(card, counts, desc):
+                mask |= 1 << card
+        self.t.fits[counts] = mask
+        return mask
+
+    def _fitting_levels(self) -> tuple[list, int]:
+        """The turn's player's levels that complete some card, as (id of
+        ``complete:pub0`` at that level, bit set of those cards), and the union of the
+        bit sets. Kept per seat on the state while the seat's resources stay the same
+        (checked by value, so it cannot go stale; clones and loaded states start
+        without it)."""
+        p, r = self.seat, self.res[self.seat]
+        kept = getattr(self, "_fitting", None)
+        if kept is None or len(kept) != self.n:
+            kept = self._fitting = [None] * self.n
+        entry = kept[p]
+        if entry is not None and entry[0] == r:
+            return entry[1], entry[2]
+        fits, levels, union = self.t.fits, [], 0
+        for at, b in _LEVELS:
+            counts = (r[b], r[b + 1], r[b + 2], r[b + 3])
+            mask = fits.get(counts)
+            if mask is None:
+                mask = self._fitting_cards(counts)
+            if mask:
+                levels.append((at, mask))
+                union |= mask
+        kept[p] = (r[:], levels, union)
+        return levels, union
+
     def _contract_options(self, out: list) -> None:
         """``complete`` actions for every (contract, level) that fits."""
-        t, r = self.t, self.res[self.seat]
-        levels = []
-        for li in range(D.NUM_LEVELS):
-            counts = r[li * NC : li * NC + NC]
-            total = counts[0] + counts[1] + counts[2] + counts[3]
-            if total:
-                levels.append((li, counts, total, sorted(counts, reverse=True)))
-        if not levels:
+        levels, union = self._fitting_levels()
+        if not union:
             return
-        sources = list(enumerate(self.public))
-        sources.extend((A.HAND_SOURCE0 + j, card) for j, card in enumerate(self.hands[self.seat]))
-        for src, card in sources:
-            if card < 0:
-                continue
-            need = t.contract_total[card]
-            for li, counts, total, desc in levels:
-                if total >= need and self._fits_counts(card, counts, desc):
-                    out.append(A.complete_id(src, li))
+        for src, card in enumerate(self.public):
+            if card >= 0 and union >> card & 1:
+                for at, mask in levels:
+                    if mask >> card & 1:
+                        out.append(at + src * D.NUM_LEVELS)
+        for src, card in enumerate(self.hands[self.seat], A.HAND_SOURCE0):
+            if card >= 0 and union >> card & 1:
+                for at, mask in levels:
+                    if mask >> card & 1:
+                        out.append(at + src * D.NUM_LEVELS)
 
     def _assignable(self, needs: tuple, i: int, used: list, counts: list) -> bool:
         """Whether numbers ``needs[i:]`` fit distinct unused colours (equal numbers in

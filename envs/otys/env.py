@@ -48,6 +48,7 @@ class OtysGame(Game):
     layout = LAYOUT
     state_class = State
     write_observation = staticmethod(write_observation)
+    writes_every_value = True  # the adapter need not zero its buffer first
     render_text = staticmethod(render_text)
 
     def render_for(self, state: State, viewer: int) -> str:

@@ -10,8 +10,7 @@ decision only to the player who drew them. The layout table is ``LAYOUT.markdown
 
 from __future__ import annotations
 
-from array import array
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -20,13 +19,22 @@ from envs.core import ObservationLayout
 from . import data as D
 from .config import Tables
 from .effects import CONTRACT_COLOUR, COPY, KEEP, NUM_PHASES
+from .observe_cache import (
+    CONTRACT_FEATS,
+    HAND_FEATS,
+    SEAT_FIELDS,
+    TAIL_FIRST,
+    TOKEN_FEATS,
+    ObsCache,
+    seat_columns,
+    seat_size,
+    zeros,
+)
 from .rules import State
 
 S = D.MAX_PLAYERS
-TOKEN_FEATS = 1 + len(D.TOKEN_KINDS) + D.NUM_COLOURS + len(D.TOKEN_BACKS)
-CONTRACT_FEATS = 1 + 1 + D.NUM_COLOURS + D.MAX_NUMBERS + 3
 KEY_KINDS = 3  # numbered, own X, neutral X
-MIN_PLAYERS = 2
+__all__ = ["CONTRACT_FEATS", "LAYOUT", "OBS_SIZE", "TOKEN_FEATS", "write_observation"]
 
 LAYOUT = ObservationLayout(
     [
@@ -89,220 +97,107 @@ LAYOUT = ObservationLayout(
     ]
 )  # fmt: skip
 OBS_SIZE = LAYOUT.size
-_ZEROS = bytes(np.dtype(np.float32).itemsize * OBS_SIZE)
-_O = {name: LAYOUT.offsets[name][0] for name in LAYOUT.offsets}
+SEATS_END = LAYOUT.offsets[SEAT_FIELDS[-1]][1]
+assert SEATS_END == LAYOUT.offsets[TAIL_FIRST][0], "the seat blocks come first"
+# offsets in the cache's tail buffer (the vector from ``TAIL_FIRST`` on)
+_T = {name: a - SEATS_END for name, (a, _, _) in LAYOUT.offsets.items() if a >= SEATS_END}
+_HAND, _PENDING = _T["hand"], _T["phase"]  # the pending decision runs to the end
+_ZERO_PENDING = zeros(OBS_SIZE - SEATS_END - _PENDING)
 
 
-@lru_cache(maxsize=64)
-def _features(t: Tables) -> tuple[list, list, list]:
-    """Per token: feature indices set to 1 and its (effect, back) count index; per
-    contract: (index, value) pairs. Derived from the config's tables only (nothing of
-    a game's state is cached)."""
-    kinds = len(D.TOKEN_KINDS)
-    tokens = []
-    for tid in range(t.num_tokens):
-        feats = [0, 1 + t.token_kind[tid]]
-        feats += [1 + kinds + c for c in t.token_colours[tid]]
-        feats.append(1 + kinds + D.NUM_COLOURS + t.token_back[tid])
-        tokens.append(feats)
-    contracts = []
-    tail = 2 + D.NUM_COLOURS + D.MAX_NUMBERS
-    for card in range(t.num_contracts):
-        needs = t.contract_needs[card]
-        pairs = [(0, 1)]
-        if t.contract_number[card]:
-            pairs.append((1, 1))
-            pairs += [(2 + D.NUM_COLOURS + i, x) for i, x in enumerate(needs)]
-        else:
-            pairs += [(2 + c, x) for c, x in enumerate(needs) if x]
-        pairs += [
-            (tail, t.contract_pp[card]),
-            (tail + 1, t.contract_credits[card]),
-            (tail + 2, t.contract_batteries[card]),
-        ]
-        contracts.append(pairs)
-    kind_back = [k * len(D.TOKEN_BACKS) + b for k, b in zip(t.token_kind, t.token_back)]
-    return tokens, contracts, kind_back
+def new_cache(t: Tables, n: int) -> ObsCache:
+    """An empty observation cache for ``n`` players of tables ``t``."""
+    return ObsCache(t, n, LAYOUT.offsets, [_seat_order(n, seat) for seat in range(n)])
 
 
-class _Writer:
-    """A zeroed ``array('f')`` the size of the observation, copied into the numpy
-    vector in one call (element writes to an array are much cheaper than to numpy)."""
-
-    __slots__ = ("buf", "tokens", "contracts", "kind_back")
-
-    def __init__(self, t: Tables):
-        self.buf = array("f", _ZEROS)
-        self.tokens, self.contracts, self.kind_back = _features(t)
-
-    def set(self, i: int, v: float = 1) -> None:
-        self.buf[i] = v
-
-    def run(self, at: int, values: list) -> None:
-        self.buf[at : at + len(values)] = array("f", values)
-
-    def token(self, at: int, tid: int) -> None:
-        if tid >= 0:
-            buf = self.buf
-            for f in self.tokens[tid]:
-                buf[at + f] = 1
-
-    def contract(self, at: int, card: int) -> None:
-        if card >= 0:
-            buf = self.buf
-            for f, v in self.contracts[card]:
-                buf[at + f] = v
-
-    def flush(self, out: np.ndarray) -> None:
-        out[:] = np.frombuffer(self.buf, np.float32)
-
-
-# flat offsets of the per-seat pieces, for the hot loop below
-(
-    _PRESENT, _FIRST, _DIVERS, _UPGRADED, _RESOURCES, _FREE, _HOME, _TRACK, _NEUTRAL_HELD,
-    _NEUTRAL_TRACK, _ROOM, _HACKER, _MECHANIC, _MAX_MOVE, _CREDITS, _BATTERIES, _PP,
-    _BACKS, _HAND_SIZE,
-) = (_O[name] for name in (
-    "present", "first_player", "divers", "upgraded", "resources", "free_space",
-    "keys_home", "keys_track", "neutral_held", "neutral_track", "track_room", "hacker",
-    "mechanic", "max_move", "credits", "batteries", "pp", "reward_backs", "hand_size",
-))  # fmt: skip
-NSLOT, NDIV, NLEV, NCOL, NKEY = D.NUM_SLOTS, D.NUM_DIVERS, D.NUM_LEVELS, D.NUM_COLOURS, D.NUM_OWN_KEYS
-NBACK = len(D.TOKEN_BACKS)
-
-
-def _seat(w: _Writer, s: State, q: int, k: int) -> None:
-    """Seat ``q``'s public board into relative block ``k`` (zeros are left unwritten)."""
-    t, buf = s.t, w.buf
-    buf[_PRESENT + k] = 1
-    if q == 0:
-        buf[_FIRST + k] = 1
-    col, up = s.col[q], s.up[q]
-    base = _DIVERS + k * NSLOT * NDIV
-    ub = _UPGRADED + k * NSLOT
-    for slot, dtype in enumerate(col):
-        buf[base + slot * NDIV + dtype] = 1
-        if up[dtype]:
-            buf[ub + slot] = 1
-    r = s.res[q]
-    rb = _RESOURCES + k * NLEV * NCOL
-    buf[rb : rb + NLEV * NCOL] = array("f", r)
-    fb = _FREE + k * NLEV
-    for li, cap in enumerate(t.capacity):
-        b = li * NCOL
-        buf[fb + li] = cap - r[b] - r[b + 1] - r[b + 2] - r[b + 3]
-    hb = _HOME + k * NKEY
-    buf[hb : hb + NKEY] = array("f", s.home[q])
-    track = s.track[q]
-    if track:
-        tb = _TRACK + k * NKEY
-        neutral = 0
-        for code in track:
-            if code == D.NEUTRAL_X:
-                neutral += 1
-            else:
-                buf[tb + code] = 1
-        buf[_NEUTRAL_TRACK + k] = neutral
-    buf[_ROOM + k] = t.hacker_capacity[s.hack[q]] - len(track)
-    buf[_MAX_MOVE + k] = t.moves[s.mech[q]]
-    buf[_HAND_SIZE + k] = len(s.hands[q])
-    buf[_CREDITS + k] = s.credits[q]
-    buf[_BATTERIES + k] = s.batteries[q]
-    buf[_PP + k] = s.pp[q]
-    buf[_HACKER + k] = s.hack[q]
-    buf[_MECHANIC + k] = s.mech[q]
-    buf[_NEUTRAL_HELD + k] = s.nx[q]
-    bb = _BACKS + k * NLEV * NBACK
-    for li, tid in enumerate(s.rtok[q]):
-        if tid >= 0:
-            buf[bb + li * NBACK + t.token_back[tid]] = 1
-
-
-def _token_counts(w: _Writer, at: int, tokens: list) -> None:
-    """Counts of tokens per (immediate effect, back) at offset ``at``."""
-    buf, kind_back = w.buf, w.kind_back
-    for tid in tokens:
-        buf[at + kind_back[tid]] += 1
+@cache
+def _seat_order(n: int, seat: int) -> np.ndarray:
+    """For each float of the seat blocks seen by ``seat``: its index in the cache's seat
+    rows (relative block k is absolute seat ``(seat + k) % n``; absent seats read the
+    zero row)."""
+    cols = seat_columns(LAYOUT.offsets)
+    row = sum(seat_size(LAYOUT.offsets, name) for name in SEAT_FIELDS)
+    order = np.empty(SEATS_END, np.intp)
+    for name in SEAT_FIELDS:
+        lo, m = LAYOUT.offsets[name][0], seat_size(LAYOUT.offsets, name)
+        for k in range(S):
+            q = (seat + k) % n if k < n else S
+            order[lo + k * m : lo + (k + 1) * m] = np.arange(m) + q * row + cols[name]
+    order.flags.writeable = False
+    return order
 
 
 def write_observation(s: State, seat: int, out: np.ndarray) -> None:
-    """Write ``seat``'s view of ``s`` into the zeroed float32 vector ``out``."""
-    n, t = s.n, s.t
-    w = _Writer(t)
-    buf = w.buf
-    rel = [(q - seat) % n for q in range(n)]
-    for q in range(n):
-        _seat(w, s, q, rel[q])
-    buf[_O["num_players"] + n - MIN_PLAYERS] = 1
-    buf[_O["round"]] = s.round
-    buf[_O["end_triggered"]] = s.end_triggered
-    at, adv = _O["sponsor_tile"], _O["sponsor_advanced"]
-    for li, tile in enumerate(s.sponsors):
-        buf[at + li * D.NUM_SPONSORS + tile] = 1
-        buf[adv + li] = s.adv[tile]
-    at, tokens = _O["display"], w.tokens
-    for tid in s.display:
-        if tid >= 0:
-            for f in tokens[tid]:
-                buf[at + f] = 1
-        at += TOKEN_FEATS
-    at = _O["store"]
-    for count in s.store:
-        for row in range(count):
-            buf[at + row] = 1
-        at += D.STORE_ROWS
-    for i, card in enumerate(s.public):
-        w.contract(_O["public"] + i * CONTRACT_FEATS, card)
-    for i, card in enumerate(s.hands[seat]):
-        w.contract(_O["hand"] + i * CONTRACT_FEATS, card)
-    buf[_O["deck_size"]] = len(s.deck)
-    buf[_O["discard_size"]] = len(s.discard)
-    buf[_O["neutral_supply"]] = s.neutral
-    buf[_O["bag_size"]] = len(s.bag)
-    _token_counts(w, _O["bag_kinds"], s.bag)
-    at = _O["bag_colours"]
-    for tid in s.bag:
-        for c in t.token_colours[tid]:
-            buf[at + c] += 1
-    _token_counts(w, _O["token_discard"], s.tdiscard)
+    """Write ``seat``'s view of ``s`` into the float32 vector ``out``. Every value is
+    written (``out`` need not be zeroed): the seat blocks by one gather from the cache,
+    the rest by one copy of its tail after the observer's hand and the pending decision
+    are filled in."""
+    cache = getattr(s, "_obs_cache", None)
+    if cache is None or cache.t is not s.t or cache.n != s.n:
+        cache = s._obs_cache = new_cache(s.t, s.n)
+    cache.update(s)
+    # (mode "clip": the indices are valid, and it spares numpy a buffered copy)
+    cache.seats.take(cache.orders[seat], out=out[:SEATS_END], mode="clip")
+    buf = cache.tail_buf
+    buf[_HAND : _HAND + HAND_FEATS] = cache.hand_rows[seat]
+    buf[_PENDING:] = _ZERO_PENDING
     if not s.over:
-        _pending(w, s, seat, rel)
-    w.flush(out)
+        _pending(s, seat, buf, cache)
+    out[SEATS_END:] = cache.tail
 
 
-def _pending(w: _Writer, s: State, seat: int, rel: list) -> None:
-    """The pending decision and its context."""
-    p = s.seat
-    w.set(_O["phase"] + s.phase)
-    w.set(_O["actor"] + rel[s.actor])
-    w.set(_O["turn_seat"] + rel[p])
+def _pending(s: State, seat: int, buf, cache: ObsCache) -> None:
+    """The pending decision and its context, into the cache's zeroed tail buffer
+    (zeros are left unwritten)."""
+    n, p, phase, li = s.n, s.seat, s.phase, s.lvl
+    buf[_PHASE + phase] = 1
+    buf[_ACTOR + (s.actor - seat) % n] = 1
+    buf[_TURN_SEAT + (p - seat) % n] = 1
     for q in s.marks:
-        w.set(_O["marks"] + rel[q])
+        buf[_MARKS + (q - seat) % n] = 1
+    rows = cache.contract_rows
     # a contract's colours can be asked before any key is chosen: write them first
-    if s.phase == CONTRACT_COLOUR:
-        w.contract(_O["contract"], s.ctr)
-        w.set(_O["contract_level"] + s.ctr_lvl)
+    if phase == CONTRACT_COLOUR:
+        buf[_CONTRACT : _CONTRACT + CONTRACT_FEATS] = rows[s.ctr]
+        buf[_CONTRACT_LEVEL + s.ctr_lvl] = 1
         for i, c in enumerate(s.picks):
-            w.set(_O["contract_picks"] + i * D.NUM_COLOURS + c)
-    if s.lvl < 0:
+            buf[_PICKS + i * D.NUM_COLOURS + c] = 1
+    if li < 0:
         return
-    li = s.lvl
-    w.set(_O["key_level"] + li)
-    w.set(_O["key_kind"] + (s.key - D.OWN_X + 1 if s.key >= D.OWN_X else 0))
-    w.set(_O["uses_left"], s.uses)
-    w.set(_O["sponsor_used"], s.sponsor_used)
-    w.set(_O["free_costs"], s.free)
-    dtype = s.col[p][D.level_slot(li)]
-    w.set(_O["active_diver"] + dtype)
-    w.set(_O["active_upgraded"], s.up[p][dtype])
-    if s.phase == COPY:
+    buf[_KEY_LEVEL + li] = 1
+    buf[_KEY_KIND + (s.key - D.OWN_X + 1 if s.key >= D.OWN_X else 0)] = 1
+    if s.uses:
+        buf[_USES_LEFT] = s.uses
+    if s.sponsor_used:
+        buf[_SPONSOR_USED] = s.sponsor_used
+    if s.free:
+        buf[_FREE_COSTS] = s.free
+    dtype = s.col[p][D.SURFACE_SLOTS + li]  # the diver at the key's level
+    buf[_ACTIVE_DIVER + dtype] = 1
+    if s.up[p][dtype]:
+        buf[_ACTIVE_UPGRADED] = s.up[p][dtype]
+    if phase == COPY:
         dtype, upg = s._copied()
-        w.set(_O["copy_diver"] + dtype)
-        w.set(_O["copy_upgraded"], upg)
-        w.set(_O["copy_owner"] + rel[s.copy_seat])
-        w.set(_O["copy_depth"], s.copy_depth)
-    w.token(_O["token"], s.tok)
-    w.set(_O["drawn_count"], len(s.drawn))
-    if s.phase == KEEP and seat == p:
-        for i, card in enumerate(s.drawn):
-            w.contract(_O["drawn"] + i * CONTRACT_FEATS, card)
+        buf[_COPY_DIVER + dtype] = 1
+        buf[_COPY_UPGRADED] = upg
+        buf[_COPY_OWNER + (s.copy_seat - seat) % n] = 1
+        buf[_COPY_DEPTH] = s.copy_depth
+    if s.tok >= 0:
+        buf[_TOKEN : _TOKEN + TOKEN_FEATS] = cache.token_rows[s.tok]
+    if s.drawn:
+        buf[_DRAWN_COUNT] = len(s.drawn)
+        if phase == KEEP and seat == p:
+            for i, card in enumerate(s.drawn):
+                buf[_DRAWN + i * CONTRACT_FEATS : _DRAWN + (i + 1) * CONTRACT_FEATS] = rows[card]
+
+
+(
+    _PHASE, _ACTOR, _TURN_SEAT, _MARKS, _CONTRACT, _CONTRACT_LEVEL, _PICKS, _KEY_LEVEL,
+    _KEY_KIND, _USES_LEFT, _SPONSOR_USED, _FREE_COSTS, _ACTIVE_DIVER, _ACTIVE_UPGRADED,
+    _COPY_DIVER, _COPY_UPGRADED, _COPY_OWNER, _COPY_DEPTH, _TOKEN, _DRAWN_COUNT, _DRAWN,
+) = (_T[name] for name in (
+    "phase", "actor", "turn_seat", "marks", "contract", "contract_level", "contract_picks",
+    "key_level", "key_kind", "uses_left", "sponsor_used", "free_costs", "active_diver",
+    "active_upgraded", "copy_diver", "copy_upgraded", "copy_owner", "copy_depth", "token",
+    "drawn_count", "drawn",
+))  # fmt: skip

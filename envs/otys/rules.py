@@ -17,6 +17,7 @@ menu they came from. The effects live in :mod:`envs.otys.effects`.
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -206,7 +207,7 @@ class State(ContractsMixin, EffectsMixin):
         phase, p, li = self.phase, self.seat, self.lvl
         if phase == KEY:
             home = self.home[p]
-            out.extend(A.KEY.start + k for k in range(D.NUM_LEVELS) if home[k])
+            out.extend(compress(A.KEY, home))  # the numbered keys still at home
             if home[D.OWN_X]:
                 out.extend(A.XOWN)
             if self.nx[p]:
@@ -214,8 +215,8 @@ class State(ContractsMixin, EffectsMixin):
             self._contract_options(out)
         elif phase == STEP1 or phase == STEP2:
             if phase == STEP1:
-                if self.key < D.OWN_X and self.batteries[p]:
-                    self._prop_options(out)
+                if self.key < D.OWN_X and self.batteries[p]:  # propellers, a battery each
+                    out.extend(A.prop_options(self.t.moves[self.mech[p]]))
                 if not self.sponsor_used and self._sponsor_ok():
                     out.append(A.SPONSOR)
             self._contract_options(out)
@@ -258,29 +259,19 @@ class State(ContractsMixin, EffectsMixin):
         out.sort()
         return out
 
-    def _prop_options(self, out: list) -> None:
-        """Propeller moves allowed by the Mechanic (a battery each)."""
-        reach = self.t.moves[self.mech[self.seat]]
-        last = D.NUM_SLOTS - 1
-        for s in range(D.NUM_SLOTS):
-            row = A.PROP_ID[s]
-            for t in range(max(0, s - reach), min(last, s + reach) + 1):
-                if t != s:
-                    out.append(row[t])
-
     # ------------------------------------------------------------------ apply
     def apply_action(self, action: int) -> None:
         """Play one legal action of the pending decision (and keep the record counters)."""
         phase, p, ctr_lvl = self.phase, self.seat, self.ctr_lvl
         pp = self.pp[p]
-        if A.COMPLETE.start <= action < A.COMPLETE.stop:
+        if action in A.COMPLETE:
             self._start_contract(action)
         elif phase == KEY:
             self._choose_key(action)
         elif phase == STEP1 or phase == STEP2:
             if action == A.RESURFACE or action == A.OXYGEN:
                 self._end_turn(action == A.OXYGEN)
-            elif A.PROP.start <= action < A.PROP.stop:
+            elif action in A.PROP:
                 s, t = A.PROP_PAIRS[action - A.PROP.start]
                 self.batteries[p] -= 1
                 col = self.col[p]
@@ -383,15 +374,15 @@ class State(ContractsMixin, EffectsMixin):
         """Credit the PP one action gained to its source (``ctr_lvl``: the level of the
         number card whose colours were being chosen)."""
         row = self.pp_src[p]
-        if phase == CONTRACT_COLOUR or A.COMPLETE.start <= action < A.COMPLETE.stop:
+        if phase == CONTRACT_COLOUR or action in A.COMPLETE:
             li = ctr_lvl if phase == CONTRACT_COLOUR else (action - A.COMPLETE.start) % D.NUM_LEVELS
             token = self.rtok[p][li]
             back = D.PERMANENT_PP if token >= 0 and self.t.token_back[token] == D.BACK_PP else 0
             row[PP_BACKS] += back
             row[PP_CONTRACTS] += gained - back
-        elif A.SELL.start <= action < A.SELL.stop:
+        elif action in A.SELL:
             row[PP_STORE] += gained
-        elif A.EXPLORE.start <= action < A.EXPLORE.stop:
+        elif action in A.EXPLORE:
             row[PP_TOKENS] += gained  # a PP token's immediate effect
         else:  # Sponsor #4's flip, or a PP token through Sponsor #2 advanced
             row[PP_SPONSORS] += gained
