@@ -59,6 +59,16 @@ MAX_MECHANIC = len(D.DEFAULT_COMPONENTS["mechanic_moves"]) - 1  # Engineer impro
 MAX_HACKER = len(D.DEFAULT_COMPONENTS["hacker_capacity"]) - 1
 
 
+
+def _bounded_lookup(cache: dict, key, limit: int, build):
+    """``cache[key]``, built by ``build()`` when missing; the cache is emptied past ``limit``."""
+    entry = cache.get(key)
+    if entry is None:
+        if len(cache) > limit:
+            cache.clear()
+        entry = cache[key] = build()
+    return entry
+
 class Valuer(SeatView):
     """What the seat knows (:class:`SeatView`) and what it is worth, in PP."""
 
@@ -73,14 +83,9 @@ class Valuer(SeatView):
         self.battery = BATTERY * self.fut
         # the contracts' worth and the level potentials follow from these alone
         context = (self.contracts_key, tuple(self.back), self.fut, tuple(self.cap))
-        if potentials is None:
-            potentials = {}
-        entry = potentials.get(context)
-        if entry is None:
-            if len(potentials) > POTENTIAL_CACHES:
-                potentials.clear()
-            entry = potentials[context] = ([self._contract_worth(li) for li in range(NL)], {})
-        self._worth, self._level_cache = entry
+        self._worth, self._level_cache = _bounded_lookup(
+            {} if potentials is None else potentials, context, POTENTIAL_CACHES,
+            lambda: ([self._contract_worth(li) for li in range(NL)], {}))
         # and the effects' values from these (the fields that ``effects`` and what it
         # calls read, the other seats' columns and the display as their bytes)
         scene = (
@@ -88,13 +93,8 @@ class Valuer(SeatView):
             self.own_on_track, self.neutral_supply, self.deck, self.hand_size, self.n,
             self.mech, self.hack, *self.surroundings(),
         )  # fmt: skip
-        if scenes is None:
-            scenes = {}
-        caches = scenes.get(scene)
-        if caches is None:
-            if len(scenes) > SCENE_CACHES:
-                scenes.clear()
-            caches = scenes[scene] = ({}, {}, {}, {})
+        caches = _bounded_lookup({} if scenes is None else scenes, scene, SCENE_CACHES,
+                                 lambda: ({}, {}, {}, {}))
         # best effects, resource changes, column values (by column and credits) and
         # turn plans (by what else they read)
         self._effect_cache, self._changes, self._columns, self._plans = caches
