@@ -44,6 +44,9 @@ class ImitationParams(StrictModel):
     batch_size: int = Field(256, ge=8)
     learning_rate: float = Field(1e-3, gt=0)
     value_weight: float = Field(0.5, ge=0)  # value regression next to the action cross-entropy
+    # PPO rollouts with the clone's policy frozen, fitting only the value head on its own
+    # returns, before PPO proper: the first policy updates then see sound advantages.
+    value_warmup_timesteps: int = Field(0, ge=0)
 
 
 class TrainConfig(StrictModel):

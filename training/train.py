@@ -2,7 +2,8 @@
 
 MaskablePPO (sb3-contrib) on :class:`~training.selfplay.SelfPlayEnv`, optionally
 warm-started by cloning a teacher (:mod:`training.imitation`: ``imitation.jsonl``,
-``imitation.zip``). The run folder holds ``config.json``, TensorBoard logs (``tb/``),
+``imitation.zip``) and, if configured, a value warm-up with the clone's policy frozen.
+The run folder holds ``config.json``, TensorBoard logs (``tb/``),
 ``checkpoints/last.zip`` (saved every ``checkpoint_interval``; a re-run with the same
 config resumes from it),
 frozen self-play ``snapshots/``, ``eval.jsonl`` (win rates with 95% intervals against
@@ -16,6 +17,7 @@ import json
 import time
 from pathlib import Path
 
+from envs.core.config import validate
 from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed
 
@@ -162,6 +164,33 @@ def _warm_start(model, cfg: TrainConfig, folder: Path, progress: bool) -> None:
                                 sort_keys=True) + "\n")
     save_checkpoint(model, folder / "imitation.zip", cfg)
     _run_eval(model, cfg, folder, 0)
+    if im.value_warmup_timesteps:
+        _value_warmup(model, im.value_warmup_timesteps, progress)
+        save_checkpoint(model, folder / CHECKPOINT_DIR / LAST, cfg)
+
+
+def policy_parameters(policy) -> list:
+    """The parameters that shape the action distribution: everything but the value path."""
+    value_path = ("mlp_extractor.value_net.", "value_net.", "vf_features_extractor.")
+    return [p for name, p in policy.named_parameters() if not name.startswith(value_path)]
+
+
+def _value_warmup(model, timesteps: int, progress: bool) -> None:
+    """PPO rollouts that train only the value head (the policy's parameters frozen).
+
+    A frozen parameter gets no gradient, so the optimizer leaves it untouched; the
+    policy loss is then constant (every probability ratio is 1) and only the value
+    loss moves the network. The steps count towards ``total_timesteps``.
+    """
+    frozen = policy_parameters(model.policy)
+    for p in frozen:
+        p.requires_grad_(False)
+    try:
+        model.learn(timesteps, reset_num_timesteps=False, progress_bar=progress,
+                    tb_log_name="value_warmup")
+    finally:
+        for p in frozen:
+            p.requires_grad_(True)
 
 
 def train(cfg: TrainConfig, progress: bool = True) -> Path:
@@ -175,7 +204,9 @@ def train(cfg: TrainConfig, progress: bool = True) -> Path:
     config_file = folder / "config.json"
     saved_cfg = cfg.model_dump(mode="json")
     if config_file.exists():
-        previous = json.loads(config_file.read_text())
+        # read through the current schema, so a setting added since (at its default)
+        # does not make an older run look like another config
+        previous = validate(TrainConfig, json.loads(config_file.read_text())).model_dump(mode="json")
         keep = ("total_timesteps", "eval")  # may grow or change on resume
         if {k: v for k, v in previous.items() if k not in keep} != {
                 k: v for k, v in saved_cfg.items() if k not in keep}:

@@ -94,3 +94,36 @@ def test_unknown_imitation_key_and_teacher_are_clear_errors(tmp_path):
         validate(TrainConfig, {"game": "oceanos_v0", "imitation": {"epoch": 3}})
     with pytest.raises(ConfigError, match="unknown agent spec"):
         train(tiny(tmp_path, imitation={"teacher": "wizard", "games": 2}), progress=False)
+
+
+def test_value_warmup_fits_the_value_head_and_leaves_the_policy_as_cloned(tmp_path):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from training.train import policy_parameters
+
+    cfg = tiny(tmp_path, total_timesteps=128,
+               imitation={"games": 4, "epochs": 1, "batch_size": 32, "value_warmup_timesteps": 128},
+               eval={"interval": 10**9, "games": 2, "opponents": ["random"]})
+    train(cfg, progress=False)
+    run = tmp_path / "run"
+    clone_model = MaskablePPO.load(str(run / "imitation.zip"), device="cpu")
+    warmed = MaskablePPO.load(str(run / "checkpoints" / "last.zip"), device="cpu")
+    assert warmed.num_timesteps >= 128  # the warm-up steps count towards the total
+    for before, after in zip(policy_parameters(clone_model.policy),
+                             policy_parameters(warmed.policy), strict=True):
+        assert torch.equal(before, after)
+    assert not torch.equal(clone_model.policy.value_net.weight, warmed.policy.value_net.weight)
+
+
+def test_value_warmup_unfreezes_the_policy_afterwards():
+    from sb3_contrib import MaskablePPO
+
+    from training.selfplay import SelfPlayEnv
+    from training.train import _value_warmup
+
+    model = MaskablePPO("MlpPolicy", SelfPlayEnv("oceanos_v0", {"num_players": 2}), n_steps=32,
+                        batch_size=32, n_epochs=1, policy_kwargs={"net_arch": [16]}, device="cpu")
+    _value_warmup(model, 32, progress=False)
+    assert model.num_timesteps == 32
+    assert all(p.requires_grad for p in model.policy.parameters())  # PPO proper trains them all

@@ -51,6 +51,17 @@ def test_resume_continues_from_the_last_checkpoint(tmp_path):
         train(tiny(tmp_path, seed=5), progress=False)
 
 
+def test_resume_accepts_a_run_saved_before_a_setting_existed(tmp_path):
+    train(tiny(tmp_path, total_timesteps=128), progress=False)
+    config_file = tmp_path / "run" / "config.json"
+    saved = json.loads(config_file.read_text())
+    del saved["learner_seat"]  # as a run written before the setting was added (at its default)
+    config_file.write_text(json.dumps(saved))
+    train(tiny(tmp_path, total_timesteps=256), progress=False)
+    last = json.loads((tmp_path / "run" / "checkpoints" / "last.json").read_text())
+    assert last["timesteps"] == 256
+
+
 def test_subprocess_vector_env_with_masks(tmp_path):
     final = train(tiny(tmp_path, num_envs=2, vec_env="subproc", total_timesteps=128), progress=False)
     assert final.exists()
