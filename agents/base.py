@@ -45,5 +45,5 @@ class RandomAgent(Agent):
     reads_observation = False
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        legal = np.flatnonzero(observation["action_mask"])
+        legal = observation["action_mask"].nonzero()[0]  # the mask is 1-D
         return int(legal[self.rng.integers(len(legal))])

@@ -147,8 +147,8 @@ class SelfPlayEnv(gymnasium.Env):
             opponent = self.seat_agents[seats[agent]]
             if opponent.reads_observation:
                 obs = aec.observe(agent)
-            else:  # no observation is built for an agent that reads only the mask
-                obs = {"action_mask": aec.action_mask(agent)}
+            else:  # no observation (nor mask copy) for an agent that reads only the mask
+                obs = {"action_mask": aec.acting_mask_view()}
             aec.step(opponent.act(obs))
             reward += aec.rewards.get(self.learner, 0.0)
 

@@ -122,6 +122,11 @@ class BoardGameEnv(AECEnv):
             return np.zeros(self.game.info.num_actions, dtype=np.int8)
         return self._legal_mask().copy()
 
+    def acting_mask_view(self) -> np.ndarray:
+        """The acting seat's mask without a copy: shared and read-only (hot loops that
+        only read it, like a mask-only opponent's move)."""
+        return self._legal_mask()
+
     def _legal_mask(self) -> np.ndarray:
         """The mask of the pending decision's legal set (shared and read-only: copy it)."""
         legal = self._legal if self._legal is not None else self.legal_actions()
@@ -177,13 +182,14 @@ class BoardGameEnv(AECEnv):
                 rewards[agent] = 0.0
         paid = False  # whether any reward may be non-zero (else nothing to accumulate)
         if self._dense:
-            scores = state.scores()
-            scale = self.game.info.score_scale
-            for seat, agent in enumerate(self.possible_agents):
-                if agent in rewards:
-                    rewards[agent] += (scores[seat] - self._last_scores[seat]) / scale
-            self._last_scores = list(scores)
-            paid = True
+            scores, last = list(state.scores()), self._last_scores
+            if scores != last:  # most steps score nothing: nothing to pay
+                scale = self.game.info.score_scale
+                for seat, agent in enumerate(self.possible_agents):
+                    if scores[seat] != last[seat] and agent in rewards:
+                        rewards[agent] += (scores[seat] - last[seat]) / scale
+                self._last_scores = scores
+                paid = True
         if state.is_terminal():
             winners = set(state.winners())
             if len(winners) < self.num_players:

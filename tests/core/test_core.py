@@ -91,6 +91,15 @@ def test_observations_and_masks_are_the_callers_own_arrays():
     assert np.array_equal(again["observation"], kept["observation"])  # not overwritten
 
 
+def test_acting_mask_view_is_the_acting_mask_and_cannot_be_written():
+    env = envs.make("otontin_v0", num_players=3)
+    env.reset(seed=0)
+    view = env.unwrapped.acting_mask_view()
+    assert np.array_equal(view, env.action_mask(env.agent_selection))
+    with pytest.raises(ValueError):
+        view[:] = 0  # shared with the env's mask cache
+
+
 def test_adapter_zeroes_its_buffer_unless_the_game_writes_every_value():
     from envs.oceanos.env import OceanosGame, raw_env
 
