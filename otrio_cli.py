@@ -117,7 +117,8 @@ def _export(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     from benchmarks.bench import format_table, run_bench, write_json
 
-    result = run_bench(args.steps, args.obs_samples, args.ppo_timesteps, args.tournament_games)
+    result = run_bench(args.steps, args.obs_samples, args.ppo_timesteps, args.tournament_games,
+                       args.rounds)
     result["command"] = "otrio bench " + " ".join(sys.argv[2:])
     write_json(result, Path(args.json))
     print(format_table(result))
@@ -177,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     bench = sub.add_parser("bench", help="throughput of every game next to connect_four_v3")
     bench.add_argument("--steps", type=int, default=20_000, help="AEC steps per measurement")
     bench.add_argument("--obs-samples", type=int, default=2_000)
+    bench.add_argument("--rounds", type=int, default=3,
+                       help="interleaved rounds (reference, then every game); medians reported")
     bench.add_argument("--ppo-timesteps", type=int, default=0, help="0: skip the PPO share")
     bench.add_argument("--tournament-games", type=int, default=0,
                        help="games per seating for the 1-vs-2-worker speed-up; 0: skip")

@@ -5,7 +5,9 @@ random legal play through the full AEC API (steps/s, games/s), the rules engine 
 (decisions/s), and the cost of one observation plus mask; the reference
 ``connect_four_v3`` goes through the same loop, and OpenSpiel's ``connect_four`` too
 when ``open_spiel`` is installed. Every figure is also given as a ratio to the
-reference's AEC steps/s. Optionally: the share of MaskablePPO training wall time
+reference's AEC steps/s, taken in interleaved rounds (the reference, then every game)
+against the reference of the same round, and reported as the median over the rounds:
+a load that comes and goes then moves both sides of a ratio. Optionally: the share of MaskablePPO training wall time
 spent inside the environment, and the tournament speed-up of 2 workers over 1.
 """
 
@@ -74,27 +76,58 @@ def openspiel_rate(min_steps: int, seed: int = 0) -> dict | None:
     return {"steps_per_s": steps / elapsed, "games_per_s": games / elapsed}
 
 
-def game_rows(env_id: str, steps: int, obs_samples: int) -> list[dict[str, Any]]:
-    """AEC, engine and observation figures at the game's min and max player count."""
+def player_counts(env_id: str) -> list[int]:
+    """The game's minimum and maximum player count (the counts the bench measures)."""
     import envs
 
-    probe = envs.make(env_id)
-    info = probe.unwrapped.game.info
-    rows = []
-    for n in sorted({info.min_players, info.max_players}):
-        env = envs.make(env_id, num_players=n)
-        game, config = env.unwrapped.game, env.unwrapped.config
-        aec = aec_random_play(lambda n=n: envs.make(env_id, num_players=n), steps)
-        engine = engine_random_play(
-            lambda s, game=game, config=config: game.new_state(config, make_rng(s)), steps * 3)
-        rows.append({
-            "game": env_id, "players": n,
-            "aec_steps_per_s": aec["steps_per_s"], "games_per_s": aec["games_per_s"],
+    info = envs.make(env_id).unwrapped.game.info
+    return sorted({info.min_players, info.max_players})
+
+
+def play_rates(env_id: str, num_players: int, steps: int) -> dict[str, float]:
+    """AEC steps/s, games/s and decisions per game, and the engine's decisions/s."""
+    import envs
+
+    env = envs.make(env_id, num_players=num_players)
+    game, config = env.unwrapped.game, env.unwrapped.config
+    aec = aec_random_play(lambda: envs.make(env_id, num_players=num_players), steps)
+    engine = engine_random_play(lambda s: game.new_state(config, make_rng(s)), steps * 3)
+    return {"aec_steps_per_s": aec["steps_per_s"], "games_per_s": aec["games_per_s"],
             "mean_decisions": aec["steps"] / aec["games"],
-            "engine_steps_per_s": engine["steps_per_s"],
-            "observe_us": observation_cost(env_id, n, obs_samples) * 1e6,
-        })
-    return rows
+            "engine_steps_per_s": engine["steps_per_s"]}
+
+
+def measure_rounds(setups: list[tuple[str, int]], steps: int, rounds: int) -> tuple[dict, list[dict]]:
+    """``rounds`` interleaved rounds: each measures the reference, then every setup.
+
+    Each ratio is taken against the reference of its own round (the load a round saw
+    is shared by both sides of its ratios); a figure is the median over the rounds,
+    and each round's ratios are kept. An untimed warm-up round comes first.
+    """
+    aec_random_play(connect_four_fn(), min(steps, 2_000))  # warm-up: imports, caches
+    for env_id, n in setups:
+        play_rates(env_id, n, min(steps, 2_000))
+    refs, per_setup = [], {setup: [] for setup in setups}
+    for _ in range(rounds):
+        ref = aec_random_play(connect_four_fn(), steps)
+        refs.append(ref)
+        for setup in setups:
+            rates = play_rates(*setup, steps)
+            rates["aec_ratio"] = rates["aec_steps_per_s"] / ref["steps_per_s"]
+            rates["engine_ratio"] = rates["engine_steps_per_s"] / ref["steps_per_s"]
+            per_setup[setup].append(rates)
+    reference = {"steps_per_s": float(np.median([r["steps_per_s"] for r in refs])),
+                 "games_per_s": float(np.median([r["games_per_s"] for r in refs])),
+                 "steps_per_s_by_round": [r["steps_per_s"] for r in refs]}
+    rows = []
+    for (env_id, n), measured in per_setup.items():
+        row: dict[str, Any] = {"game": env_id, "players": n}
+        for key in measured[0]:
+            row[key] = float(np.median([m[key] for m in measured]))
+        row["aec_ratio_by_round"] = [m["aec_ratio"] for m in measured]
+        row["engine_ratio_by_round"] = [m["engine_ratio"] for m in measured]
+        rows.append(row)
+    return reference, rows
 
 
 def ppo_env_share(env_id: str, timesteps: int) -> dict[str, float]:
@@ -162,22 +195,21 @@ def tournament_speedup(games_per_seating: int) -> dict[str, float]:
 
 
 def run_bench(steps: int = 20_000, obs_samples: int = 2_000, ppo_timesteps: int = 0,
-              tournament_games: int = 0) -> dict[str, Any]:
+              tournament_games: int = 0, rounds: int = 3) -> dict[str, Any]:
     """Every measurement, with ratios to connect_four_v3 measured in this same run."""
     import envs
 
-    ref = aec_random_play(connect_four_fn(), steps)
-    rows = []
-    for env_id in envs.available():
-        rows += game_rows(env_id, steps, obs_samples)
-    ref_rate = ref["steps_per_s"]
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
+    setups = [(env_id, n) for env_id in envs.available() for n in player_counts(env_id)]
+    reference, rows = measure_rounds(setups, steps, rounds)
     for row in rows:
-        row["aec_ratio"] = row["aec_steps_per_s"] / ref_rate
-        row["engine_ratio"] = row["engine_steps_per_s"] / ref_rate
+        row["observe_us"] = observation_cost(row["game"], row["players"], obs_samples) * 1e6
     result: dict[str, Any] = {
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}, python {platform.python_version()}",
-        "reference": {"env": "pettingzoo connect_four_v3", **ref},
+        "rounds": rounds,
+        "reference": {"env": "pettingzoo connect_four_v3", **reference},
         "openspiel_connect_four": openspiel_rate(steps),
         "games": rows,
     }
@@ -193,7 +225,9 @@ def format_table(result: dict[str, Any]) -> str:
     """The result as a markdown table (ratios to the reference in parentheses)."""
     ref = result["reference"]
     lines = [
-        f"Reference: {ref['env']} {ref['steps_per_s']:,.0f} AEC steps/s (same loop, same run).",
+        f"Reference: {ref['env']} {ref['steps_per_s']:,.0f} AEC steps/s (same loop, same run). "
+        f"Each figure is the median of {result.get('rounds', 1)} interleaved rounds; each ratio "
+        "is taken against the reference of its own round.",
         "",
         "| game | players | AEC steps/s (× ref) | games/s | decisions/game | engine decisions/s (× ref) | observe+mask µs |",
         "|---|---|---|---|---|---|---|",

@@ -8,14 +8,28 @@ from otrio_cli import main
 
 def test_bench_smoke(tmp_path, capsys):
     out = tmp_path / "bench.json"
-    assert main(["bench", "--steps", "200", "--obs-samples", "20", "--json", str(out)]) == 0
+    assert main(["bench", "--steps", "200", "--obs-samples", "20", "--rounds", "3",
+                 "--json", str(out)]) == 0
     result = json.loads(out.read_text())
     assert result["reference"]["steps_per_s"] > 0
     measured = {(r["game"], r["players"]) for r in result["games"]}
     for env_id in envs.available():
         info = envs.make(env_id).unwrapped.game.info
         assert {(env_id, info.min_players), (env_id, info.max_players)} <= measured
+    refs = result["reference"]["steps_per_s_by_round"]
+    assert len(refs) == 3 and result["reference"]["steps_per_s"] == sorted(refs)[1]
     for row in result["games"]:
-        assert row["aec_ratio"] == row["aec_steps_per_s"] / result["reference"]["steps_per_s"]
+        # each round's ratio is against that round's reference; the figure is their median
+        assert len(row["aec_ratio_by_round"]) == 3
+        assert row["aec_ratio"] == sorted(row["aec_ratio_by_round"])[1]
         assert row["observe_us"] > 0 and row["engine_steps_per_s"] > 0
     assert "× ref" in capsys.readouterr().out
+
+
+def test_bench_rejects_zero_rounds():
+    import pytest
+
+    from benchmarks.bench import run_bench
+
+    with pytest.raises(ValueError, match="rounds"):
+        run_bench(steps=10, obs_samples=2, rounds=0)
