@@ -172,3 +172,79 @@ def check_determinism(env_fn: EnvFn, seeds: range) -> None:
         runs[seed] = ta
     if len(runs) > 1:
         assert len({tuple(t) for t in runs.values()}) > 1, "different seeds gave identical games"
+
+
+# ------------------------------------------------------- cached observation writers
+# A game whose writer keeps a cache on the state is checked against a plain
+# from-scratch ``reference(state, seat) -> float32 vector``; ``write(state, seat, out)``
+# is the cached writer and ``seats(state)`` the seat count.
+Write = Callable[[object, int, np.ndarray], None]
+Reference = Callable[[object, int], np.ndarray]
+
+
+def random_states(new_state: Callable[[int], object], games: int):
+    """Every state of ``games`` seeded random games (one state object, played on)."""
+    for seed in range(games):
+        state = new_state(seed)
+        rng = np.random.default_rng(seed)
+        yield state
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.integers(len(legal)))])
+            yield state
+
+
+def written(write: Write, state, seat: int, size: int, fill: float = 0.0) -> np.ndarray:
+    """What the cached writer puts in a fresh buffer of ``fill`` values."""
+    out = np.full(size, fill, np.float32)
+    write(state, seat, out)
+    return out
+
+
+def check_cached_writer(states, write: Write, reference: Reference, seats: Callable[[object], int],
+                        size: int, every: int = 3) -> int:
+    """At each state: every seat (each ``every``-th step, one seat otherwise) gets the
+    reference's bytes, also into a buffer full of junk (the writer writes every value).
+    Returns the number of observations compared."""
+    compared = 0
+    for step, state in enumerate(states):
+        n = seats(state)
+        for seat in range(n) if step % every == 0 else [step % n]:
+            expected = reference(state, seat)
+            got = written(write, state, seat, size)
+            assert np.array_equal(got, expected), f"step {step}, seat {seat}: cached != reference"
+            junk = written(write, state, seat, size, fill=7.0)
+            assert np.array_equal(junk, expected), f"step {step}, seat {seat}: a value was not written"
+            compared += 1
+    return compared
+
+
+def check_cached_writer_on_copies(states, write: Write, reference: Reference,
+                                  seats: Callable[[object], int], size: int,
+                                  clone: Callable[[object], object], edit: Callable[[object], None],
+                                  every: int = 7):
+    """The cache follows a game, and copies, deep copies, pickles and clones of a state
+    (which must build their own cache) match the reference; so does a shallow copy
+    edited by ``edit`` (it shares the original's lists and cache), and the original
+    after it. Returns the last state, for game-specific hand edits."""
+    import copy
+    import pickle
+
+    state = None
+    for step, state in enumerate(states):
+        n = seats(state)
+        if step % every:
+            written(write, state, 0, size)  # the cache follows the game
+            continue
+        for other in (copy.copy(state), copy.deepcopy(state), pickle.loads(pickle.dumps(state)),
+                      clone(state)):
+            for seat in range(n):
+                assert np.array_equal(written(write, other, seat, size), reference(other, seat)), (
+                    f"step {step}: a copied state's observation differs for seat {seat}")
+        shallow = copy.copy(state)
+        edit(shallow)
+        assert np.array_equal(written(write, shallow, 1, size), reference(shallow, 1)), (
+            f"step {step}: an edited shallow copy is observed stale")
+        assert np.array_equal(written(write, state, 1, size), reference(state, 1)), (
+            f"step {step}: the original is observed as its edited copy")
+    return state

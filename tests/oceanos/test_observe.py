@@ -8,12 +8,10 @@ pickled, edited by hand), both must give the same bytes.
 
 from __future__ import annotations
 
-import copy
-import pickle
-
 import numpy as np
 import pytest
 
+from envs.core import testing
 from envs.core.rng import make_rng
 from envs.oceanos.actions import MAX_HAND
 from envs.oceanos.config import OceanosConfig
@@ -87,22 +85,17 @@ def reference(state: State, seat: int) -> np.ndarray:
     return out
 
 
-def written(state: State, seat: int, fill: float = 0.0) -> np.ndarray:
-    out = np.full(LAYOUT.size, fill, np.float32)
-    write_observation(state, seat, out)
-    return out
+def written(state: State, seat: int) -> np.ndarray:
+    return testing.written(write_observation, state, seat, LAYOUT.size)
 
 
 def games(config: dict):
     """Every state of a few seeded random games (one state object, played on)."""
-    for seed in range(GAMES):
-        state = State(OceanosConfig(**config), make_rng(seed))
-        rng = np.random.default_rng(seed)
-        yield state
-        while not state.is_terminal():
-            legal = state.legal_actions()
-            state.apply_action(legal[int(rng.integers(len(legal)))])
-            yield state
+    return testing.random_states(lambda seed: State(OceanosConfig(**config), make_rng(seed)), GAMES)
+
+
+def seats(state: State) -> int:
+    return state.num_players
 
 
 CONFIGS = [
@@ -114,28 +107,16 @@ CONFIGS = [
 
 @pytest.mark.parametrize("config", CONFIGS)
 def test_every_seat_every_step_matches_the_reference(config):
-    for step, state in enumerate(games(config)):
-        seats = range(state.num_players) if step % 3 == 0 else [step % state.num_players]
-        for seat in seats:
-            expected = reference(state, seat)
-            assert np.array_equal(written(state, seat), expected), (config, step, seat)
-            # every value is written: a buffer full of junk gives the same
-            assert np.array_equal(written(state, seat, fill=7.0), expected)
+    assert testing.check_cached_writer(games(config), write_observation, reference, seats,
+                                       LAYOUT.size) > 100
 
 
 def test_copied_edited_and_reloaded_states_match_the_reference():
-    for step, state in enumerate(games({"num_players": 3})):
-        if step % 7:
-            written(state, 0)  # the cache follows the game
-            continue
-        for other in (copy.copy(state), copy.deepcopy(state), pickle.loads(pickle.dumps(state)),
-                      state.clone()):
-            for seat in range(state.num_players):
-                assert np.array_equal(written(other, seat), reference(other, seat))
-        shallow = copy.copy(state)  # shares the lists, and the cache, with the original
-        shallow.score = [v + 1 for v in state.score]
-        assert np.array_equal(written(shallow, 1), reference(shallow, 1))
-        assert np.array_equal(written(state, 1), reference(state, 1))
+    def edit(shallow: State) -> None:
+        shallow.score = [v + 1 for v in shallow.score]
+
+    state = testing.check_cached_writer_on_copies(
+        games({"num_players": 3}), write_observation, reference, seats, LAYOUT.size, State.clone, edit)
     # edited by hand (as tests do): a row that shrinks, counters and levels that change
     state.rows[0][state.round] = state.rows[0][state.round][:1]
     state.levels[1] = [3, 1, 2, 1, 1]

@@ -8,13 +8,10 @@ a cache on the state and rewrites only what changed; whatever path the state too
 
 from __future__ import annotations
 
-import copy
-import pickle
-
 import numpy as np
 import pytest
 
-from envs.core import make_rng
+from envs.core import make_rng, testing
 from envs.otontin.campaign import NO_DECISION
 from envs.otontin.data import NUM_FACES
 from envs.otontin.observe import COUNT_SCALE, LAYOUT, ORDER_VEC, write_observation
@@ -90,22 +87,17 @@ def reference(state: State, seat: int) -> np.ndarray:
     return out
 
 
-def written(state: State, seat: int, fill: float = 0.0) -> np.ndarray:
-    out = np.full(LAYOUT.size, fill, np.float32)
-    write_observation(state, seat, out)
-    return out
+def written(state: State, seat: int) -> np.ndarray:
+    return testing.written(write_observation, state, seat, LAYOUT.size)
 
 
 def games(config: dict):
     """Every state of a few seeded random games (one state object, played on)."""
-    for seed in range(GAMES):
-        state = State(Config(**config), make_rng(seed))
-        rng = np.random.default_rng(seed)
-        yield state
-        while not state.is_terminal():
-            legal = state.legal_actions()
-            state.apply_action(legal[int(rng.integers(len(legal)))])
-            yield state
+    return testing.random_states(lambda seed: State(Config(**config), make_rng(seed)), GAMES)
+
+
+def seats(state: State) -> int:
+    return state.n
 
 
 CONFIGS = [
@@ -116,28 +108,17 @@ CONFIGS = [
 
 @pytest.mark.parametrize("config", CONFIGS)
 def test_every_seat_every_step_matches_the_reference(config):
-    for step, state in enumerate(games(config)):
-        seats = range(state.n) if step % 5 == 0 else [step % state.n]
-        for seat in seats:
-            expected = reference(state, seat)
-            assert np.array_equal(written(state, seat), expected), (config, step, seat)
-            # every value is written: a buffer full of junk gives the same
-            assert np.array_equal(written(state, seat, fill=7.0), expected)
+    assert testing.check_cached_writer(games(config), write_observation, reference, seats,
+                                       LAYOUT.size, every=5) > 100
 
 
 def test_copied_edited_and_reloaded_states_match_the_reference():
-    for step, state in enumerate(games({"num_players": 5})):
-        if step % 11:
-            written(state, 0)  # the cache follows the game
-            continue
-        for other in (copy.copy(state), copy.deepcopy(state), pickle.loads(pickle.dumps(state)),
-                      state.copy()):
-            for seat in range(state.n):
-                assert np.array_equal(written(other, seat), reference(other, seat))
-        shallow = copy.copy(state)  # shares the lists, and the cache, with the original
-        shallow.beans = [b + 1 for b in state.beans]
-        assert np.array_equal(written(shallow, 1), reference(shallow, 1))
-        assert np.array_equal(written(state, 1), reference(state, 1))
+    def edit(shallow: State) -> None:
+        shallow.beans = [b + 1 for b in shallow.beans]
+
+    state = testing.check_cached_writer_on_copies(
+        games({"num_players": 5}), write_observation, reference, seats, LAYOUT.size, State.copy, edit,
+        every=11)
     # edited by hand (as tests do)
     state.atk[:] = [1, 2, 3, 4, 5]
     state.declared[2] = NO_ORDER
