@@ -7,6 +7,7 @@ same records on one worker, on N workers, or on Ray.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -42,7 +43,20 @@ class GameTask:
 
 
 _ENV_CACHE: dict[str, Any] = {}
-_AGENT_CACHE: dict[tuple[str, str], Any] = {}
+# (env key, spec, seat) -> (the spec's file identity, agent)
+_AGENT_CACHE: dict[tuple[str, str, int], tuple[tuple, Any]] = {}
+
+
+def spec_identity(spec: str) -> tuple:
+    """What must match for a cached agent to serve ``spec`` again: for a spec that
+    names a file (``ppo:PATH``), the file's modification time and size, so a checkpoint
+    rewritten in place (a training run's evaluation checkpoint) is loaded afresh."""
+    _, _, argument = spec.partition(":")
+    try:
+        stat = os.stat(argument) if argument else None
+    except OSError:
+        stat = None
+    return () if stat is None else (stat.st_ino, stat.st_mtime_ns, stat.st_size)
 
 
 def _env_and_agents(task: GameTask):
@@ -57,10 +71,13 @@ def _env_and_agents(task: GameTask):
         env = _ENV_CACHE[key] = envs.make(task.env_id, **task.config)
     seat_agents = []
     for seat, name in enumerate(task.seating):
-        akey = (key, task.specs[name], seat)  # one agent object per seat
-        if akey not in _AGENT_CACHE:
-            _AGENT_CACHE[akey] = agents.make(task.specs[name], env)
-        seat_agents.append(_AGENT_CACHE[akey])
+        spec = task.specs[name]
+        akey = (key, spec, seat)  # one agent object per seat
+        identity = spec_identity(spec)
+        cached = _AGENT_CACHE.get(akey)
+        if cached is None or cached[0] != identity:
+            cached = _AGENT_CACHE[akey] = (identity, agents.make(spec, env))
+        seat_agents.append(cached[1])
     return env, seat_agents
 
 

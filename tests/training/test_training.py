@@ -151,3 +151,35 @@ def test_random_opponents_play_from_the_mask_alone():
         action = full.act(obs)
         assert mask_only.act({"action_mask": obs["action_mask"]}) == action
         env.step(action)
+
+
+def test_evaluation_plays_the_checkpoint_as_it_is_now(tmp_path):
+    """A training run evaluates a checkpoint rewritten at one path; each evaluation
+    must play the file as it is then, not a policy cached from an earlier evaluation."""
+    import shutil
+
+    from benchmarks.play import GameTask, _env_and_agents
+    from training.train import save_checkpoint
+
+    cfg = tiny(tmp_path, total_timesteps=64)
+    final = train(cfg, progress=False)
+    path = tmp_path / "eval_current.zip"
+    shutil.copy(final, path)
+    shutil.copy(final.with_suffix(".json"), path.with_suffix(".json"))
+    task = GameTask(game=0, env_id="oceanos_v0", config={"num_players": 2},
+                    seating=("ppo", "r"), specs={"ppo": f"ppo:{path}", "r": "random"}, seed=0)
+    first = _env_and_agents(task)[1][0]
+    assert _env_and_agents(task)[1][0] is first  # an unchanged file is not loaded again
+
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(str(final), device="cpu")
+    with torch.no_grad():
+        for p in model.policy.action_net.parameters():
+            p.add_(1.0)
+    save_checkpoint(model, path, cfg)  # rewritten in place, as the training loop does
+    second = _env_and_agents(task)[1][0]
+    assert second is not first
+    assert not np.array_equal(second.model.policy.action_net.bias.detach().numpy(),
+                              first.model.policy.action_net.bias.detach().numpy())
