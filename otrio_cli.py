@@ -106,6 +106,14 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _evaluate_run(args: argparse.Namespace) -> int:
+    from training.train import evaluate_snapshots
+
+    evaluate_snapshots(Path(args.run), args.games)
+    print(f"written to {Path(args.run) / 'eval_snapshots.jsonl'}")
+    return 0
+
+
 def _export(args: argparse.Namespace) -> int:
     from training.train import export_checkpoint
 
@@ -170,6 +178,12 @@ def main(argv: list[str] | None = None) -> int:
     tr.add_argument("--quiet", action="store_true")
     tr.set_defaults(func=_train)
 
+    evaluate_run = sub.add_parser(
+        "evaluate-run", help="evaluate every snapshot of a training run (eval_snapshots.jsonl)")
+    evaluate_run.add_argument("run", help="the run folder (holds config.json and snapshots/)")
+    evaluate_run.add_argument("--games", type=int, default=None,
+                              help="games per opponent (default: the run's eval.games)")
+    evaluate_run.set_defaults(func=_evaluate_run)
     export = sub.add_parser("export-checkpoint", help="a small, play-only copy of a checkpoint")
     export.add_argument("source")
     export.add_argument("target")

@@ -7,7 +7,8 @@ The run folder holds ``config.json``, TensorBoard logs (``tb/``),
 ``checkpoints/last.zip`` (saved every ``checkpoint_interval``; a re-run with the same
 config resumes from it),
 frozen self-play ``snapshots/``, ``eval.jsonl`` (win rates with 95% intervals against
-random and greedy) and ``final.zip``. Every checkpoint has a ``.json`` beside it that
+random and greedy) and ``final.zip``; ``otrio evaluate-run FOLDER`` scores every snapshot
+afresh (``eval_snapshots.jsonl``). Every checkpoint has a ``.json`` beside it that
 names the game it fits, so ``ppo:PATH`` refuses to play another game.
 """
 
@@ -241,6 +242,44 @@ def train(cfg: TrainConfig, progress: bool = True) -> Path:
     print(f"trained to {model.num_timesteps} timesteps in {time.perf_counter() - start:.0f} s; "
           f"final checkpoint {final}", flush=True)
     return final
+
+
+def evaluate_snapshots(folder: Path, games: int | None = None) -> list[dict]:
+    """Evaluate every frozen snapshot of a run (and its final checkpoint) afresh.
+
+    Each is played against the run's evaluation opponents with the seeds the periodic
+    evaluation uses at that timestep; one line per checkpoint is appended to
+    ``eval_snapshots.jsonl`` (a checkpoint already there is skipped, so an interrupted
+    call resumes). Returns every line of the file.
+    """
+    import shutil
+    import tempfile
+
+    cfg = validate(TrainConfig, json.loads((folder / "config.json").read_text()))
+    games = games or cfg.eval.games
+    out = folder / "eval_snapshots.jsonl"
+    done = {json.loads(line)["checkpoint"] for line in out.read_text().splitlines()} if out.exists() else set()
+    checkpoints = sorted((folder / SNAPSHOT_DIR).glob("step_*.zip"), key=lambda p: int(p.stem.split("_")[1]))
+    if (folder / "final.zip").exists():
+        checkpoints.append(folder / "final.zip")
+    meta = json.loads((folder / CHECKPOINT_DIR / LAST).with_suffix(".json").read_text())
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in checkpoints:
+            if path.name in done:
+                continue
+            timesteps = (json.loads(path.with_suffix(".json").read_text())["timesteps"]
+                         if path.name == "final.zip" else int(path.stem.split("_")[1]))
+            copy = Path(tmp) / path.name  # with the metadata that ties it to its game
+            shutil.copy(path, copy)
+            copy.with_suffix(".json").write_text(json.dumps({**meta, "timesteps": timesteps}))
+            results = evaluate(copy, cfg, games, derive_seed(cfg.seed, "eval", timesteps))
+            line = {"checkpoint": path.name, "timesteps": timesteps, **results}
+            with out.open("a") as fh:
+                fh.write(json.dumps(line, sort_keys=True) + "\n")
+            text = "; ".join(f"vs {k} {v['win_rate']:.3f} [{v['low']:.3f}, {v['high']:.3f}]"
+                             for k, v in results.items())
+            print(f"{path.name} ({timesteps} steps, {games} games each): {text}", flush=True)
+    return [json.loads(line) for line in out.read_text().splitlines()]
 
 
 def export_checkpoint(source: Path, target: Path) -> Path:

@@ -183,3 +183,18 @@ def test_evaluation_plays_the_checkpoint_as_it_is_now(tmp_path):
     assert second is not first
     assert not np.array_equal(second.model.policy.action_net.bias.detach().numpy(),
                               first.model.policy.action_net.bias.detach().numpy())
+
+
+def test_evaluate_run_scores_every_snapshot_and_resumes(tmp_path, capsys):
+    from otrio_cli import main
+
+    train(tiny(tmp_path, total_timesteps=128, eval={"interval": 10**9, "games": 2,
+                                                    "opponents": ["random"]}), progress=False)
+    run = tmp_path / "run"
+    assert main(["evaluate-run", str(run)]) == 0
+    lines = [json.loads(x) for x in (run / "eval_snapshots.jsonl").read_text().splitlines()]
+    snapshots = sorted(p.name for p in (run / "snapshots").glob("step_*.zip"))
+    assert sorted(x["checkpoint"] for x in lines) == sorted([*snapshots, "final.zip"])
+    assert all(x["random"]["games"] == 2 for x in lines)
+    assert main(["evaluate-run", str(run)]) == 0  # nothing left to do: no line added
+    assert len((run / "eval_snapshots.jsonl").read_text().splitlines()) == len(lines)
