@@ -8,6 +8,7 @@ same records on one worker, on N workers, or on Ray.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -159,13 +160,14 @@ def run_tasks(tasks: list[GameTask], workers: int = 1, backend: str = "local",
 
 
 def _worker_init() -> None:
-    """Each worker process uses one thread for torch (2-core machines)."""
-    try:
-        import torch
+    """Each worker process uses one thread for torch (2-core machines).
 
+    Only if torch is already loaded: importing it costs each worker a second or two,
+    and a PPO agent, the only user of torch here, sets one thread itself when it loads.
+    """
+    torch = sys.modules.get("torch")
+    if torch is not None:
         torch.set_num_threads(1)
-    except ImportError:
-        pass
 
 
 def _run_ray(tasks: list[GameTask], workers: int, address: str | None) -> Iterator[dict]:

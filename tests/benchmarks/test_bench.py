@@ -33,3 +33,11 @@ def test_bench_rejects_zero_rounds():
 
     with pytest.raises(ValueError, match="rounds"):
         run_bench(steps=10, obs_samples=2, rounds=0)
+
+
+def test_tournament_speedup_times_both_worker_counts():
+    from benchmarks.bench import tournament_speedup
+
+    result = tournament_speedup(1)
+    assert result["one_worker_s"] > 0 and result["two_workers_s"] > 0
+    assert result["speedup"] == result["one_worker_s"] / result["two_workers_s"]
