@@ -175,11 +175,12 @@ def ppo_env_share(env_id: str, timesteps: int) -> dict[str, float]:
     return {"env_seconds": spent["env"], "train_seconds": total, "env_share": spent["env"] / total}
 
 
-def tournament_speedup(games_per_seating: int) -> dict[str, float]:
+def tournament_speedup(games_per_seating: int, rounds: int = 1) -> dict[str, Any]:
     """Wall time of one tournament with 1 worker and with 2 (identical games).
 
     An untimed one-game-per-seating run comes first, so neither timing pays for the
-    first imports and caches.
+    first imports and caches; each round times both, and the figures are the medians
+    over the rounds (every round's speed-up is kept).
     """
     import tempfile
 
@@ -190,14 +191,17 @@ def tournament_speedup(games_per_seating: int) -> dict[str, float]:
                                 agents={"g": "greedy", "r": "random"}, lineup=["g", "r", "r", "r"],
                                 games_per_seating=games, seed=0, workers=workers, output=folder)
 
-    times = {}
+    times: dict[int, list[float]] = {1: [], 2: []}
     with tempfile.TemporaryDirectory() as tmp:
         run(config(1, 1, f"{tmp}/warm-up"), progress=False)
-        for workers in (1, 2):
-            start = time.perf_counter()
-            run(config(workers, games_per_seating, f"{tmp}/w{workers}"), progress=False)
-            times[workers] = time.perf_counter() - start
-    return {"one_worker_s": times[1], "two_workers_s": times[2], "speedup": times[1] / times[2]}
+        for r in range(rounds):
+            for workers in (1, 2):
+                start = time.perf_counter()
+                run(config(workers, games_per_seating, f"{tmp}/r{r}w{workers}"), progress=False)
+                times[workers].append(time.perf_counter() - start)
+    by_round = [one / two for one, two in zip(times[1], times[2], strict=True)]
+    return {"one_worker_s": float(np.median(times[1])), "two_workers_s": float(np.median(times[2])),
+            "speedup": float(np.median(by_round)), "speedup_by_round": by_round}
 
 
 def run_bench(steps: int = 20_000, obs_samples: int = 2_000, ppo_timesteps: int = 0,
@@ -223,7 +227,7 @@ def run_bench(steps: int = 20_000, obs_samples: int = 2_000, ppo_timesteps: int 
         result["ppo_env_share"] = {env_id: ppo_env_share(env_id, ppo_timesteps)
                                    for env_id in envs.available()}
     if tournament_games:
-        result["tournament"] = tournament_speedup(tournament_games)
+        result["tournament"] = tournament_speedup(tournament_games, rounds)
     return result
 
 
@@ -251,8 +255,9 @@ def format_table(result: dict[str, Any]) -> str:
                      f"{share['train_seconds']:.0f} s training wall time")
     if "tournament" in result:
         t = result["tournament"]
+        rounds = ", ".join(f"{x:.2f}×" for x in t.get("speedup_by_round", []))
         lines.append(f"\nTournament: 1 worker {t['one_worker_s']:.1f} s, 2 workers "
-                     f"{t['two_workers_s']:.1f} s, speed-up {t['speedup']:.2f}×")
+                     f"{t['two_workers_s']:.1f} s, speed-up {t['speedup']:.2f}× (rounds: {rounds})")
     return "\n".join(lines)
 
 
