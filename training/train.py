@@ -138,13 +138,18 @@ def _run_eval(model, cfg: TrainConfig, folder: Path, timesteps: int, logger=None
     line = {"timesteps": timesteps, **results}
     with (folder / "eval.jsonl").open("a") as fh:
         fh.write(json.dumps(line, sort_keys=True) + "\n")
-    text = "; ".join(f"vs {k} {v['win_rate']:.3f} [{v['low']:.3f}, {v['high']:.3f}]"
-                     for k, v in results.items())
-    print(f"eval @ {timesteps} steps ({cfg.eval.games} games each): {text}", flush=True)
+    print(f"eval @ {timesteps} steps ({cfg.eval.games} games each): {_win_rates(results)}",
+          flush=True)
     if logger is not None:
         for k, v in results.items():
             logger.record(f"eval/win_rate_vs_{k}", v["win_rate"])
     return results
+
+
+def _win_rates(results: dict[str, dict]) -> str:
+    """Evaluation results as one line: each opponent's win rate and 95% interval."""
+    return "; ".join(f"vs {k} {v['win_rate']:.3f} [{v['low']:.3f}, {v['high']:.3f}]"
+                     for k, v in results.items())
 
 
 def _warm_start(model, cfg: TrainConfig, folder: Path, progress: bool) -> None:
@@ -255,10 +260,14 @@ def evaluate_snapshots(folder: Path, games: int | None = None) -> list[dict]:
     import shutil
     import tempfile
 
-    cfg = validate(TrainConfig, json.loads((folder / "config.json").read_text()))
+    config_file = folder / "config.json"
+    if not config_file.exists():
+        raise ConfigError(f"{folder} is not a training run folder (it has no config.json)")
+    cfg = validate(TrainConfig, json.loads(config_file.read_text()))
     games = games or cfg.eval.games
     out = folder / "eval_snapshots.jsonl"
-    done = {json.loads(line)["checkpoint"] for line in out.read_text().splitlines()} if out.exists() else set()
+    lines = out.read_text().splitlines() if out.exists() else []
+    done = {json.loads(line)["checkpoint"] for line in lines}
     checkpoints = sorted((folder / SNAPSHOT_DIR).glob("step_*.zip"), key=lambda p: int(p.stem.split("_")[1]))
     if (folder / "final.zip").exists():
         checkpoints.append(folder / "final.zip")
@@ -276,9 +285,8 @@ def evaluate_snapshots(folder: Path, games: int | None = None) -> list[dict]:
             line = {"checkpoint": path.name, "timesteps": timesteps, **results}
             with out.open("a") as fh:
                 fh.write(json.dumps(line, sort_keys=True) + "\n")
-            text = "; ".join(f"vs {k} {v['win_rate']:.3f} [{v['low']:.3f}, {v['high']:.3f}]"
-                             for k, v in results.items())
-            print(f"{path.name} ({timesteps} steps, {games} games each): {text}", flush=True)
+            print(f"{path.name} ({timesteps} steps, {games} games each): {_win_rates(results)}",
+                  flush=True)
     return [json.loads(line) for line in out.read_text().splitlines()]
 
 

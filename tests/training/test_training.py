@@ -198,3 +198,6 @@ def test_evaluate_run_scores_every_snapshot_and_resumes(tmp_path, capsys):
     assert all(x["random"]["games"] == 2 for x in lines)
     assert main(["evaluate-run", str(run)]) == 0  # nothing left to do: no line added
     assert len((run / "eval_snapshots.jsonl").read_text().splitlines()) == len(lines)
+    capsys.readouterr()
+    assert main(["evaluate-run", str(tmp_path / "nowhere")]) != 0
+    assert "not a training run folder" in capsys.readouterr().err
