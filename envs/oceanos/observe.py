@@ -15,7 +15,7 @@ from array import array
 
 import numpy as np
 
-from envs.core.observer import ObservationLayout
+from envs.core.observer import ObservationLayout, owned_cache
 
 from .actions import MAX_HAND
 from .cards_table import CARD_FEATURES
@@ -153,8 +153,8 @@ def write_observation(state: State, seat: int, out: np.ndarray) -> None:
         b = f.cast("B")
         _memory[0] = out, f, b
     n = state.num_players
-    cache = getattr(state, "_obs_cache", None)
-    if cache is None or cache.owner() is not state or not cache.update(state):
+    cache = owned_cache(state)
+    if cache is None or not cache.update(state):
         cache = _new_cache(state)
     card = cache.cards.features.__getitem__
     hand, kept, passed = state.hands[seat], state.kept[seat], state.passed[seat]

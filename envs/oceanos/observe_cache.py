@@ -13,12 +13,13 @@ loaded, cloned or copied state builds its own (copying or pickling a cache gives
 from __future__ import annotations
 
 import functools
-import weakref
 from array import array
 from itertools import compress
 from operator import attrgetter, itemgetter, ne, or_
 
 import numpy as np
+
+from envs.core.observer import StateCache
 
 from .actions import MAX_HAND
 from .cards_table import CARD_FEATURES, CardTable
@@ -113,20 +114,20 @@ class SeatRows:
         self.raw[at : at + len(raw)] = self.raw[twin : twin + len(raw)] = raw
 
 
-class ObsCache:
+class ObsCache(StateCache):
     """See the module docstring; ``levels``, ``player`` and ``tableau`` are its rows."""
 
     __slots__ = (
-        "n", "seats", "owner", "cards", "captains", "round", "sizes", "lengths", "eyes",
+        "n", "seats", "cards", "captains", "round", "sizes", "lengths", "eyes",
         "eyes_now", "animals", "kinds", "divers", "tableau", "levels", "player",
         "seen_levels", "seen_columns", "header", "header_key",
     )  # fmt: skip
 
     def __init__(self, state) -> None:
         """An empty cache for ``state`` (``update`` fills it in)."""
+        super().__init__(state)
         n = self.n = state.num_players
         self.seats = range(n)
-        self.owner = weakref.ref(state)
         self.cards = card_bytes(state.table)
         # the Captain flag of each seat, by Captain (the last entry: no Captain)
         self.captains = [[p == c for p in range(n)] for c in range(n)] + [[False] * n]
@@ -149,10 +150,6 @@ class ObsCache:
         # the observer-independent pieces before the seat rows, kept by the writer
         self.header: bytes | None = None
         self.header_key: tuple | None = None
-
-    def __reduce__(self):
-        """A copy (``copy``, ``pickle``) is no cache: the state builds one on first use."""
-        return _no_cache, ()
 
     def update(self, state) -> bool:
         """Bring every part in step with ``state``; False if its rows or divers shrank."""
@@ -226,8 +223,3 @@ class ObsCache:
         self.animals[p] = functools.reduce(or_, map(cards.bits.__getitem__, new), self.animals[p])
         self.kinds[p] = self.animals[p].bit_count()
         return True
-
-
-def _no_cache() -> None:
-    """What a copied cache becomes (the state builds a fresh one on first use)."""
-    return None

@@ -19,7 +19,6 @@ writer gathers it into relative order with one index array, then adds the own or
 from __future__ import annotations
 
 import functools
-import weakref
 from array import array
 from itertools import compress
 from operator import attrgetter, ne
@@ -27,6 +26,7 @@ from operator import attrgetter, ne
 import numpy as np
 
 from envs.core import ObservationLayout
+from envs.core.observer import StateCache, owned_cache
 
 from .campaign import DECISION_NAMES, NO_DECISION
 from .data import (
@@ -143,7 +143,7 @@ def _face_shares(kinds: list[tuple[int, ...]]) -> list[float]:
     return out
 
 
-class ObsCache:
+class ObsCache(StateCache):
     """The public observation of one state in absolute seat order (module docstring).
 
     ``vec`` is the layout plus :data:`ZERO_SLOT`; ``buf`` is the same memory as an
@@ -151,10 +151,10 @@ class ObsCache:
     loaded, copied or cloned state builds its own (copying a cache gives none).
     """
 
-    __slots__ = ("owner", "n", "buf", "vec", "seen", "no_dice")
+    __slots__ = ("n", "buf", "vec", "seen", "no_dice")
 
     def __init__(self, state: State):
-        self.owner = weakref.ref(state)
+        super().__init__(state)
         self.n = n = state.n
         self.buf = buf = array("f", bytes(np.dtype(np.float32).itemsize * (LAYOUT.size + 1)))
         self.vec = np.frombuffer(buf, np.float32)
@@ -176,10 +176,6 @@ class ObsCache:
             buf[_AT[name] : _AT[name] + len(values)] = array("f", values)
         buf[GAME_TARGET] = cfg.bean_target / COUNT_SCALE
         buf[GAME_SPLIT] = float(cfg.split_spoils)
-
-    def __reduce__(self):
-        """A copy (``copy``, ``pickle``) is no cache: the state builds one on first use."""
-        return _no_cache, ()
 
     def update(self, state: State) -> None:
         """Bring every piece in step with ``state``: the pieces of each kind are compared
@@ -260,11 +256,6 @@ class ObsCache:
         self.seen[name] = list(orders)
 
 
-def _no_cache() -> None:
-    """What a copied cache becomes (the state builds a fresh one on first use)."""
-    return None
-
-
 @functools.cache
 def _gather(n: int, seat: int) -> np.ndarray:
     """For each float of ``seat``'s observation: its index in the cache's ``vec``.
@@ -285,8 +276,8 @@ def _gather(n: int, seat: int) -> np.ndarray:
 
 def _cache(state: State) -> ObsCache:
     """The state's observation cache, made on first use, brought in step with it."""
-    cache = getattr(state, "_obs_cache", None)
-    if cache is None or cache.owner() is not state:
+    cache = owned_cache(state)
+    if cache is None:
         cache = state._obs_cache = ObsCache(state)
     cache.update(state)
     return cache
