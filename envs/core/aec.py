@@ -129,7 +129,7 @@ class BoardGameEnv(AECEnv):
 
     def _legal_mask(self) -> np.ndarray:
         """The mask of the pending decision's legal set (shared and read-only: copy it)."""
-        legal = self._legal if self._legal is not None else self.legal_actions()
+        legal = self.legal_actions()
         key = tuple(legal)
         mask = self._masks.get(key)
         if mask is None:
@@ -160,7 +160,7 @@ class BoardGameEnv(AECEnv):
             action = int(action)
         except (TypeError, ValueError):
             raise IllegalActionError(action, agent, self.legal_actions()) from None
-        legal = self._legal if self._legal is not None else self.legal_actions()
+        legal = self.legal_actions()
         if action not in legal:
             raise IllegalActionError(
                 action, agent, legal, [self.game.action_name(a) for a in legal]

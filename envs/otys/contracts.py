@@ -9,6 +9,8 @@ one set of colours is one path of decisions).
 
 from __future__ import annotations
 
+from itertools import chain
+
 from . import actions as A
 from . import data as D
 from .effects import CONTRACT_COLOUR
@@ -77,12 +79,9 @@ class ContractsMixin:
         levels, union = self._fitting_levels()
         if not union:
             return
-        for src, card in enumerate(self.public):
-            if card >= 0 and union >> card & 1:
-                for at, mask in levels:
-                    if mask >> card & 1:
-                        out.append(at + src * D.NUM_LEVELS)
-        for src, card in enumerate(self.hands[self.seat], A.HAND_SOURCE0):
+        # the public cards, then the hand's (their sources numbered from HAND_SOURCE0)
+        sources = chain(enumerate(self.public), enumerate(self.hands[self.seat], A.HAND_SOURCE0))
+        for src, card in sources:
             if card >= 0 and union >> card & 1:
                 for at, mask in levels:
                     if mask >> card & 1:
