@@ -18,7 +18,8 @@ class Agent(ABC):
     """``reset(seed)`` before a game; ``act(observation) -> action id`` at each decision."""
 
     spec: str = "agent"
-    reads_observation: bool = True  # False: act() looks at the action mask alone
+    # False: the agent looks at the legal actions alone, and implements act_legal()
+    reads_observation: bool = True
 
     def __init__(self) -> None:
         self.rng = make_rng(0)
@@ -30,6 +31,12 @@ class Agent(ABC):
     @abstractmethod
     def act(self, observation: dict[str, np.ndarray]) -> int:
         """An action id allowed by ``observation["action_mask"]``."""
+
+    def act_legal(self, legal: list[int]) -> int:
+        """An action id from ``legal`` (sorted ids), for agents that look at nothing
+        else (``reads_observation`` False): callers that hold the legal list skip the
+        mask."""
+        raise NotImplementedError(f"{type(self).__name__} reads its observation")
 
     def choose_best(self, values: dict[int, float], tolerance: float = 1e-9) -> int:
         """The action with the highest value, ties broken by the seeded generator."""
@@ -45,5 +52,7 @@ class RandomAgent(Agent):
     reads_observation = False
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        legal = observation["action_mask"].nonzero()[0]  # the mask is 1-D
+        return self.act_legal(observation["action_mask"].nonzero()[0])  # the mask is 1-D
+
+    def act_legal(self, legal) -> int:
         return int(legal[self.rng.integers(len(legal))])

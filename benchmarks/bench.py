@@ -130,29 +130,29 @@ def measure_rounds(setups: list[tuple[str, int]], steps: int, rounds: int) -> tu
     return reference, rows
 
 
+ENV_METHODS = ("step", "reset", "action_masks")  # every call MaskablePPO makes into the env
+
+
 def ppo_env_share(env_id: str, timesteps: int) -> dict[str, float]:
-    """Share of MaskablePPO ``learn()`` wall time spent inside the environment."""
+    """Share of MaskablePPO ``learn()`` wall time spent inside the environment (its
+    ``step``, ``reset`` and ``action_masks``)."""
     import tempfile
 
     from training.config import TrainConfig
     from training.selfplay import SelfPlayEnv
 
     spent = {"env": 0.0}
-    original_step, original_reset = SelfPlayEnv.step, SelfPlayEnv.reset
+    originals = {name: getattr(SelfPlayEnv, name) for name in ENV_METHODS}
 
-    def timed_step(self, action):
-        start = time.perf_counter()
-        try:
-            return original_step(self, action)
-        finally:
-            spent["env"] += time.perf_counter() - start
+    def timed(method):
+        def run(self, *args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                spent["env"] += time.perf_counter() - start
 
-    def timed_reset(self, *a, **kw):
-        start = time.perf_counter()
-        try:
-            return original_reset(self, *a, **kw)
-        finally:
-            spent["env"] += time.perf_counter() - start
+        return run
 
     import envs
     from training.train import train
@@ -165,13 +165,15 @@ def ppo_env_share(env_id: str, timesteps: int) -> dict[str, float]:
                           net_arch=[256, 256], checkpoint_interval=10**9,
                           snapshot_interval=10**9, eval={"interval": 10**9, "games": 2},
                           output=tmp)
-        SelfPlayEnv.step, SelfPlayEnv.reset = timed_step, timed_reset
+        for name, method in originals.items():
+            setattr(SelfPlayEnv, name, timed(method))
         try:
             start = time.perf_counter()
             train(cfg, progress=False)
             total = time.perf_counter() - start
         finally:
-            SelfPlayEnv.step, SelfPlayEnv.reset = original_step, original_reset
+            for name, method in originals.items():
+                setattr(SelfPlayEnv, name, method)
     return {"env_seconds": spent["env"], "train_seconds": total, "env_share": spent["env"] / total}
 
 

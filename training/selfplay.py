@@ -6,10 +6,17 @@ of the learner. Written from the AEC semantics, not from PettingZoo's SB3 tutori
 the learner observes only its own seat, and it receives every reward that reaches
 its seat, including rewards that arrive during the others' turns and at the end of
 the game (so a losing learner does get its final -1).
+
+Like the AEC env, this view is an adapter over the game's rules state (Pgx's split):
+it plays the state directly, so that the two opponent moves of a three-player game
+cost no AEC bookkeeping, and pays the same rewards by the same rule
+(:mod:`envs.core.rewards`, summed in the same order; a test replays its episodes
+through the AEC env and compares every reward bit for bit).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +25,9 @@ import numpy as np
 
 import agents
 import envs
+from envs.core.aec import MaskCache
+from envs.core.errors import IllegalActionError
+from envs.core.rewards import end_rewards
 from envs.core.rng import derive_seed, make_rng
 
 SELF = "self"  # opponent kind: a frozen snapshot of the learner
@@ -53,9 +63,12 @@ class SelfPlayEnv(gymnasium.Env):
                  opponents: dict[str, float] | None = None, learner_seat: int | None = None,
                  seed: int = 0):
         super().__init__()
+        # the AEC env validates the config and builds the opponents; it is never stepped
         self.aec = envs.make(env_id, **(game_config or {}))
-        info = self.aec.unwrapped.game.info
-        self.num_players = self.aec.unwrapped.num_players
+        base = self.aec.unwrapped
+        self.game, self.config = base.game, base.config
+        info = self.game.info
+        self.num_players = base.num_players
         self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (info.observation_size,), np.float32)
         self.action_space = gymnasium.spaces.Discrete(info.num_actions)
         weights = opponents or {"random": 1.0}
@@ -65,6 +78,10 @@ class SelfPlayEnv(gymnasium.Env):
         self.kinds = sorted(weights)
         total = sum(weights.values())
         self.probs = np.array([weights[k] / total for k in self.kinds])
+        # the cumulative shares, as Generator.choice(p=probs) computes them: a kind is
+        # drawn from one uniform by bisection, the same draw as choice() at a 20th the cost
+        cdf = np.cumsum(self.probs)
+        self._kind_cdf = (cdf / cdf[-1]).tolist()
         self.fixed_seat = learner_seat
         self.base_seed = seed
         self.episode = 0
@@ -72,10 +89,21 @@ class SelfPlayEnv(gymnasium.Env):
         self.rng = make_rng(seed)
         self._pool = {kind: [agents.make(kind, self.aec) for _ in range(self.num_players)]
                       for kind in ("random", "greedy") if kind in weights}
+        self.seat = 0  # the learner's seat this episode
         self.learner = "player_0"
-        self._carried_reward = 0.0
         self.seat_agents: list[agents.Agent | None] = []
-        self._mask = np.zeros(info.num_actions, np.int8)
+        self.state = None
+        self.decisions = 0
+        self._dense, self._scale = self.config.dense_reward, info.score_scale
+        self._max_decisions = info.max_decisions
+        self._zero_first = not self.game.writes_every_value
+        self._scratch = np.zeros(info.observation_size, np.float32)
+        self._masks = MaskCache(info.num_actions)
+        self._legal: list[int] = []
+        self._score = 0  # the learner's score after the last transition (dense rewards)
+        self._carried_reward = 0.0
+        self._observation = np.zeros(info.observation_size, np.float32)
+        self._truncated = False
 
     # -------------------------------------------------------------- pool
     def set_snapshots(self, paths: list[str]) -> None:
@@ -83,7 +111,7 @@ class SelfPlayEnv(gymnasium.Env):
         self.snapshots = [p for p in paths if Path(p).exists()]
 
     def _opponent(self, seat: int) -> agents.Agent:
-        kind = self.kinds[int(self.rng.choice(len(self.kinds), p=self.probs))]
+        kind = self.kinds[bisect_right(self._kind_cdf, self.rng.random())]
         if kind == SELF:
             if not self.snapshots:
                 kind = "random" if "random" in self._pool else "greedy"
@@ -103,29 +131,60 @@ class SelfPlayEnv(gymnasium.Env):
         game_seed = derive_seed(self.base_seed, "episode", self.episode)
         self.episode += 1
         seat = self.fixed_seat if self.fixed_seat is not None else int(self.rng.integers(self.num_players))
-        self.learner = self.aec.possible_agents[seat]
+        self.seat, self.learner = seat, self.aec.possible_agents[seat]
         self.seat_agents = []
         for s in range(self.num_players):
             agent = None if s == seat else self._opponent(s)
             if agent is not None:
                 agent.reset(derive_seed(game_seed, "opponent", s))
             self.seat_agents.append(agent)
-        self.aec.reset(seed=game_seed)
+        # the same game as the AEC env's reset(seed=game_seed)
+        self.state = self.game.new_state(self.config, make_rng(game_seed))
+        self.decisions = 0
+        self._truncated = False
+        self._score = self.state.scores()[seat] if self._dense else 0
         # a reward that reaches the seat before its first decision is paid with the
         # first step (gymnasium's reset returns none)
         self._carried_reward, done = self._advance()
         assert not done, "a game cannot end before the learner's first decision"
-        return self._observation(), {"learner_seat": seat}
+        return self._observation, {"learner_seat": seat, "game_seed": game_seed}
 
     def step(self, action):
-        self.aec.step(int(action))
-        reward = self._carried_reward + self.aec.rewards.get(self.learner, 0.0)
+        legal = self._legal
+        try:
+            action = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(action, self.learner, legal) from None
+        if action not in legal:
+            raise IllegalActionError(action, self.learner, legal,
+                                     [self.game.action_name(a) for a in legal])
+        reward = self._carried_reward + self._transition(action)
         self._carried_reward = 0.0
         more, done = self._advance()
         reward += more
-        obs = self._observation() if not done else np.zeros(self.observation_space.shape, np.float32)
-        truncated = done and any(self.aec.truncations.values())
+        obs = self._observation if not done else np.zeros(self.observation_space.shape, np.float32)
+        truncated = done and self._truncated
         return obs, float(reward), done and not truncated, truncated, {}
+
+    def _transition(self, action: int) -> float:
+        """Play ``action``; the reward it pays the learner's seat, as the AEC env would."""
+        state = self.state
+        state.apply_action(action)
+        self.decisions += 1
+        reward = 0.0
+        if self._dense:
+            score = state.scores()[self.seat]
+            if score != self._score:
+                reward += (score - self._score) / self._scale
+                self._score = score
+        if state.is_terminal():
+            ends = end_rewards(state.winners(), self.num_players)
+            if ends is not None:
+                reward += ends[self.seat]
+            self._truncated = bool(getattr(state, "capped", False))
+        elif self.decisions >= self._max_decisions:
+            self._truncated = True
+        return reward
 
     def _advance(self) -> tuple[float, bool]:
         """Play the other seats until the learner must decide or the game ends.
@@ -133,28 +192,31 @@ class SelfPlayEnv(gymnasium.Env):
         Returns the reward that reached the learner's seat meanwhile and whether the
         game is over.
         """
-        aec = self.aec
-        reward = 0.0
-        seats = aec.unwrapped._seat_of
+        state, reward = self.state, 0.0
         while True:
-            if aec.unwrapped.state_.is_terminal() or any(aec.truncations.values()):
+            if self._truncated or state.is_terminal():
                 return reward, True
-            agent = aec.agent_selection
-            if agent == self.learner:
-                obs = aec.observe(agent)
-                self._last_obs = obs
+            seat = state.current_player()
+            legal = self._legal = state.legal_actions()
+            if seat == self.seat:
+                self._observation = self._observe(seat)
                 return reward, False
-            opponent = self.seat_agents[seats[agent]]
+            opponent = self.seat_agents[seat]
             if opponent.reads_observation:
-                obs = aec.observe(agent)
-            else:  # no observation (nor mask copy) for an agent that reads only the mask
-                obs = {"action_mask": aec.acting_mask_view()}
-            aec.step(opponent.act(obs))
-            reward += aec.rewards.get(self.learner, 0.0)
+                action = opponent.act({"observation": self._observe(seat),
+                                       "action_mask": self._masks.mask(legal).copy()})
+            else:  # neither observation nor mask for an agent that reads the legal set alone
+                action = opponent.act_legal(legal)
+            reward += self._transition(action)
 
-    def _observation(self) -> np.ndarray:
-        return self._last_obs["observation"]
+    def _observe(self, seat: int) -> np.ndarray:
+        """``seat``'s observation of the state (the caller's own array)."""
+        scratch = self._scratch
+        if self._zero_first:
+            scratch.fill(0.0)
+        self.game.observe(self.state, seat, scratch)
+        return scratch.copy()
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions (for sb3-contrib MaskablePPO)."""
-        return self._last_obs["action_mask"].astype(bool)
+        return self._masks.mask(self._legal).astype(bool)

@@ -16,10 +16,33 @@ from pettingzoo import AECEnv
 from .config import validate
 from .errors import IllegalActionError, OtrioError, StateError
 from .game import TERMINAL, Game
+from .rewards import end_rewards
 from .rng import make_rng
 
 SAVE_FORMAT = 1
 MASK_CACHE_SIZE = 4096  # distinct legal sets whose masks an env keeps (then starts over)
+
+
+class MaskCache:
+    """The int8 action mask of each legal set met, built once: shared and read-only
+    (copy one before handing it to a caller that may keep or change it)."""
+
+    def __init__(self, num_actions: int):
+        self.num_actions = num_actions
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}
+
+    def mask(self, legal: list[int]) -> np.ndarray:
+        """The mask of ``legal``."""
+        key = tuple(legal)
+        mask = self._masks.get(key)
+        if mask is None:
+            mask = np.zeros(self.num_actions, dtype=np.int8)
+            mask[legal] = 1
+            mask.flags.writeable = False
+            if len(self._masks) >= MASK_CACHE_SIZE:
+                self._masks.clear()
+            self._masks[key] = mask
+        return mask
 
 
 class BoardGameEnv(AECEnv):
@@ -68,7 +91,7 @@ class BoardGameEnv(AECEnv):
         self.state_ = None
         self._obs_scratch = np.zeros(info.observation_size, dtype=np.float32)
         self._legal: list[int] | None = None
-        self._masks: dict[tuple[int, ...], np.ndarray] = {}  # legal set -> read-only mask
+        self._masks = MaskCache(info.num_actions)
         self._zero_first = not self.game.writes_every_value
         self._dense = self.config.dense_reward
         self._max_decisions = info.max_decisions
@@ -129,17 +152,7 @@ class BoardGameEnv(AECEnv):
 
     def _legal_mask(self) -> np.ndarray:
         """The mask of the pending decision's legal set (shared and read-only: copy it)."""
-        legal = self.legal_actions()
-        key = tuple(legal)
-        mask = self._masks.get(key)
-        if mask is None:
-            mask = np.zeros(self.game.info.num_actions, dtype=np.int8)
-            mask[legal] = 1
-            mask.flags.writeable = False
-            if len(self._masks) >= MASK_CACHE_SIZE:
-                self._masks.clear()
-            self._masks[key] = mask
-        return mask
+        return self._masks.mask(self.legal_actions())
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         # the game writes into one reused scratch buffer (its views can be cached),
@@ -191,10 +204,10 @@ class BoardGameEnv(AECEnv):
                 self._last_scores = scores
                 paid = True
         if state.is_terminal():
-            winners = set(state.winners())
-            if len(winners) < self.num_players:
+            ends = end_rewards(state.winners(), self.num_players)
+            if ends is not None:
                 for seat, agent in enumerate(self.possible_agents):
-                    rewards[agent] += 1.0 if seat in winners else -1.0
+                    rewards[agent] += ends[seat]
                 paid = True
             # a game stopped by a configured cap (e.g. Otontin's round cap) is a
             # truncation for RL, though its rules still name winners and pay rewards
@@ -275,4 +288,4 @@ class BoardGameEnv(AECEnv):
         self._legal = None
 
 
-__all__ = ["BoardGameEnv", "TERMINAL"]
+__all__ = ["BoardGameEnv", "MaskCache", "TERMINAL"]

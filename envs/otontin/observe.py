@@ -115,6 +115,8 @@ COUNTS = (
 # one-hot pieces, in the order update() gathers their index
 MARKS = ("starting_leader", "acting", "campaign_leader", "phase", "decision", "revealed_age")
 ZERO_SLOT = LAYOUT.size  # the cache's extra, always-zero float (for absent seats)
+FLOAT_BYTES = np.dtype(np.float32).itemsize
+_NO_ROLL = array("f", bytes(FLOAT_BYTES * K * F))  # the last_roll piece, all zero
 # the values of the "game" piece
 GAME_ROUND, GAME_FINAL, GAME_TARGET, GAME_SPLIT = range(*LAYOUT.offsets["game"][:2])
 
@@ -151,13 +153,14 @@ class ObsCache(StateCache):
     loaded, copied or cloned state builds its own (copying a cache gives none).
     """
 
-    __slots__ = ("n", "buf", "vec", "seen", "no_dice")
+    __slots__ = ("n", "buf", "vec", "seen", "no_dice", "no_seats")
 
     def __init__(self, state: State):
         super().__init__(state)
         self.n = n = state.n
-        self.buf = buf = array("f", bytes(np.dtype(np.float32).itemsize * (LAYOUT.size + 1)))
+        self.buf = buf = array("f", bytes(FLOAT_BYTES * (LAYOUT.size + 1)))
         self.vec = np.frombuffer(buf, np.float32)
+        self.no_seats = array("f", bytes(FLOAT_BYTES * self.n))  # zeros over the seats
         # what each piece (or kind of piece) was last written from (None: not yet)
         self.seen: dict[str, object] = dict.fromkeys(
             ("marks", "game", "last_roll", "takers", "committed", "declared", "revealed",
@@ -220,7 +223,7 @@ class ObsCache(StateCache):
         roll = state.last_roll if campaign else []
         if roll != seen["last_roll"]:
             at = _AT["last_roll"]
-            self.vec[at : at + K * F] = 0.0
+            self.buf[at : at + K * F] = _NO_ROLL
             for kind, face in roll:
                 self.buf[at + kind * F + face] += 1.0
             seen["last_roll"] = [list(die) for die in roll]
@@ -239,7 +242,7 @@ class ObsCache(StateCache):
         if seats == self.seen[name]:
             return
         at = _AT[name]
-        self.vec[at : at + self.n] = 0.0
+        self.buf[at : at + self.n] = self.no_seats
         for s in seats:
             self.buf[at + s] = 1.0
         self.seen[name] = list(seats)

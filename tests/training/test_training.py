@@ -81,7 +81,7 @@ def test_learner_return_equals_its_final_reward(game):
             obs, reward, term, trunc, _ = env.step(int(rng.choice(legal)))
             total += reward
             done = term or trunc
-        state = env.aec.unwrapped.state_
+        state = env.state
         seat = info["learner_seat"]
         winners = state.winners()
         expected = 0.0 if len(winners) == n else (1.0 if seat in winners else -1.0)
@@ -138,18 +138,21 @@ def test_exported_checkpoint_is_smaller_and_plays_the_same(tmp_path):
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
 
-def test_random_opponents_play_from_the_mask_alone():
-    """Self-play builds no observation for random opponents; their moves are unchanged."""
+def test_random_opponents_play_from_the_legal_list_alone():
+    """Self-play builds neither observation nor mask for random opponents; their moves
+    are the ones they make from the full observation."""
     env = envs.make("oceanos_v0", num_players=2)
     env.reset(seed=4)
-    full, mask_only = agents.make("random", env), agents.make("random", env)
+    full, legal_only = agents.make("random", env), agents.make("random", env)
     full.reset(9)
-    mask_only.reset(9)
-    assert not mask_only.reads_observation and agents.make("greedy", env).reads_observation
+    legal_only.reset(9)
+    assert not legal_only.reads_observation and agents.make("greedy", env).reads_observation
+    with pytest.raises(NotImplementedError, match="reads its observation"):
+        agents.make("greedy", env).act_legal([0])
     for _ in range(20):
         obs = env.last()[0]
         action = full.act(obs)
-        assert mask_only.act({"action_mask": obs["action_mask"]}) == action
+        assert legal_only.act_legal(env.unwrapped.legal_actions()) == action
         env.step(action)
 
 
