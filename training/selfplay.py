@@ -218,5 +218,6 @@ class SelfPlayEnv(gymnasium.Env):
         return scratch.copy()
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions (for sb3-contrib MaskablePPO)."""
-        return self._masks.mask(self._legal).astype(bool)
+        """The learner's legal actions (for sb3-contrib MaskablePPO, which stacks them
+        into its own array): shared and read-only, copy it to change it."""
+        return self._masks.bool_mask(self._legal)

@@ -29,20 +29,27 @@ class MaskCache:
 
     def __init__(self, num_actions: int):
         self.num_actions = num_actions
-        self._masks: dict[tuple[int, ...], np.ndarray] = {}
+        self._masks: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
 
-    def mask(self, legal: list[int]) -> np.ndarray:
-        """The mask of ``legal``."""
+    def _both(self, legal: list[int]) -> tuple[np.ndarray, np.ndarray]:
         key = tuple(legal)
-        mask = self._masks.get(key)
-        if mask is None:
+        both = self._masks.get(key)
+        if both is None:
             mask = np.zeros(self.num_actions, dtype=np.int8)
             mask[legal] = 1
             mask.flags.writeable = False
             if len(self._masks) >= MASK_CACHE_SIZE:
                 self._masks.clear()
-            self._masks[key] = mask
-        return mask
+            both = self._masks[key] = (mask, mask.view(np.bool_))
+        return both
+
+    def mask(self, legal: list[int]) -> np.ndarray:
+        """The int8 mask of ``legal``."""
+        return self._both(legal)[0]
+
+    def bool_mask(self, legal: list[int]) -> np.ndarray:
+        """The same mask as booleans (a read-only view of the int8 one)."""
+        return self._both(legal)[1]
 
 
 class BoardGameEnv(AECEnv):

@@ -32,3 +32,53 @@ def derive_seed(master_seed: int, *path: int | str) -> int:
     ]
     seq = np.random.SeedSequence(words)
     return int(seq.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+
+
+_UINT32_MAX = 0xFFFFFFFF
+RAW_BLOCK = 64  # raw 64-bit outputs fetched from the bit generator at a time
+
+
+class IntegerDraws:
+    """``Generator.integers(n)`` draws, the same numbers in the same order, for hot loops.
+
+    numpy draws a bounded int64 below 2**32 by Lemire's method on the bit generator's
+    32-bit stream (a 64-bit output serves two draws: its low half, then its high half;
+    a range of one draws nothing). This class does the same in plain Python on raw
+    outputs fetched in blocks, about 6x cheaper a draw than the numpy call (whose cost
+    is mostly call overhead, and grows when a network's work has chilled the caches).
+    The generator then belongs to this stream alone: fetching ahead moves it on.
+    A test checks every draw against ``Generator.integers``.
+    """
+
+    __slots__ = ("_bit_generator", "_raw", "_high")
+
+    def __init__(self, rng: np.random.Generator):
+        self._bit_generator = rng.bit_generator
+        self._raw: list[int] = []  # fetched outputs, the next one last
+        self._high: int | None = None  # the unused high half of the last output
+
+    def _next_uint32(self) -> int:
+        high = self._high
+        if high is not None:
+            self._high = None
+            return high
+        if not self._raw:
+            self._raw = self._bit_generator.random_raw(RAW_BLOCK).tolist()[::-1]
+        raw = self._raw.pop()
+        self._high = raw >> 32
+        return raw & _UINT32_MAX
+
+    def below(self, n: int) -> int:
+        """A uniform integer in ``[0, n)``, as ``Generator.integers(n)`` (1 <= n < 2**32)."""
+        if not 1 <= n <= _UINT32_MAX:
+            raise ValueError(f"n must be in [1, 2**32), got {n}")
+        if n == 1:
+            return 0
+        scaled = self._next_uint32() * n
+        leftover = scaled & _UINT32_MAX
+        if leftover < n:
+            threshold = (_UINT32_MAX - (n - 1)) % n
+            while leftover < threshold:
+                scaled = self._next_uint32() * n
+                leftover = scaled & _UINT32_MAX
+        return scaled >> 32

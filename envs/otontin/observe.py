@@ -153,7 +153,7 @@ class ObsCache(StateCache):
     loaded, copied or cloned state builds its own (copying a cache gives none).
     """
 
-    __slots__ = ("n", "buf", "vec", "seen", "no_dice", "no_seats")
+    __slots__ = ("n", "buf", "vec", "seen", "no_dice", "no_seats", "count_at", "count_divisor")
 
     def __init__(self, state: State):
         super().__init__(state)
@@ -165,11 +165,17 @@ class ObsCache(StateCache):
         self.seen: dict[str, object] = dict.fromkeys(
             ("marks", "game", "last_roll", "takers", "committed", "declared", "revealed",
              "seat_sets"))
-        self.seen["counts"] = [[None] * max(P, K, F)] * len(COUNTS)  # longer than any
         self.seen["marks"] = (None,) * len(MARKS)
-        # the dice pieces outside the campaign (bag, aside, rolled, payable, theft): zero
+        # every count as one flat tuple (update()'s order), each count's float index
+        # and divisor; the dice counts outside the campaign are zero
         kinds = len(state.kinds)
-        self.no_dice = ([0] * kinds, [0] * kinds, [0] * F, [0, 0], [0])
+        lengths = [n] * len(SEAT_COUNTS) + [2, kinds, kinds, F, 2, 1]
+        self.count_at = [_AT[name] + i for (name, _), length in zip(COUNTS, lengths)
+                         for i in range(length)]
+        self.count_divisor = [divisor for (_, divisor), length in zip(COUNTS, lengths)
+                              for _ in range(length)]
+        self.seen["counts"] = (None,) * len(self.count_at)
+        self.no_dice = (0,) * (2 * kinds + F + 2 + 1)
         cfg = state.config
         for name, values in (
             ("seat_present", [1.0] * n),
@@ -186,19 +192,20 @@ class ObsCache(StateCache):
         their divisor; one-hots moved)."""
         seen = self.seen
         campaign = state.phase == CAMPAIGN
-        counts = [
-            *_seat_counts(state), [state.pool_w, state.pool_b],
-            *((state.bag, state.aside, state.rolled, list(state.payable()),
-               [state.theft if state.takers else 0]) if campaign else self.no_dice),
-        ]  # fmt: skip
-        if counts != seen["counts"]:
-            buf, old_counts = self.buf, seen["counts"]
-            for k in compress(range(len(COUNTS)), map(ne, counts, old_counts)):
-                name, divisor = COUNTS[k]
-                values, at = counts[k], _AT[name]
-                for i in compress(range(len(values)), map(ne, values, old_counts[k])):
-                    buf[at + i] = values[i] / divisor
-                old_counts[k] = list(values)
+        atk, dfn, beans, busted, done = _seat_counts(state)
+        if campaign:
+            counts = (*atk, *dfn, *beans, *busted, *done, state.pool_w, state.pool_b,
+                      *state.bag, *state.aside, *state.rolled, *state.payable(),
+                      state.theft if state.takers else 0)  # fmt: skip
+        else:
+            counts = (*atk, *dfn, *beans, *busted, *done, state.pool_w, state.pool_b,
+                      *self.no_dice)  # fmt: skip
+        old_counts = seen["counts"]
+        if counts != old_counts:
+            buf, at, divisor = self.buf, self.count_at, self.count_divisor
+            for i in compress(range(len(counts)), map(ne, counts, old_counts)):
+                buf[at[i]] = counts[i] / divisor[i]
+            seen["counts"] = counts
         actor = state.current_player()
         age = state.round - state.revealed_round
         marks = (

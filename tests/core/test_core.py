@@ -6,7 +6,7 @@ import pytest
 import envs
 from envs.core import ActionTable, ConfigError, GameInfo, ObservationLayout, StrictModel
 from envs.core.config import validate
-from envs.core.rng import derive_seed, make_rng, rng_from_dict, rng_to_dict
+from envs.core.rng import IntegerDraws, derive_seed, make_rng, rng_from_dict, rng_to_dict
 
 
 def test_action_table_blocks_and_names():
@@ -121,3 +121,15 @@ def test_adapter_zeroes_its_buffer_unless_the_game_writes_every_value():
         for seat in (0, 1, 2, 0):
             obs = env.observe(f"player_{seat}")["observation"]
             assert np.flatnonzero(obs).tolist() == [seat + shift] and obs[seat + shift] == value
+
+
+def test_integer_draws_are_the_generators_integers():
+    """IntegerDraws gives exactly Generator.integers(n), in order: small ranges, a range
+    of one (numpy draws nothing), and ranges near 2**32 where Lemire's method rejects."""
+    ranges = np.random.default_rng(0).integers(1, 60, size=2000).tolist()
+    ranges += [1, 2, 3 * 2**30, 2**31 + 1, 2**32 - 1] * 40
+    for seed in range(5):
+        numpy_rng, ours = make_rng(seed), IntegerDraws(make_rng(seed))
+        assert [int(numpy_rng.integers(n)) for n in ranges] == [ours.below(n) for n in ranges]
+    with pytest.raises(ValueError, match="2\\*\\*32"):
+        IntegerDraws(make_rng(0)).below(0)
