@@ -35,6 +35,7 @@ def derive_seed(master_seed: int, *path: int | str) -> int:
 
 
 _UINT32_MAX = 0xFFFFFFFF
+_DOUBLE_UNIT = 1.0 / (1 << 53)  # random() keeps the top 53 bits of an output
 RAW_BLOCK = 64  # raw 64-bit outputs fetched from the bit generator at a time
 
 
@@ -82,3 +83,47 @@ class IntegerDraws:
                 scaled = self._next_uint32() * n
                 leftover = scaled & _UINT32_MAX
         return scaled >> 32
+
+
+class DoubleDraws:
+    """``Generator.random(k)`` draws, the same numbers in the same order, for hot loops.
+
+    numpy's ``random()`` turns each 64-bit output into ``(output >> 11) * 2**-53``;
+    this class does the same in plain Python on outputs fetched in blocks, which
+    spares a numpy call per draw (about 10 us each inside PPO, where the network's
+    work leaves the caches cold). Fetching ahead moves the generator on, so
+    :meth:`generator` gives one in the state numpy's own draws would have left it
+    (for saving). A test checks the draws and that state against ``Generator.random``.
+    """
+
+    __slots__ = ("_rng", "_start", "_raw", "_next", "_taken")
+
+    def __init__(self, rng: np.random.Generator):
+        self._rng = rng
+        self._start: dict | None = None  # the generator's state before the first fetch
+        self._raw: list[int] = []  # fetched outputs
+        self._next = 0  # index of the next unused one
+        self._taken = 0  # outputs used since _start
+
+    def take(self, k: int) -> list[float]:
+        """The next ``k`` uniform floats in [0, 1), as ``Generator.random(k).tolist()``."""
+        at = self._next
+        if at + k > len(self._raw):
+            if self._start is None:
+                self._start = self._rng.bit_generator.state  # a copy
+            left = self._raw[at:]
+            fetch = max(RAW_BLOCK, k - len(left))
+            self._raw = left + self._rng.bit_generator.random_raw(fetch).tolist()
+            at = 0
+        self._next = at + k
+        self._taken += k
+        return [(raw >> 11) * _DOUBLE_UNIT for raw in self._raw[at : at + k]]
+
+    def generator(self) -> np.random.Generator:
+        """The generator as numpy's own draws would have left it (the live one while
+        nothing was fetched ahead, else a rebuilt copy)."""
+        if self._start is None:
+            return self._rng
+        rng = rng_from_dict(self._start)
+        rng.random(self._taken)
+        return rng

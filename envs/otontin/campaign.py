@@ -99,7 +99,7 @@ class Campaign:
             return roll
         remaining = sum(bag)
         count = min(DICE_PER_ROLL, remaining)
-        draws = self.rng.random(2 * count).tolist()
+        draws = self.dice_draws.take(2 * count)
         out = []
         for i in range(count):
             pick = int(draws[2 * i] * remaining)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import numpy as np
 from pydantic import Field
 
 from envs.core import (
@@ -20,6 +21,7 @@ from envs.core import (
     rng_to_dict,
     validate,
 )
+from envs.core.rng import DoubleDraws
 
 from .actions import COMMIT, DECLARE, DECLARE_NOTHING
 from .campaign import (
@@ -267,6 +269,16 @@ class State(Campaign):
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise StateError(f"corrupt otontin state: {err!r}") from None
         return state
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The game's generator, as numpy's own draws would have left it: the dice are
+        drawn through a :class:`~envs.core.rng.DoubleDraws` stream over it."""
+        return self.dice_draws.generator()
+
+    @rng.setter
+    def rng(self, rng: np.random.Generator) -> None:
+        self.dice_draws = DoubleDraws(rng)
 
     def copy(self) -> State:
         """An independent copy (through the saved form)."""
