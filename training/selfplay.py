@@ -96,7 +96,6 @@ class SelfPlayEnv(gymnasium.Env):
         self.decisions = 0
         self._dense, self._scale = self.config.dense_reward, info.score_scale
         self._max_decisions = info.max_decisions
-        self._zero_first = not self.game.writes_every_value
         self._scratch = np.zeros(info.observation_size, np.float32)
         self._masks = MaskCache(info.num_actions)
         self._legal: list[int] = []
@@ -211,11 +210,7 @@ class SelfPlayEnv(gymnasium.Env):
 
     def _observe(self, seat: int) -> np.ndarray:
         """``seat``'s observation of the state (the caller's own array)."""
-        scratch = self._scratch
-        if self._zero_first:
-            scratch.fill(0.0)
-        self.game.observe(self.state, seat, scratch)
-        return scratch.copy()
+        return self.game.observation(self.state, seat, self._scratch)
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions (for sb3-contrib MaskablePPO, which stacks them

@@ -99,7 +99,6 @@ class BoardGameEnv(AECEnv):
         self._obs_scratch = np.zeros(info.observation_size, dtype=np.float32)
         self._legal: list[int] | None = None
         self._masks = MaskCache(info.num_actions)
-        self._zero_first = not self.game.writes_every_value
         self._dense = self.config.dense_reward
         self._max_decisions = info.max_decisions
 
@@ -162,13 +161,10 @@ class BoardGameEnv(AECEnv):
         return self._masks.mask(self.legal_actions())
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        # the game writes into one reused scratch buffer (its views can be cached),
-        # zeroed first unless the game writes every value; the caller gets its own copy
-        scratch = self._obs_scratch
-        if self._zero_first:
-            scratch.fill(0.0)
-        self.game.observe(self.state_, self._seat_of[agent], scratch)
-        return {"observation": scratch.copy(), "action_mask": self.action_mask(agent)}
+        # the game writes into one reused scratch buffer (its views can be cached) or
+        # builds the array at once; the caller gets its own copy either way
+        observation = self.game.observation(self.state_, self._seat_of[agent], self._obs_scratch)
+        return {"observation": observation, "action_mask": self.action_mask(agent)}
 
     # ------------------------------------------------------------------- step
     def step(self, action) -> None:

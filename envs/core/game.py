@@ -94,6 +94,18 @@ class Game:
         ``writes_every_value``)."""
         self.write_observation(state, seat, out)
 
+    def observation(self, state: GameState, seat: int, scratch: np.ndarray) -> np.ndarray:
+        """``seat``'s view of ``state`` as a new float32 array that the caller owns.
+
+        The default writes into the reused ``scratch`` buffer (zeroed first unless the
+        game sets ``writes_every_value``; a game may cache views of it) and copies it;
+        a game that can build the new array in one step overrides this.
+        """
+        if not self.writes_every_value:
+            scratch.fill(0.0)
+        self.observe(state, seat, scratch)
+        return scratch.copy()
+
     def render(self, state: GameState) -> str:
         """A readable text picture of the table."""
         return self.render_text(state)

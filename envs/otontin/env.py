@@ -10,7 +10,7 @@ from envs.core import BoardGameEnv, Game, GameInfo, make_rng
 
 from .actions import NUM_ACTIONS, TABLE
 from .data import DEFAULT_PLAYERS, MAX_PLAYERS, MAX_ROUND_CAP, MIN_PLAYERS
-from .observe import COUNT_SCALE, LAYOUT, write_observation
+from .observe import COUNT_SCALE, LAYOUT, new_observation, write_observation
 from .orders import NO_ORDER, NUM_ORDERS
 from .render import render_text
 from .rules import Config, State
@@ -49,6 +49,10 @@ class OtontinGame(Game):
     write_observation = staticmethod(write_observation)
     writes_every_value = True
     render_text = staticmethod(render_text)
+
+    def observation(self, state: State, seat: int, scratch: np.ndarray) -> np.ndarray:
+        """The view as a new array, gathered at once (``scratch`` is not needed)."""
+        return new_observation(state, seat)
 
     def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
         """Re-draw what ``seat`` cannot know: the others' secret orders not yet

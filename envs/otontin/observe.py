@@ -296,9 +296,21 @@ def _cache(state: State) -> ObsCache:
 def write_observation(state: State, seat: int, out: np.ndarray) -> None:
     """Write ``seat``'s view of ``state`` into the float32 vector ``out`` (every value)."""
     _cache(state).vec.take(_gather(state.n, seat), out=out, mode="clip")
+    _write_own_order(state, seat, out)
+
+
+def new_observation(state: State, seat: int) -> np.ndarray:
+    """``seat``'s view of ``state`` as a new float32 vector (one gather, no copy)."""
+    out = _cache(state).vec.take(_gather(state.n, seat), mode="clip")
+    _write_own_order(state, seat, out)
+    return out
+
+
+def _write_own_order(state: State, seat: int, out: np.ndarray) -> None:
+    """The seat's own secret order (the one private piece)."""
     own = state.committed[seat]
     if own != NO_ORDER:
         out[_AT["own_order"] : _AT["own_order"] + _REV_W] = _OWN[own]
 
 
-__all__ = ["COUNT_SCALE", "LAYOUT", "ORDER_VEC", "write_observation"]
+__all__ = ["COUNT_SCALE", "LAYOUT", "ORDER_VEC", "new_observation", "write_observation"]

@@ -14,7 +14,13 @@ import pytest
 from envs.core import make_rng, testing
 from envs.otontin.campaign import NO_DECISION
 from envs.otontin.data import NUM_FACES
-from envs.otontin.observe import COUNT_SCALE, LAYOUT, ORDER_VEC, write_observation
+from envs.otontin.observe import (
+    COUNT_SCALE,
+    LAYOUT,
+    ORDER_VEC,
+    new_observation,
+    write_observation,
+)
 from envs.otontin.orders import NO_ORDER
 from envs.otontin.rules import CAMPAIGN, COMMIT_PHASE, UNSAID, Config, State
 
@@ -106,9 +112,15 @@ CONFIGS = [
 ]
 
 
+def via_new_observation(state: State, seat: int, out: np.ndarray) -> None:
+    """new_observation (the array the adapters get) as a writer."""
+    out[:] = new_observation(state, seat)
+
+
+@pytest.mark.parametrize("writer", [write_observation, via_new_observation])
 @pytest.mark.parametrize("config", CONFIGS)
-def test_every_seat_every_step_matches_the_reference(config):
-    assert testing.check_cached_writer(games(config), write_observation, reference, seats,
+def test_every_seat_every_step_matches_the_reference(config, writer):
+    assert testing.check_cached_writer(games(config), writer, reference, seats,
                                        LAYOUT.size, every=5) > 100
 
 
