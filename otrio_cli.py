@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument("--steps", type=int, default=20_000, help="AEC steps per measurement")
     bench.add_argument("--obs-samples", type=int, default=2_000)
     bench.add_argument("--rounds", type=int, default=3,
-                       help="interleaved rounds (reference, then every game); medians reported")
+                       help="rounds (the reference either side of every game); medians reported")
     bench.add_argument("--ppo-timesteps", type=int, default=0, help="0: skip the PPO share")
     bench.add_argument("--tournament-games", type=int, default=0,
                        help="games per seating for the 1-vs-2-worker speed-up; 0: skip")

@@ -5,9 +5,9 @@ random legal play through the full AEC API (steps/s, games/s), the rules engine 
 (decisions/s), and the cost of one observation plus mask; the reference
 ``connect_four_v3`` goes through the same loop, and OpenSpiel's ``connect_four`` too
 when ``open_spiel`` is installed. Every figure is also given as a ratio to the
-reference's AEC steps/s, taken in interleaved rounds (the reference, then every game)
-against the reference of the same round, and reported as the median over the rounds:
-a load that comes and goes then moves both sides of a ratio. Optionally: the share of MaskablePPO training wall time
+reference's AEC steps/s measured either side of it (the reference runs before every
+game and after the last), in rounds, reported as the median over the rounds: a load
+that comes and goes, or a drift, then moves both sides of a ratio. Optionally: the share of MaskablePPO training wall time
 spent inside the environment, and the tournament speed-up of 2 workers over 1.
 """
 
@@ -98,27 +98,33 @@ def play_rates(env_id: str, num_players: int, steps: int) -> dict[str, float]:
 
 
 def measure_rounds(setups: list[tuple[str, int]], steps: int, rounds: int) -> tuple[dict, list[dict]]:
-    """``rounds`` interleaved rounds: each measures the reference, then every setup.
-
-    Each ratio is taken against the reference of its own round (the load a round saw
-    is shared by both sides of its ratios); a figure is the median over the rounds,
-    and each round's ratios are kept. An untimed warm-up round comes first.
+    """``rounds`` rounds; in each, the reference is measured before every setup and
+    after the last, and a setup's ratios are taken against the mean of the two
+    reference rates either side of it (a load that comes and goes, or a drift, then
+    moves both sides of a ratio). A figure is the median over the rounds, and each
+    round's ratios are kept. An untimed warm-up round comes first.
     """
     aec_random_play(connect_four_fn(), min(steps, 2_000))  # warm-up: imports, caches
     for env_id, n in setups:
         play_rates(env_id, n, min(steps, 2_000))
+    ref_steps = max(steps // 2, 1)  # the reference runs len(setups) + 1 times a round
     refs, per_setup = [], {setup: [] for setup in setups}
     for _ in range(rounds):
-        ref = aec_random_play(connect_four_fn(), steps)
-        refs.append(ref)
+        before = aec_random_play(connect_four_fn(), ref_steps)
+        refs.append(before)
         for setup in setups:
             rates = play_rates(*setup, steps)
-            rates["aec_ratio"] = rates["aec_steps_per_s"] / ref["steps_per_s"]
-            rates["engine_ratio"] = rates["engine_steps_per_s"] / ref["steps_per_s"]
+            after = aec_random_play(connect_four_fn(), ref_steps)
+            refs.append(after)
+            around = (before["steps_per_s"] + after["steps_per_s"]) / 2
+            rates["reference_steps_per_s"] = around
+            rates["aec_ratio"] = rates["aec_steps_per_s"] / around
+            rates["engine_ratio"] = rates["engine_steps_per_s"] / around
             per_setup[setup].append(rates)
+            before = after
     reference = {"steps_per_s": float(np.median([r["steps_per_s"] for r in refs])),
                  "games_per_s": float(np.median([r["games_per_s"] for r in refs])),
-                 "steps_per_s_by_round": [r["steps_per_s"] for r in refs]}
+                 "steps_per_s_measured": [r["steps_per_s"] for r in refs]}
     rows = []
     for (env_id, n), measured in per_setup.items():
         row: dict[str, Any] = {"game": env_id, "players": n}
@@ -238,8 +244,8 @@ def format_table(result: dict[str, Any]) -> str:
     ref = result["reference"]
     lines = [
         f"Reference: {ref['env']} {ref['steps_per_s']:,.0f} AEC steps/s (same loop, same run). "
-        f"Each figure is the median of {result.get('rounds', 1)} interleaved rounds; each ratio "
-        "is taken against the reference of its own round.",
+        f"Each figure is the median of {result.get('rounds', 1)} rounds; each ratio is taken "
+        "against the reference measured either side of it.",
         "",
         "| game | players | AEC steps/s (× ref) | games/s | decisions/game | engine decisions/s (× ref) | observe+mask µs |",
         "|---|---|---|---|---|---|---|",
