@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from envs.core.config import StrictModel, validate
 from envs.core.errors import ConfigError
@@ -49,6 +49,11 @@ class ImitationParams(StrictModel):
     value_warmup_timesteps: int = Field(0, ge=0)
 
 
+# the policy's feature extractor: "mlp" (the flat observation) or a structured encoder
+# of training/encoders.py, by the game it reads
+ENCODER_GAMES = {"otys_pairs": "otys_v0"}
+
+
 class TrainConfig(StrictModel):
     """Everything a training run needs; defaults live here and nowhere else."""
 
@@ -61,6 +66,7 @@ class TrainConfig(StrictModel):
     imitation: ImitationParams | None = None  # None: PPO from a random policy
     ppo: PPOParams = PPOParams()
     net_arch: list[int] = [256, 256]
+    encoder: str = "mlp"  # or a structured encoder of training/encoders.py (ENCODER_GAMES)
     total_timesteps: int = Field(1_000_000, ge=1)
     num_envs: int = Field(1, ge=1)
     vec_env: Literal["dummy", "subproc"] = "dummy"
@@ -79,6 +85,18 @@ class TrainConfig(StrictModel):
         if not v or any(w < 0 for w in v.values()) or sum(v.values()) <= 0:
             raise ValueError("opponent weights must be >= 0 with a positive sum")
         return v
+
+
+    @model_validator(mode="after")
+    def _encoder_reads_the_game(self) -> TrainConfig:
+        if self.encoder != "mlp":
+            if self.encoder not in ENCODER_GAMES:
+                raise ValueError(f"unknown encoder {self.encoder!r} (use mlp, "
+                                 f"{', '.join(sorted(ENCODER_GAMES))})")
+            if ENCODER_GAMES[self.encoder] != self.game:
+                raise ValueError(f"encoder {self.encoder!r} reads {ENCODER_GAMES[self.encoder]} "
+                                 f"observations, not {self.game}")
+        return self
 
 
 def load_train_config(path: str | Path, **overrides: Any) -> TrainConfig:

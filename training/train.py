@@ -204,6 +204,8 @@ def train(cfg: TrainConfig, progress: bool = True) -> Path:
     import torch
     from sb3_contrib import MaskablePPO
 
+    from .encoders import policy_kwargs
+
     torch.set_num_threads(cfg.torch_threads)
     folder = Path(cfg.output)
     (folder / SNAPSHOT_DIR).mkdir(parents=True, exist_ok=True)
@@ -230,7 +232,7 @@ def train(cfg: TrainConfig, progress: bool = True) -> Path:
             "MlpPolicy", vec, learning_rate=p.learning_rate, n_steps=p.n_steps,
             batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda,
             clip_range=p.clip_range, ent_coef=p.ent_coef, vf_coef=p.vf_coef,
-            max_grad_norm=p.max_grad_norm, policy_kwargs={"net_arch": list(cfg.net_arch)},
+            max_grad_norm=p.max_grad_norm, policy_kwargs=policy_kwargs(cfg.encoder, cfg.net_arch),
             seed=cfg.seed, device="cpu", tensorboard_log=tb, verbose=0,
         )
         if cfg.imitation is not None:

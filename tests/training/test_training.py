@@ -204,3 +204,43 @@ def test_evaluate_run_scores_every_snapshot_and_resumes(tmp_path, capsys):
     capsys.readouterr()
     assert main(["evaluate-run", str(tmp_path / "nowhere")]) != 0
     assert "not a training run folder" in capsys.readouterr().err
+
+
+def test_otys_pairs_encoder_trains_clones_and_plays(tmp_path):
+    """The structured Otys encoder: a tiny run with a clone, then the checkpoint plays
+    as ppo:PATH; its pair features follow the observation's contracts and levels."""
+    import torch
+
+    from envs.otys.observe import CONTRACT_FEATS, LAYOUT
+    from training.encoders import OtysPairs, _contracts, _seat0_levels
+
+    final = train(tiny(tmp_path, "otys_v0", encoder="otys_pairs", total_timesteps=64,
+                       imitation={"games": 2, "epochs": 1}), progress=False)
+    env = envs.make("otys_v0", num_players=2)
+    agent = agents.make(f"ppo:{final}", env)
+    assert isinstance(agent.model.policy.features_extractor, OtysPairs)
+    env.reset(seed=0)
+    obs = env.last()[0]
+    assert obs["action_mask"][agent.act(obs)] == 1
+    # the pairs read the right slices: hand slot 0 is contract 3 (after 3 public ones);
+    # the observer's resources on level 2 are level row 2
+    base = torch.as_tensor(obs["observation"])[None]
+    edited = base.clone()
+    hand = LAYOUT.offsets["hand"][0]
+    edited[0, hand : hand + CONTRACT_FEATS] += 1.0
+    changed = (_contracts(edited) != _contracts(base)).any(dim=2)[0]
+    assert changed.tolist() == [i == 3 for i in range(len(changed))]
+    assert torch.equal(_seat0_levels(edited), _seat0_levels(base))
+    edited = base.clone()
+    edited[0, LAYOUT.offsets["resources"][0] + 2 * 4 + 1] += 1.0  # level 2, colour 1
+    changed = (_seat0_levels(edited) != _seat0_levels(base)).any(dim=2)[0]
+    assert changed.tolist() == [False, False, True, False, False]
+
+
+def test_an_encoder_for_another_game_is_a_clear_error():
+    from envs.core.config import validate
+
+    with pytest.raises(ConfigError, match="reads otys_v0 observations, not oceanos_v0"):
+        validate(TrainConfig, {"game": "oceanos_v0", "encoder": "otys_pairs"})
+    with pytest.raises(ConfigError, match="unknown encoder 'cnn'"):
+        validate(TrainConfig, {"game": "otys_v0", "encoder": "cnn"})

@@ -1,0 +1,88 @@
+"""Feature extractors with a game's structure, for MaskablePPO policies.
+
+``encoder: mlp`` (the default) feeds the flat observation to the policy's MLP. An MLP
+does not learn greedy Otys's choice from it (``agents/pretrained/README.md``): that
+choice compares each contract's requirements with the resources on each of the
+player's levels. ``encoder: otys_pairs`` gives the network that comparison's shape:
+one small MLP, with shared weights, reads every (own level, contract) pair, and its
+outputs stay in a fixed pair order (the ``complete`` actions are indexed by contract
+source and level) next to an MLP over the whole observation.
+"""
+
+from __future__ import annotations
+
+import gymnasium
+import torch
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+from envs.otys import data as D
+from envs.otys.observe import CONTRACT_FEATS, LAYOUT
+
+# the contract pieces an Otys observation holds, in pair order: (piece, how many)
+OTYS_CONTRACTS = (("public", D.MAX_PUBLIC), ("hand", D.MAX_HAND), ("drawn", D.DRAW_COUNT),
+                  ("contract", 1))
+# the observer's level pieces (seat block 0): (piece, values per level)
+OTYS_LEVELS = (("resources", D.NUM_COLOURS), ("free_space", 1), ("reward_backs", len(D.TOKEN_BACKS)))
+
+
+def _seat0_levels(obs: torch.Tensor) -> torch.Tensor:
+    """(batch, levels, level features): the observer's resources, free space and
+    reward-token backs per level, and the level's one-hot."""
+    parts = []
+    for name, width in OTYS_LEVELS:
+        start = LAYOUT.offsets[name][0]  # seat block 0 comes first
+        parts.append(obs[:, start : start + D.NUM_LEVELS * width].reshape(-1, D.NUM_LEVELS, width))
+    level_id = torch.eye(D.NUM_LEVELS, dtype=obs.dtype, device=obs.device).expand(obs.shape[0], -1, -1)
+    return torch.cat([*parts, level_id], dim=2)
+
+
+def _contracts(obs: torch.Tensor) -> torch.Tensor:
+    """(batch, contracts, contract features): every contract slot, with a one-hot of
+    where it lies (public, hand, drawn, being completed)."""
+    rows = []
+    for kind, (name, count) in enumerate(OTYS_CONTRACTS):
+        start = LAYOUT.offsets[name][0]
+        block = obs[:, start : start + count * CONTRACT_FEATS].reshape(-1, count, CONTRACT_FEATS)
+        where = torch.zeros(obs.shape[0], count, len(OTYS_CONTRACTS), dtype=obs.dtype,
+                            device=obs.device)
+        where[:, :, kind] = 1.0
+        rows.append(torch.cat([block, where], dim=2))
+    return torch.cat(rows, dim=1)
+
+
+class OtysPairs(BaseFeaturesExtractor):
+    """Every (own level, contract) pair through one shared MLP, plus the whole
+    observation through another (see the module docstring)."""
+
+    def __init__(self, observation_space: gymnasium.spaces.Box, pair_features: int = 16,
+                 pair_hidden: int = 64, global_features: int = 256):
+        if observation_space.shape != (LAYOUT.size,):
+            raise ValueError(f"otys_pairs reads the Otys observation ({LAYOUT.size} floats), "
+                             f"not {observation_space.shape}")
+        levels = D.NUM_LEVELS
+        contracts = sum(count for _, count in OTYS_CONTRACTS)
+        level_width = sum(width for _, width in OTYS_LEVELS) + levels
+        contract_width = CONTRACT_FEATS + len(OTYS_CONTRACTS)
+        super().__init__(observation_space, levels * contracts * pair_features + global_features)
+        self.pair = nn.Sequential(nn.Linear(level_width + contract_width, pair_hidden), nn.ReLU(),
+                                  nn.Linear(pair_hidden, pair_features), nn.ReLU())
+        self.whole = nn.Sequential(nn.Linear(LAYOUT.size, global_features), nn.ReLU())
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        levels, contracts = _seat0_levels(observations), _contracts(observations)
+        batch, nl, nc = observations.shape[0], levels.shape[1], contracts.shape[1]
+        pairs = torch.cat([levels[:, :, None, :].expand(batch, nl, nc, -1),
+                           contracts[:, None, :, :].expand(batch, nl, nc, -1)], dim=3)
+        return torch.cat([self.pair(pairs).flatten(1), self.whole(observations)], dim=1)
+
+
+ENCODERS = {"otys_pairs": OtysPairs}  # the games they read: training.config.ENCODER_GAMES
+
+
+def policy_kwargs(encoder: str, net_arch: list[int]) -> dict:
+    """MaskablePPO ``policy_kwargs`` for an encoder name (``mlp``: the flat default)."""
+    kwargs: dict = {"net_arch": list(net_arch)}
+    if encoder != "mlp":
+        kwargs["features_extractor_class"] = ENCODERS[encoder]
+    return kwargs
