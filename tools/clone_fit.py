@@ -4,7 +4,8 @@ fresh ones.
 Re-records the first ``--games`` teacher games of the run's demonstrations (the same
 seeds, so the same games the clone was fitted to) and as many games it never saw,
 then scores the clone's most likely action against the teacher's and its value head
-against the returns. A policy that fits the trained-on games no better than fresh
+against the returns, and on the fresh games the agreement per kind of decision (the
+teacher's action block; forced decisions, with one legal action, apart). A policy that fits the trained-on games no better than fresh
 ones is not over-fitting: it cannot represent the teacher (see
 ``agents/pretrained/README.md``). Usage::
 
@@ -15,8 +16,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from pathlib import Path
 
+import envs
 from envs.core.rng import derive_seed
 from training.imitation import collect, evaluate_clone
 
@@ -43,6 +46,27 @@ def main() -> None:
         scores = evaluate_clone(model.policy, demos)
         print(f"{name}: {len(demos)} decisions, agreement {scores['accuracy']:.3f}, "
               f"value RMSE {scores['value_rmse']:.3f}")
+    print("\nfresh games, agreement by the teacher's action block:")
+    for block, (count, agreed) in agreement_by_block(model, cfg, demos):
+        print(f"  {block:24s} {count:7d} decisions  {agreed:.3f}")
+
+
+def agreement_by_block(model, cfg: dict, demos) -> list[tuple[str, tuple[int, float]]]:
+    """(block, (decisions, agreement)) by the teacher's action block, most frequent first."""
+    import torch
+
+    names = envs.make(cfg["game"], **cfg["game_config"]).unwrapped.game.actions
+    with torch.no_grad():
+        dist = model.policy.get_distribution(torch.as_tensor(demos.observations),
+                                             action_masks=demos.masks)
+        chosen = dist.distribution.probs.argmax(dim=1).numpy()
+    forced = demos.masks.sum(axis=1) == 1
+    count, agreed = Counter(), Counter()
+    for action, choice, only in zip(demos.actions, chosen, forced, strict=True):
+        block = names.name(int(action)).split(":")[0] + (" (forced)" if only else "")
+        count[block] += 1
+        agreed[block] += int(action == choice)
+    return [(b, (n, agreed[b] / n)) for b, n in count.most_common()]
 
 
 if __name__ == "__main__":
