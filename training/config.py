@@ -51,7 +51,7 @@ class ImitationParams(StrictModel):
 
 # the policy's feature extractor: "mlp" (the flat observation) or a structured encoder
 # of training/encoders.py, by the game it reads
-ENCODER_GAMES = {"otys_pairs": "otys_v0"}
+ENCODER_GAMES = {"otys_pairs": "otys_v0", "otys_board": "otys_v0"}
 
 
 class TrainConfig(StrictModel):

@@ -6,7 +6,9 @@ choice compares each contract's requirements with the resources on each of the
 player's levels. ``encoder: otys_pairs`` gives the network that comparison's shape:
 one small MLP, with shared weights, reads every (own level, contract) pair, and its
 outputs stay in a fixed pair order (the ``complete`` actions are indexed by contract
-source and level) next to an MLP over the whole observation.
+source and level) next to an MLP over the whole observation. ``encoder: otys_board``
+adds what a turn on each level offers (sponsor, display tokens, divers, keys) through
+another shared MLP, in level order, for the ``key`` decisions the pairs leave open.
 """
 
 from __future__ import annotations
@@ -77,7 +79,60 @@ class OtysPairs(BaseFeaturesExtractor):
         return torch.cat([self.pair(pairs).flatten(1), self.whole(observations)], dim=1)
 
 
-ENCODERS = {"otys_pairs": OtysPairs}  # the games they read: training.config.ENCODER_GAMES
+# the diver column's slot of each level (slots 0-2 are the surface)
+LEVEL_SLOT = D.NUM_SLOTS - D.NUM_LEVELS
+TOKEN_WIDTH = LAYOUT.offsets["display"][2][2]
+
+
+def _level_board(obs: torch.Tensor) -> torch.Tensor:
+    """(batch, levels, features): what each level offers a turn there -- its sponsor
+    tile and side, its display tokens, every seat's diver on it (observer first), the
+    observer's keys for it at home and on the track."""
+    batch, levels, seats = obs.shape[0], D.NUM_LEVELS, D.MAX_PLAYERS
+
+    def piece(name: str) -> torch.Tensor:
+        start, end, _ = LAYOUT.offsets[name]
+        return obs[:, start:end]
+
+    sponsor = piece("sponsor_tile").reshape(batch, levels, D.NUM_SPONSORS)
+    advanced = piece("sponsor_advanced").reshape(batch, levels, 1)
+    display = piece("display").reshape(batch, levels, D.DISPLAY_TOKENS * TOKEN_WIDTH)
+    divers = piece("divers").reshape(batch, seats, D.NUM_SLOTS, D.NUM_DIVERS)[:, :, LEVEL_SLOT:]
+    upgraded = piece("upgraded").reshape(batch, seats, D.NUM_SLOTS, 1)[:, :, LEVEL_SLOT:]
+    on_level = torch.cat([divers, upgraded], dim=3).transpose(1, 2).reshape(batch, levels, -1)
+    keys_home = piece("keys_home")[:, : D.NUM_LEVELS, None]  # the observer's numbered keys
+    keys_track = piece("keys_track")[:, : D.NUM_LEVELS, None]
+    return torch.cat([sponsor, advanced, display, on_level, keys_home, keys_track], dim=2)
+
+
+class OtysBoard(OtysPairs):
+    """:class:`OtysPairs` plus one shared MLP per level over what a turn there offers
+    (:func:`_level_board`), the level's own resources and its pairs' mean, kept in level
+    order: the ``key`` and ``xown`` actions are indexed by level."""
+
+    def __init__(self, observation_space: gymnasium.spaces.Box, pair_features: int = 16,
+                 pair_hidden: int = 64, global_features: int = 256, level_features: int = 32,
+                 level_hidden: int = 128):
+        super().__init__(observation_space, pair_features, pair_hidden, global_features)
+        probe = torch.zeros(1, LAYOUT.size)
+        level_width = (_level_board(probe).shape[2] + _seat0_levels(probe).shape[2]
+                       + pair_features)
+        self.level = nn.Sequential(nn.Linear(level_width, level_hidden), nn.ReLU(),
+                                   nn.Linear(level_hidden, level_features), nn.ReLU())
+        self._features_dim += D.NUM_LEVELS * level_features
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        levels, contracts = _seat0_levels(observations), _contracts(observations)
+        batch, nl, nc = observations.shape[0], levels.shape[1], contracts.shape[1]
+        pairs = self.pair(torch.cat([levels[:, :, None, :].expand(batch, nl, nc, -1),
+                                     contracts[:, None, :, :].expand(batch, nl, nc, -1)], dim=3))
+        per_level = self.level(torch.cat([_level_board(observations), levels,
+                                          pairs.mean(dim=2)], dim=2))
+        return torch.cat([pairs.flatten(1), per_level.flatten(1), self.whole(observations)],
+                         dim=1)
+
+
+ENCODERS = {"otys_pairs": OtysPairs, "otys_board": OtysBoard}  # the games they read: training.config.ENCODER_GAMES
 
 
 def policy_kwargs(encoder: str, net_arch: list[int]) -> dict:

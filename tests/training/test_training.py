@@ -206,19 +206,20 @@ def test_evaluate_run_scores_every_snapshot_and_resumes(tmp_path, capsys):
     assert "not a training run folder" in capsys.readouterr().err
 
 
-def test_otys_pairs_encoder_trains_clones_and_plays(tmp_path):
-    """The structured Otys encoder: a tiny run with a clone, then the checkpoint plays
-    as ppo:PATH; its pair features follow the observation's contracts and levels."""
+@pytest.mark.parametrize("encoder", ["otys_pairs", "otys_board"])
+def test_otys_encoders_train_clone_and_play(tmp_path, encoder):
+    """The structured Otys encoders: a tiny run with a clone, then the checkpoint plays
+    as ppo:PATH; the pair features follow the observation's contracts and levels."""
     import torch
 
     from envs.otys.observe import CONTRACT_FEATS, LAYOUT
-    from training.encoders import OtysPairs, _contracts, _seat0_levels
+    from training.encoders import ENCODERS, _contracts, _seat0_levels
 
-    final = train(tiny(tmp_path, "otys_v0", encoder="otys_pairs", total_timesteps=64,
+    final = train(tiny(tmp_path, "otys_v0", encoder=encoder, total_timesteps=64,
                        imitation={"games": 2, "epochs": 1}), progress=False)
     env = envs.make("otys_v0", num_players=2)
     agent = agents.make(f"ppo:{final}", env)
-    assert isinstance(agent.model.policy.features_extractor, OtysPairs)
+    assert type(agent.model.policy.features_extractor) is ENCODERS[encoder]
     env.reset(seed=0)
     obs = env.last()[0]
     assert obs["action_mask"][agent.act(obs)] == 1
@@ -235,6 +236,28 @@ def test_otys_pairs_encoder_trains_clones_and_plays(tmp_path):
     edited[0, LAYOUT.offsets["resources"][0] + 2 * 4 + 1] += 1.0  # level 2, colour 1
     changed = (_seat0_levels(edited) != _seat0_levels(base)).any(dim=2)[0]
     assert changed.tolist() == [False, False, True, False, False]
+
+
+def test_otys_board_reads_each_levels_offer_in_level_order():
+    """A change to level 3's sponsor tile, or to the opponent's diver on level 4, moves
+    only that level's row of the board features."""
+    import torch
+
+    from envs.otys import data as D
+    from envs.otys.observe import LAYOUT
+    from training.encoders import LEVEL_SLOT, _level_board
+
+    env = envs.make("otys_v0", num_players=2)
+    env.reset(seed=1)
+    base = torch.as_tensor(env.last()[0]["observation"])[None]
+    seat_divers = D.NUM_SLOTS * D.NUM_DIVERS
+    for at, level in ((LAYOUT.offsets["sponsor_tile"][0] + 2 * D.NUM_SPONSORS + 4, 2),
+                      (LAYOUT.offsets["divers"][0] + seat_divers
+                       + (LEVEL_SLOT + 3) * D.NUM_DIVERS + 5, 3)):
+        edited = base.clone()
+        edited[0, at] += 1.0
+        changed = (_level_board(edited) != _level_board(base)).any(dim=2)[0]
+        assert changed.tolist() == [lv == level for lv in range(D.NUM_LEVELS)]
 
 
 def test_an_encoder_for_another_game_is_a_clear_error():
