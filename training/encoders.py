@@ -71,12 +71,18 @@ class OtysPairs(BaseFeaturesExtractor):
                                   nn.Linear(pair_hidden, pair_features), nn.ReLU())
         self.whole = nn.Sequential(nn.Linear(LAYOUT.size, global_features), nn.ReLU())
 
-    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+    def _pairs(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The observer's levels (batch, levels, features) and the pair MLP's output
+        for every (level, contract) pair (batch, levels, contracts, pair features)."""
         levels, contracts = _seat0_levels(observations), _contracts(observations)
         batch, nl, nc = observations.shape[0], levels.shape[1], contracts.shape[1]
         pairs = torch.cat([levels[:, :, None, :].expand(batch, nl, nc, -1),
                            contracts[:, None, :, :].expand(batch, nl, nc, -1)], dim=3)
-        return torch.cat([self.pair(pairs).flatten(1), self.whole(observations)], dim=1)
+        return levels, self.pair(pairs)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        _, pairs = self._pairs(observations)
+        return torch.cat([pairs.flatten(1), self.whole(observations)], dim=1)
 
 
 # the diver column's slot of each level (slots 0-2 are the surface)
@@ -122,10 +128,7 @@ class OtysBoard(OtysPairs):
         self._features_dim += D.NUM_LEVELS * level_features
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        levels, contracts = _seat0_levels(observations), _contracts(observations)
-        batch, nl, nc = observations.shape[0], levels.shape[1], contracts.shape[1]
-        pairs = self.pair(torch.cat([levels[:, :, None, :].expand(batch, nl, nc, -1),
-                                     contracts[:, None, :, :].expand(batch, nl, nc, -1)], dim=3))
+        levels, pairs = self._pairs(observations)
         per_level = self.level(torch.cat([_level_board(observations), levels,
                                           pairs.mean(dim=2)], dim=2))
         return torch.cat([pairs.flatten(1), per_level.flatten(1), self.whole(observations)],

@@ -26,7 +26,7 @@ import numpy as np
 import agents
 import envs
 from envs.core.aec import MaskCache
-from envs.core.errors import IllegalActionError
+from envs.core.errors import checked_action
 from envs.core.rewards import end_rewards
 from envs.core.rng import derive_seed, make_rng
 
@@ -77,10 +77,9 @@ class SelfPlayEnv(gymnasium.Env):
             raise ValueError(f"unknown opponent kinds {sorted(unknown)}; use random, greedy, self")
         self.kinds = sorted(weights)
         total = sum(weights.values())
-        self.probs = np.array([weights[k] / total for k in self.kinds])
-        # the cumulative shares, as Generator.choice(p=probs) computes them: a kind is
+        # the cumulative shares, as Generator.choice(p=shares) computes them: a kind is
         # drawn from one uniform by bisection, the same draw as choice() at a 20th the cost
-        cdf = np.cumsum(self.probs)
+        cdf = np.cumsum([weights[k] / total for k in self.kinds])
         self._kind_cdf = (cdf / cdf[-1]).tolist()
         self.fixed_seat = learner_seat
         self.base_seed = seed
@@ -149,14 +148,7 @@ class SelfPlayEnv(gymnasium.Env):
         return self._observation, {"learner_seat": seat, "game_seed": game_seed}
 
     def step(self, action):
-        legal = self._legal
-        try:
-            action = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(action, self.learner, legal) from None
-        if action not in legal:
-            raise IllegalActionError(action, self.learner, legal,
-                                     [self.game.action_name(a) for a in legal])
+        action = checked_action(action, self.learner, self._legal, self.game.action_name)
         reward = self._carried_reward + self._transition(action)
         self._carried_reward = 0.0
         more, done = self._advance()

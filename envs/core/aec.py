@@ -14,7 +14,7 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from .config import validate
-from .errors import IllegalActionError, OtrioError, StateError
+from .errors import OtrioError, StateError, checked_action
 from .game import TERMINAL, Game
 from .rewards import end_rewards
 from .rng import make_rng
@@ -172,15 +172,7 @@ class BoardGameEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        try:
-            action = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(action, agent, self.legal_actions()) from None
-        legal = self.legal_actions()
-        if action not in legal:
-            raise IllegalActionError(
-                action, agent, legal, [self.game.action_name(a) for a in legal]
-            )
+        action = checked_action(action, agent, self.legal_actions(), self.game.action_name)
         self._cumulative_rewards[agent] = 0.0
         self.state_.apply_action(action)
         self.decisions += 1

@@ -24,3 +24,15 @@ class ConfigError(OtrioError, ValueError):
 
 class StateError(OtrioError, ValueError):
     """A saved state or replay file is corrupt or belongs to another game."""
+
+
+def checked_action(action, agent: str, legal: list[int], name) -> int:
+    """``action`` as an int if it is in ``legal``; else :class:`IllegalActionError`
+    naming the legal ids (``name(id)`` gives each one's readable name)."""
+    try:
+        action = int(action)
+    except (TypeError, ValueError):
+        raise IllegalActionError(action, agent, legal) from None
+    if action not in legal:
+        raise IllegalActionError(action, agent, legal, [name(a) for a in legal])
+    return action

@@ -169,13 +169,14 @@ class ObsCache(StateCache):
         # every count as one flat tuple (update()'s order), each count's float index
         # and divisor; the dice counts outside the campaign are zero
         kinds = len(state.kinds)
-        lengths = [n] * len(SEAT_COUNTS) + [2, kinds, kinds, F, 2, 1]
+        dice_lengths = [kinds, kinds, F, 2, 1]  # bag, priests aside, rolled, payable, theft
+        lengths = [n] * len(SEAT_COUNTS) + [2, *dice_lengths]
         self.count_at = [_AT[name] + i for (name, _), length in zip(COUNTS, lengths)
                          for i in range(length)]
         self.count_divisor = [divisor for (_, divisor), length in zip(COUNTS, lengths)
                               for _ in range(length)]
         self.seen["counts"] = (None,) * len(self.count_at)
-        self.no_dice = (0,) * (2 * kinds + F + 2 + 1)
+        self.no_dice = (0,) * sum(dice_lengths)
         cfg = state.config
         for name, values in (
             ("seat_present", [1.0] * n),
