@@ -47,6 +47,9 @@ class ImitationParams(StrictModel):
     # PPO rollouts with the clone's policy frozen, fitting only the value head on its own
     # returns, before PPO proper: the first policy updates then see sound advantages.
     value_warmup_timesteps: int = Field(0, ge=0)
+    # how recorded observations are held in memory: float16 halves the buffer (5,000
+    # two-player Otys games take 4.7 GB as float32) and is refused unless exact
+    storage: Literal["float32", "float16"] = "float32"
 
 
 # the policy's feature extractor: "mlp" (the flat observation) or a structured encoder

@@ -29,7 +29,7 @@ HELD_OUT_SHARE = 0.05  # games kept aside to report the clone's accuracy
 class Demonstrations:
     """Teacher decisions: observation, legal mask, action and the return that followed."""
 
-    observations: np.ndarray  # (N, obs) float32
+    observations: np.ndarray  # (N, obs) float32, or float16 when that is exact
     masks: np.ndarray  # (N, actions) bool
     actions: np.ndarray  # (N,) int64
     returns: np.ndarray  # (N,) float32
@@ -50,18 +50,21 @@ class Demonstrations:
 
 
 def collect(env_id: str, game_config: dict, teacher: str, games: int, seed: int,
-            progress: bool = False) -> Demonstrations:
+            progress: bool = False, storage: str = "float32") -> Demonstrations:
     """Record every decision of ``games`` games the teacher plays in every seat.
 
     The return of a decision is the reward that reaches its seat after it (and, for a
     seat's first decision, before it too: self-play pays that with the first step).
+    ``storage="float16"`` keeps the observations in half precision and raises
+    ``ValueError`` if a value would change (Otys' are small integers, exact in float16).
     """
     from tqdm import tqdm
 
+    dtype = np.dtype(storage)
     env = envs.make(env_id, **game_config)
     n = env.unwrapped.num_players
     seat_agents = [agents.make(teacher, env) for _ in range(n)]
-    obs_rows, mask_rows, actions, returns, game_of = [], [], [], [], []
+    obs_blocks, mask_rows, actions, returns, game_of = [], [], [], [], []
     for g in tqdm(range(games), desc=f"{teacher} demonstrations", disable=not progress):
         game_seed = derive_seed(seed, "imitation", g)
         env.reset(seed=game_seed)
@@ -70,6 +73,7 @@ def collect(env_id: str, game_config: dict, teacher: str, games: int, seed: int,
         received = dict.fromkeys(env.possible_agents, 0.0)
         decisions: list[tuple[str, float]] = []  # (agent, reward received before it)
         has_decided: set[str] = set()
+        obs_rows = []
         for agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
@@ -84,11 +88,38 @@ def collect(env_id: str, game_config: dict, teacher: str, games: int, seed: int,
             env.step(action)
             for a, r in env.rewards.items():
                 received[a] += r
+        obs_blocks.append(_stored(np.asarray(obs_rows, np.float32), dtype))
         returns += [received[a] - before for a, before in decisions]
         game_of += [g] * len(decisions)
-    return Demonstrations(np.asarray(obs_rows, np.float32), np.asarray(mask_rows, bool),
+    return Demonstrations(_concatenate(obs_blocks, dtype), np.asarray(mask_rows, bool),
                           np.asarray(actions, np.int64), np.asarray(returns, np.float32),
                           np.asarray(game_of, np.int64))
+
+
+def _stored(rows: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``rows`` as ``dtype``; a ValueError if that would change any value."""
+    if dtype == rows.dtype:
+        return rows
+    stored = rows.astype(dtype)
+    if not np.array_equal(stored.astype(rows.dtype), rows):
+        worst = float(np.max(np.abs(stored.astype(rows.dtype) - rows)))
+        raise ValueError(f"observations are not exact as {dtype} (an error of {worst:g}); "
+                         "use imitation storage: float32")
+    return stored
+
+
+def _concatenate(blocks: list[np.ndarray], dtype: np.dtype) -> np.ndarray:
+    """The blocks stacked into one array, each freed once copied (peak ~1x, not 2x)."""
+    total = sum(len(b) for b in blocks)
+    width = blocks[0].shape[1] if blocks else 0
+    out = np.empty((total, width), dtype)
+    row = 0
+    blocks.reverse()
+    while blocks:
+        block = blocks.pop()
+        out[row:row + len(block)] = block
+        row += len(block)
+    return out
 
 
 def clone(policy, demos: Demonstrations, epochs: int, batch_size: int, learning_rate: float,
@@ -115,6 +146,7 @@ def clone(policy, demos: Demonstrations, epochs: int, batch_size: int, learning_
                           disable=not progress, leave=False):
             idx = order[start:start + batch_size]
             obs, masks, acts, rets = (t[idx] for t in tensors)
+            obs = obs.float()  # a no-op for float32 storage
             values, log_prob, _ = policy.evaluate_actions(obs, acts, action_masks=masks)
             loss = -log_prob.mean() + value_weight * torch.mean((values.flatten() - rets) ** 2)
             optimizer.zero_grad()
@@ -137,6 +169,7 @@ def evaluate_clone(policy, demos: Demonstrations) -> dict[str, float]:
 
     policy.set_training_mode(False)
     obs, masks, acts, rets = _tensors(demos)
+    obs = obs.float()
     with torch.no_grad():
         dist = policy.get_distribution(obs, action_masks=masks.numpy())
         chosen = dist.distribution.probs.argmax(dim=1)

@@ -159,7 +159,8 @@ def _warm_start(model, cfg: TrainConfig, folder: Path, progress: bool) -> None:
     im = cfg.imitation
     start = time.perf_counter()
     demos = collect(cfg.game, cfg.game_config, im.teacher, im.games,
-                    derive_seed(cfg.seed, "demonstrations"), progress=progress)
+                    derive_seed(cfg.seed, "demonstrations"), progress=progress,
+                    storage=im.storage)
     collected = time.perf_counter() - start
     history = clone(model.policy, demos, im.epochs, im.batch_size, im.learning_rate,
                     im.value_weight, cfg.seed, progress=progress)

@@ -127,3 +127,21 @@ def test_value_warmup_unfreezes_the_policy_afterwards():
     _value_warmup(model, 32, progress=False)
     assert model.num_timesteps == 32
     assert all(p.requires_grad for p in model.policy.parameters())  # PPO proper trains them all
+
+
+def test_float16_storage_holds_the_same_otys_demonstrations():
+    config = {"num_players": 2}
+    wide = collect("otys_v0", config, "greedy", games=2, seed=5)
+    half = collect("otys_v0", config, "greedy", games=2, seed=5, storage="float16")
+    assert half.observations.dtype == np.float16
+    assert np.array_equal(half.observations.astype(np.float32), wide.observations)
+    assert np.array_equal(half.actions, wide.actions) and np.array_equal(half.returns, wide.returns)
+
+
+def test_float16_storage_refuses_a_value_it_would_change():
+    from training.imitation import _stored
+
+    rows = np.array([[1.0, 2049.0]], np.float32)  # 2049 is not a float16 number
+    with pytest.raises(ValueError, match="not exact as float16"):
+        _stored(rows, np.dtype("float16"))
+    assert np.array_equal(_stored(rows[:, :1], np.dtype("float16")), [[1.0]])
