@@ -45,6 +45,21 @@ class Agent(ABC):
         return ties[int(self.rng.integers(len(ties)))] if len(ties) > 1 else ties[0]
 
 
+class ValuingAgent(Agent):
+    """An agent that values every legal action and plays a best one (the greedy agents).
+
+    ``action_values`` is public so that others can read the heuristic's opinion
+    (teacher hints, ``agents/hints.py``); it draws nothing from the generator.
+    """
+
+    def action_values(self, observation: dict[str, np.ndarray]) -> dict[int, float]:
+        """Legal action id -> its value to the acting seat (higher is better)."""
+        raise NotImplementedError
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        return self.choose_best(self.action_values(observation))
+
+
 class RandomAgent(Agent):
     """Uniform over the legal actions, seeded."""
 

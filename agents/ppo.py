@@ -1,7 +1,8 @@
 """A trained MaskablePPO policy as an agent: spec ``ppo:PATH``.
 
 A checkpoint is ``PATH`` (the sb3 ``.zip``) plus ``PATH`` with ``.json`` in place of
-``.zip``: the env id, the observation size and the action count it was trained on.
+``.zip``: the env id, the observation size and the action count it was trained on,
+and the teacher hints it reads, if any (``agents/hints.py``; the agent computes them).
 A checkpoint that is missing, corrupt or made for another game is rejected before
 any game starts.
 """
@@ -54,8 +55,25 @@ class PPOAgent(Agent):
         except Exception as err:  # sb3 raises many kinds on a corrupt zip
             raise ConfigError(f"PPO checkpoint {self.path} could not be loaded: {err}") from None
         self.deterministic = deterministic
+        from .hints import make_hints
+
+        try:
+            self.hints = make_hints(meta.get("hints"), env)
+        except ValueError as err:
+            raise ConfigError(f"PPO checkpoint {self.path}: {err}") from None
+        size = info.observation_size + (self.hints.size if self.hints else 0)
+        if self.model.observation_space.shape != (size,):
+            raise ConfigError(f"PPO checkpoint {self.path} reads {self.model.observation_space.shape} "
+                              f"observations, its metadata promises ({size},)")
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if self.hints is not None:
+            self.hints.reset(seed)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
+        if self.hints is not None:
+            observation = self.hints.augment(observation)
         action, _ = self.model.predict(
             observation["observation"], action_masks=observation["action_mask"].astype(bool),
             deterministic=self.deterministic,

@@ -42,7 +42,7 @@ def main() -> None:
     for name, seed in (("trained-on games", cfg["seed"]),
                        ("fresh games", cfg["seed"] + FRESH_SEED_OFFSET)):
         demos = collect(cfg["game"], cfg["game_config"], teacher, args.games,
-                        derive_seed(seed, "demonstrations"))
+                        derive_seed(seed, "demonstrations"), hints=cfg.get("hints"))
         scores = evaluate_clone(model.policy, demos)
         print(f"{name}: {len(demos)} decisions, agreement {scores['accuracy']:.3f}, "
               f"value RMSE {scores['value_rmse']:.3f}")

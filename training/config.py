@@ -55,6 +55,7 @@ class ImitationParams(StrictModel):
 # the policy's feature extractor: "mlp" (the flat observation) or a structured encoder
 # of training/encoders.py, by the game it reads
 ENCODER_GAMES = {"otys_pairs": "otys_v0", "otys_board": "otys_v0"}
+HINTED_ENCODER = "hinted"  # any game; reads an observation with hints (agents/hints.py)
 
 
 class TrainConfig(StrictModel):
@@ -70,6 +71,8 @@ class TrainConfig(StrictModel):
     ppo: PPOParams = PPOParams()
     net_arch: list[int] = [256, 256]
     encoder: str = "mlp"  # or a structured encoder of training/encoders.py (ENCODER_GAMES)
+    # teacher hints appended to the learner's observation (agents/hints.py): None or "greedy"
+    hints: Literal["greedy"] | None = None
     total_timesteps: int = Field(1_000_000, ge=1)
     num_envs: int = Field(1, ge=1)
     vec_env: Literal["dummy", "subproc"] = "dummy"
@@ -92,9 +95,12 @@ class TrainConfig(StrictModel):
 
     @model_validator(mode="after")
     def _encoder_reads_the_game(self) -> TrainConfig:
-        if self.encoder != "mlp":
+        if self.encoder == HINTED_ENCODER:
+            if self.hints is None:
+                raise ValueError(f"encoder {HINTED_ENCODER!r} reads hints: set hints: greedy")
+        elif self.encoder != "mlp":
             if self.encoder not in ENCODER_GAMES:
-                raise ValueError(f"unknown encoder {self.encoder!r} (use mlp, "
+                raise ValueError(f"unknown encoder {self.encoder!r} (use mlp, {HINTED_ENCODER}, "
                                  f"{', '.join(sorted(ENCODER_GAMES))})")
             if ENCODER_GAMES[self.encoder] != self.game:
                 raise ValueError(f"encoder {self.encoder!r} reads {ENCODER_GAMES[self.encoder]} "

@@ -9,6 +9,9 @@ outputs stay in a fixed pair order (the ``complete`` actions are indexed by cont
 source and level) next to an MLP over the whole observation. ``encoder: otys_board``
 adds what a turn on each level offers (sponsor, display tokens, divers, keys) through
 another shared MLP, in level order, for the ``key`` decisions the pairs leave open.
+``encoder: hinted`` (any game, with ``hints``) reads the observation and the teacher
+hints through an MLP and hands the hints on unchanged as well, so that the policy's
+linear head can follow them directly (use it with ``net_arch: []``).
 """
 
 from __future__ import annotations
@@ -135,12 +138,37 @@ class OtysBoard(OtysPairs):
                          dim=1)
 
 
-ENCODERS = {"otys_pairs": OtysPairs, "otys_board": OtysBoard}  # the games they read: training.config.ENCODER_GAMES
+class Hinted(BaseFeaturesExtractor):
+    """An MLP over the whole hinted observation, next to the hints themselves (the
+    last ``hint_size`` floats), so a linear head reaches every action's hint."""
+
+    def __init__(self, observation_space: gymnasium.spaces.Box, hint_size: int,
+                 hidden: tuple[int, ...] = (256, 256)):
+        size = observation_space.shape[0]
+        if not 0 < hint_size < size:
+            raise ValueError(f"a hinted observation of {size} floats cannot end in {hint_size} hints")
+        super().__init__(observation_space, hidden[-1] + hint_size)
+        layers, width = [], size
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        self.mlp = nn.Sequential(*layers)
+        self.hint_size = hint_size
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return torch.cat([self.mlp(observations), observations[:, -self.hint_size:]], dim=1)
 
 
-def policy_kwargs(encoder: str, net_arch: list[int]) -> dict:
-    """MaskablePPO ``policy_kwargs`` for an encoder name (``mlp``: the flat default)."""
+# the games they read: training.config.ENCODER_GAMES (hinted: any, with hints)
+ENCODERS = {"otys_pairs": OtysPairs, "otys_board": OtysBoard, "hinted": Hinted}
+
+
+def policy_kwargs(encoder: str, net_arch: list[int], hint_size: int = 0) -> dict:
+    """MaskablePPO ``policy_kwargs`` for an encoder name (``mlp``: the flat default);
+    ``hint_size``: how many hint floats end the observation (the hinted encoder)."""
     kwargs: dict = {"net_arch": list(net_arch)}
     if encoder != "mlp":
         kwargs["features_extractor_class"] = ENCODERS[encoder]
+    if encoder == "hinted":
+        kwargs["features_extractor_kwargs"] = {"hint_size": hint_size}
     return kwargs

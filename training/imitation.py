@@ -20,6 +20,7 @@ import numpy as np
 
 import agents
 import envs
+from agents.hints import make_hints
 from envs.core.rng import derive_seed, make_rng
 
 HELD_OUT_SHARE = 0.05  # games kept aside to report the clone's accuracy
@@ -50,13 +51,16 @@ class Demonstrations:
 
 
 def collect(env_id: str, game_config: dict, teacher: str, games: int, seed: int,
-            progress: bool = False, storage: str = "float32") -> Demonstrations:
+            progress: bool = False, storage: str = "float32",
+            hints: str | None = None) -> Demonstrations:
     """Record every decision of ``games`` games the teacher plays in every seat.
 
     The return of a decision is the reward that reaches its seat after it (and, for a
     seat's first decision, before it too: self-play pays that with the first step).
     ``storage="float16"`` keeps the observations in half precision and raises
     ``ValueError`` if a value would change (Otys' are small integers, exact in float16).
+    With ``hints`` each recorded observation carries them (``agents/hints.py``), as
+    the hinted learner will see it.
     """
     from tqdm import tqdm
 
@@ -64,12 +68,15 @@ def collect(env_id: str, game_config: dict, teacher: str, games: int, seed: int,
     env = envs.make(env_id, **game_config)
     n = env.unwrapped.num_players
     seat_agents = [agents.make(teacher, env) for _ in range(n)]
+    seat_hints = [make_hints(hints, env) for _ in range(n)]
     obs_blocks, mask_rows, actions, returns, game_of = [], [], [], [], []
     for g in tqdm(range(games), desc=f"{teacher} demonstrations", disable=not progress):
         game_seed = derive_seed(seed, "imitation", g)
         env.reset(seed=game_seed)
         for s, agent in enumerate(seat_agents):
             agent.reset(derive_seed(game_seed, "teacher", s))
+            if seat_hints[s] is not None:
+                seat_hints[s].reset(derive_seed(game_seed, "hints", s))
         received = dict.fromkeys(env.possible_agents, 0.0)
         decisions: list[tuple[str, float]] = []  # (agent, reward received before it)
         has_decided: set[str] = set()
@@ -79,7 +86,10 @@ def collect(env_id: str, game_config: dict, teacher: str, games: int, seed: int,
             if term or trunc:
                 env.step(None)
                 continue
-            action = seat_agents[env.possible_agents.index(agent)].act(obs)
+            seat = env.possible_agents.index(agent)
+            action = seat_agents[seat].act(obs)
+            if seat_hints[seat] is not None:
+                obs = seat_hints[seat].augment(obs)
             decisions.append((agent, received[agent] if agent in has_decided else 0.0))
             has_decided.add(agent)
             obs_rows.append(obs["observation"])

@@ -25,6 +25,7 @@ import numpy as np
 
 import agents
 import envs
+from agents.hints import make_hints
 from envs.core.aec import MaskCache
 from envs.core.errors import checked_action
 from envs.core.rewards import end_rewards
@@ -34,11 +35,12 @@ SELF = "self"  # opponent kind: a frozen snapshot of the learner
 
 
 class SnapshotAgent(agents.Agent):
-    """A frozen learner snapshot (sb3 zip) playing a seat, sampling its policy."""
+    """A frozen learner snapshot (sb3 zip) playing a seat, sampling its policy; with
+    ``hints`` (the learner's kind, for its seat) it reads them as the learner does."""
 
     _models: dict[str, Any] = {}
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, hints=None):
         super().__init__()
         self.path = path
         if path not in self._models:
@@ -46,8 +48,16 @@ class SnapshotAgent(agents.Agent):
 
             self._models[path] = MaskablePPO.load(path, device="cpu")
         self.model = self._models[path]
+        self.hints = hints
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if self.hints is not None:
+            self.hints.reset(seed)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
+        if self.hints is not None:
+            observation = self.hints.augment(observation)
         action, _ = self.model.predict(observation["observation"],
                                        action_masks=observation["action_mask"].astype(bool),
                                        deterministic=False)
@@ -61,7 +71,7 @@ class SelfPlayEnv(gymnasium.Env):
 
     def __init__(self, env_id: str, game_config: dict[str, Any] | None = None,
                  opponents: dict[str, float] | None = None, learner_seat: int | None = None,
-                 seed: int = 0):
+                 seed: int = 0, hints: str | None = None):
         super().__init__()
         # the AEC env validates the config and builds the opponents; it is never stepped
         self.aec = envs.make(env_id, **(game_config or {}))
@@ -69,7 +79,10 @@ class SelfPlayEnv(gymnasium.Env):
         self.game, self.config = base.game, base.config
         info = self.game.info
         self.num_players = base.num_players
-        self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (info.observation_size,), np.float32)
+        self.hints_kind = hints
+        self.hints = make_hints(hints, self.aec)  # the learner's (None: no hints)
+        size = info.observation_size + (self.hints.size if self.hints else 0)
+        self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (size,), np.float32)
         self.action_space = gymnasium.spaces.Discrete(info.num_actions)
         weights = opponents or {"random": 1.0}
         unknown = set(weights) - {"random", "greedy", SELF}
@@ -115,7 +128,7 @@ class SelfPlayEnv(gymnasium.Env):
                 kind = "random" if "random" in self._pool else "greedy"
             else:
                 path = self.snapshots[int(self.rng.integers(len(self.snapshots)))]
-                return SnapshotAgent(path)
+                return SnapshotAgent(path, make_hints(self.hints_kind, self.aec))
         if kind not in self._pool:
             self._pool[kind] = [agents.make(kind, self.aec) for _ in range(self.num_players)]
         return self._pool[kind][seat]
@@ -136,6 +149,8 @@ class SelfPlayEnv(gymnasium.Env):
             if agent is not None:
                 agent.reset(derive_seed(game_seed, "opponent", s))
             self.seat_agents.append(agent)
+        if self.hints is not None:
+            self.hints.reset(derive_seed(game_seed, "hints"))
         # the same game as the AEC env's reset(seed=game_seed)
         self.state = self.game.new_state(self.config, make_rng(game_seed))
         self.decisions = 0
@@ -191,6 +206,10 @@ class SelfPlayEnv(gymnasium.Env):
             legal = self._legal = state.legal_actions()
             if seat == self.seat:
                 self._observation = self._observe(seat)
+                if self.hints is not None:
+                    self._observation = self.hints.augment(
+                        {"observation": self._observation,
+                         "action_mask": self._masks.mask(legal)})["observation"]
                 return reward, False
             opponent = self.seat_agents[seat]
             if opponent.reads_observation:

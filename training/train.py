@@ -45,6 +45,7 @@ def save_checkpoint(model, path: Path, cfg: TrainConfig) -> None:
         "game_config": cfg.game_config,
         "timesteps": int(model.num_timesteps),
         "seed": cfg.seed,
+        "hints": cfg.hints,
     }
     path.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
 
@@ -59,7 +60,8 @@ def make_vec_env(cfg: TrainConfig):
     def factory(i: int):
         def build():
             return Monitor(SelfPlayEnv(cfg.game, cfg.game_config, cfg.opponents,
-                                       cfg.learner_seat, seed=derive_seed(cfg.seed, "env", i)))
+                                       cfg.learner_seat, seed=derive_seed(cfg.seed, "env", i),
+                                       hints=cfg.hints))
         return build
 
     fns = [factory(i) for i in range(cfg.num_envs)]
@@ -160,7 +162,7 @@ def _warm_start(model, cfg: TrainConfig, folder: Path, progress: bool) -> None:
     start = time.perf_counter()
     demos = collect(cfg.game, cfg.game_config, im.teacher, im.games,
                     derive_seed(cfg.seed, "demonstrations"), progress=progress,
-                    storage=im.storage)
+                    storage=im.storage, hints=cfg.hints)
     collected = time.perf_counter() - start
     history = clone(model.policy, demos, im.epochs, im.batch_size, im.learning_rate,
                     im.value_weight, cfg.seed, progress=progress)
@@ -233,7 +235,8 @@ def train(cfg: TrainConfig, progress: bool = True) -> Path:
             "MlpPolicy", vec, learning_rate=p.learning_rate, n_steps=p.n_steps,
             batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda,
             clip_range=p.clip_range, ent_coef=p.ent_coef, vf_coef=p.vf_coef,
-            max_grad_norm=p.max_grad_norm, policy_kwargs=policy_kwargs(cfg.encoder, cfg.net_arch),
+            max_grad_norm=p.max_grad_norm,
+            policy_kwargs=policy_kwargs(cfg.encoder, cfg.net_arch, _hint_size(cfg)),
             seed=cfg.seed, device="cpu", tensorboard_log=tb, verbose=0,
         )
         if cfg.imitation is not None:
@@ -250,6 +253,16 @@ def train(cfg: TrainConfig, progress: bool = True) -> Path:
     print(f"trained to {model.num_timesteps} timesteps in {time.perf_counter() - start:.0f} s; "
           f"final checkpoint {final}", flush=True)
     return final
+
+
+def _hint_size(cfg: TrainConfig) -> int:
+    """How many hint floats end the learner's observation (0: no hints)."""
+    import envs
+    from agents.hints import hint_size
+
+    if cfg.hints is None:
+        return 0
+    return hint_size(envs.make(cfg.game, **cfg.game_config).unwrapped.game.info.num_actions)
 
 
 def evaluate_snapshots(folder: Path, games: int | None = None) -> list[dict]:

@@ -43,7 +43,7 @@ from envs.oceanos.data import (
 from envs.oceanos.observe import LAYOUT, PLAYER_FEATURES, TABLEAU_FEATURES
 from envs.oceanos.rules import Decision
 
-from ..base import Agent
+from ..base import ValuingAgent
 
 N_ANIMALS = 8
 CORAL, CHEST, EYES, GREEN, YELLOW, BASE, PRESENT = range(N_ANIMALS, N_ANIMALS + 7)
@@ -55,12 +55,12 @@ STARS_PER_CORAL = 0.9
 UPGRADE_WORTH = 3.0
 
 
-class GreedyOceanos(Agent):
+class GreedyOceanos(ValuingAgent):
     """The Oceanos heuristic (see the module docstring)."""
 
     spec = "greedy"
 
-    def act(self, observation: dict[str, np.ndarray]) -> int:
+    def action_values(self, observation: dict[str, np.ndarray]) -> dict[int, float]:
         v = LAYOUT.views(observation["observation"])
         legal = np.flatnonzero(observation["action_mask"]).tolist()
         ctx = _Context(v)
@@ -77,7 +77,7 @@ class GreedyOceanos(Agent):
         else:
             for a in legal:
                 values[a] = 0.0 if a == UPGRADE_SKIP else ctx.upgrade_value(a - UPGRADE.start)
-        return self.choose_best(values)
+        return values
 
 
 class _Context:

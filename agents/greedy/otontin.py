@@ -55,7 +55,7 @@ from envs.otontin.data import (
 from envs.otontin.observe import COUNT_SCALE, LAYOUT
 from envs.otontin.orders import LEFT, ORDERS
 
-from ..base import Agent
+from ..base import ValuingAgent
 from .otontin_war import (
     BEAN_VALUE,
     FINAL_WARRIOR_VALUE,
@@ -153,7 +153,7 @@ def roll_outcomes(bag: tuple[int, ...], shares: tuple[tuple[float, ...], ...]):
     return out
 
 
-class GreedyOtontin(Agent):
+class GreedyOtontin(ValuingAgent):
     """The Otontin heuristic (see the module docstring)."""
 
     spec = "greedy"
@@ -166,7 +166,7 @@ class GreedyOtontin(Agent):
         super().reset(seed)
         self._war_cache = {}
 
-    def act(self, observation: dict[str, np.ndarray]) -> int:
+    def action_values(self, observation: dict[str, np.ndarray]) -> dict[int, float]:
         legal = np.flatnonzero(observation["action_mask"]).tolist()
         table = _Table(observation["observation"].tolist())
         model = table.model(self._war_cache)
@@ -180,7 +180,7 @@ class GreedyOtontin(Agent):
             values = self._commit_values(table, model)
         else:
             values = self._campaign_values(table, model, legal)
-        return self.choose_best(values)
+        return values
 
     # ------------------------------------------------------------- strategy
     def _commit_values(self, table: _Table, model: WarModel) -> dict[int, float]:

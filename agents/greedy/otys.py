@@ -48,7 +48,7 @@ from envs.otys.effects import (
 )
 from envs.otys.observe import CONTRACT_FEATS
 
-from ..base import Agent
+from ..base import ValuingAgent
 from .otys_values import (
     COLUMN_WEIGHT,
     DEFERRED,
@@ -67,7 +67,7 @@ from .otys_view import LEVEL_SLOTS, NC, NL, OFFSETS, argmax, as_floats, contract
 _O = OFFSETS  # piece -> first entry of the observation
 
 
-class GreedyOtys(Agent):
+class GreedyOtys(ValuingAgent):
     """The Otys heuristic (see the module docstring)."""
 
     spec = "greedy"
@@ -82,12 +82,12 @@ class GreedyOtys(Agent):
         self._potentials = {}
         self._scenes = {}
 
-    def act(self, observation: dict[str, np.ndarray]) -> int:
+    def action_values(self, observation: dict[str, np.ndarray]) -> dict[int, float]:
         legal = np.flatnonzero(observation["action_mask"]).tolist()
         if len(legal) == 1:
-            return legal[0]
+            return {legal[0]: 0.0}  # nothing to weigh
         evaluator = _Evaluator(as_floats(observation["observation"]), self._potentials, self._scenes)
-        return self.choose_best(evaluator.values(legal))
+        return evaluator.values(legal)
 
 
 class _Evaluator(Valuer):

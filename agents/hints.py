@@ -1,0 +1,72 @@
+"""Teacher hints: a greedy agent's opinion of every action, as observation features.
+
+A policy trained with ``hints: greedy`` reads, after the game's observation, two
+blocks of one number per action id, computed by the game's greedy agent from that same
+observation:
+
+- **best**: 1 for each action greedy values highest (ties all marked), else 0;
+- **closeness**: ``1 / (1 + shortfall)`` for every legal action, where ``shortfall`` is
+  how far its value falls below the best in greedy's units (PP for Otys), 0 for an
+  illegal one.
+
+The hints are a function of the observation, so a hinted policy sees nothing the
+plain one could not: they hand it the heuristic's one-turn lookahead (Otys' greedy
+values a key by simulating the turn it opens, which no clone learned from the flat
+observation). Whoever runs a hinted policy computes the same hints: the self-play view
+for the learner and its frozen snapshots, the ``ppo:PATH`` agent from the checkpoint's
+metadata, and the demonstrations of an imitation warm start.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+HINT_KINDS = ("greedy",)
+BLOCKS = ("best", "closeness")  # per action id, in this order
+TIE_TOLERANCE = 1e-9  # values this close to the best are best (as Agent.choose_best ties them)
+
+
+def hint_size(num_actions: int) -> int:
+    """How many floats the hints add to an observation."""
+    return len(BLOCKS) * num_actions
+
+
+class GreedyHints:
+    """The hints of one seat's view (a greedy agent of its own: its caches follow one game)."""
+
+    def __init__(self, env):
+        from . import make
+
+        self.num_actions = env.unwrapped.game.info.num_actions
+        self.size = hint_size(self.num_actions)
+        self.greedy = make("greedy", env)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Forget the last game (the greedy agent's caches)."""
+        self.greedy.reset(seed)
+
+    def features(self, observation: dict[str, np.ndarray]) -> np.ndarray:
+        """The hint blocks (float32, ``size``) for one observation dict."""
+        values = self.greedy.action_values(observation)
+        out = np.zeros(self.size, np.float32)
+        best = max(values.values())
+        n = self.num_actions
+        for action, value in values.items():
+            shortfall = best - value
+            out[action] = shortfall <= TIE_TOLERANCE
+            out[n + action] = 1.0 / (1.0 + shortfall)
+        return out
+
+    def augment(self, observation: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The observation dict with the hints appended to its vector."""
+        return {"observation": np.concatenate([observation["observation"], self.features(observation)]),
+                "action_mask": observation["action_mask"]}
+
+
+def make_hints(kind: str | None, env) -> GreedyHints | None:
+    """The hints of ``kind`` for ``env`` (None: no hints); a ValueError for an unknown kind."""
+    if kind is None:
+        return None
+    if kind not in HINT_KINDS:
+        raise ValueError(f"unknown hints {kind!r} (use {', '.join(HINT_KINDS)})")
+    return GreedyHints(env)
