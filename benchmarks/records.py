@@ -19,11 +19,27 @@ RUN_FILE = "run.json"
 RECORDS_FILE = "games.jsonl"
 
 
+def run_identity(config: dict[str, Any]) -> dict[str, Any]:
+    """What makes a run of agents the same run: its config, plus the content of every
+    ``ppo:PATH`` checkpoint it names (a checkpoint retrained in place is another agent,
+    so its old records must not be resumed as its own)."""
+    import hashlib
+
+    digests = {}
+    for spec in sorted(set(config.get("agents", {}).values())):
+        kind, _, path = spec.partition(":")
+        if kind == "ppo" and Path(path).is_file():
+            digests[spec] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return {**config, "checkpoints": digests} if digests else config
+
+
 def open_run(folder: Path, config: dict[str, Any], resume_keys_ignored: tuple[str, ...] = ()) -> list[dict]:
     """Create or reopen a run folder; return the records already there.
 
     ``resume_keys_ignored`` are config keys that may differ on resume (e.g. workers).
+    The config is compared with the checkpoints' content (:func:`run_identity`).
     """
+    config = run_identity(config)
     folder.mkdir(parents=True, exist_ok=True)
     run_file = folder / RUN_FILE
     comparable = {k: v for k, v in config.items() if k not in resume_keys_ignored}

@@ -80,6 +80,26 @@ def test_a_folder_of_another_config_is_refused(tmp_path):
         run(config(tmp_path, seed=99), progress=False)
 
 
+def test_a_checkpoint_changed_in_place_is_another_run(tmp_path):
+    from benchmarks.records import open_run
+
+    checkpoint = tmp_path / "agent.zip"
+    checkpoint.write_bytes(b"first training")
+    config = {"game": "otys_v0", "agents": {"p": f"ppo:{checkpoint}", "g": "greedy"}}
+    folder = tmp_path / "run"
+    assert open_run(folder, config) == []
+    assert open_run(folder, config) == []  # the same checkpoint resumes
+    saved = json.loads((folder / "run.json").read_text())
+    assert set(saved["checkpoints"]) == {f"ppo:{checkpoint}"}
+    checkpoint.write_bytes(b"retrained")
+    with pytest.raises(ConfigError, match="checkpoints"):
+        open_run(folder, config)
+    # a run without PPO agents keeps its plain config (older folders still resume)
+    plain = {"game": "otys_v0", "agents": {"g": "greedy"}}
+    open_run(tmp_path / "plain", plain)
+    assert json.loads((tmp_path / "plain" / "run.json").read_text()) == plain
+
+
 @pytest.mark.parametrize(
     "change, message",
     [
