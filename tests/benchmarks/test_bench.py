@@ -46,3 +46,11 @@ def test_tournament_speedup_times_both_worker_counts():
     assert result["one_worker_s"] > 0 and result["two_workers_s"] > 0
     assert len(result["speedup_by_round"]) == 3
     assert result["speedup"] == sorted(result["speedup_by_round"])[1]
+
+
+def test_ppo_env_share_is_measured_in_a_fresh_process():
+    from benchmarks.bench import fresh_process_env_share
+
+    result = fresh_process_env_share("otontin_v0", 512)
+    assert 0 < result["env_seconds"] < result["train_seconds"]
+    assert result["env_share"] == result["env_seconds"] / result["train_seconds"]
