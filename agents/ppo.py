@@ -72,10 +72,14 @@ class PPOAgent(Agent):
             self.hints.reset(seed)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        if self.hints is not None:
-            observation = self.hints.augment(observation)
-        action, _ = self.model.predict(
-            observation["observation"], action_masks=observation["action_mask"].astype(bool),
-            deterministic=self.deterministic,
-        )
-        return int(action)
+        return policy_action(self.model, observation, self.deterministic, self.hints)
+
+
+def policy_action(model, observation: dict[str, np.ndarray], deterministic: bool, hints=None) -> int:
+    """A MaskablePPO model's action for an observation dict (with its hints, if any)."""
+    if hints is not None:
+        observation = hints.augment(observation)
+    action, _ = model.predict(observation["observation"],
+                              action_masks=observation["action_mask"].astype(bool),
+                              deterministic=deterministic)
+    return int(action)

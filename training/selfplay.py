@@ -26,6 +26,7 @@ import numpy as np
 import agents
 import envs
 from agents.hints import make_hints
+from agents.ppo import policy_action
 from envs.core.aec import MaskCache
 from envs.core.errors import checked_action
 from envs.core.rewards import end_rewards
@@ -56,12 +57,7 @@ class SnapshotAgent(agents.Agent):
             self.hints.reset(seed)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        if self.hints is not None:
-            observation = self.hints.augment(observation)
-        action, _ = self.model.predict(observation["observation"],
-                                       action_masks=observation["action_mask"].astype(bool),
-                                       deterministic=False)
-        return int(action)
+        return policy_action(self.model, observation, deterministic=False, hints=self.hints)
 
 
 class SelfPlayEnv(gymnasium.Env):
