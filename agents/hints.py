@@ -31,6 +31,23 @@ def hint_size(num_actions: int) -> int:
     return len(BLOCKS) * num_actions
 
 
+def observation_size(env, kind: str | None) -> int:
+    """The size of ``env``'s observation as a policy with hints ``kind`` reads it."""
+    info = env.unwrapped.game.info
+    return info.observation_size + (hint_size(info.num_actions) if kind is not None else 0)
+
+
+def encode(values: dict[int, float], num_actions: int) -> np.ndarray:
+    """The hint blocks (float32) of a valuing agent's ``action_values``."""
+    out = np.zeros(hint_size(num_actions), np.float32)
+    best = max(values.values())
+    for action, value in values.items():
+        shortfall = best - value
+        out[action] = shortfall <= TIE_TOLERANCE
+        out[num_actions + action] = 1.0 / (1.0 + shortfall)
+    return out
+
+
 class GreedyHints:
     """The hints of one seat's view (a greedy agent of its own: its caches follow one game)."""
 
@@ -47,20 +64,16 @@ class GreedyHints:
 
     def features(self, observation: dict[str, np.ndarray]) -> np.ndarray:
         """The hint blocks (float32, ``size``) for one observation dict."""
-        values = self.greedy.action_values(observation)
-        out = np.zeros(self.size, np.float32)
-        best = max(values.values())
-        n = self.num_actions
-        for action, value in values.items():
-            shortfall = best - value
-            out[action] = shortfall <= TIE_TOLERANCE
-            out[n + action] = 1.0 / (1.0 + shortfall)
-        return out
+        return encode(self.greedy.action_values(observation), self.num_actions)
 
     def augment(self, observation: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """The observation dict with the hints appended to its vector."""
-        return {"observation": np.concatenate([observation["observation"], self.features(observation)]),
+        return {"observation": self.hinted(observation),
                 "action_mask": observation["action_mask"]}
+
+    def hinted(self, observation: dict[str, np.ndarray]) -> np.ndarray:
+        """The observation vector with the hints appended."""
+        return np.concatenate([observation["observation"], self.features(observation)])
 
 
 def make_hints(kind: str | None, env) -> GreedyHints | None:

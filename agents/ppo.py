@@ -55,13 +55,13 @@ class PPOAgent(Agent):
         except Exception as err:  # sb3 raises many kinds on a corrupt zip
             raise ConfigError(f"PPO checkpoint {self.path} could not be loaded: {err}") from None
         self.deterministic = deterministic
-        from .hints import make_hints
+        from .hints import make_hints, observation_size
 
         try:
             self.hints = make_hints(meta.get("hints"), env)
         except ValueError as err:
             raise ConfigError(f"PPO checkpoint {self.path}: {err}") from None
-        size = info.observation_size + (self.hints.size if self.hints else 0)
+        size = observation_size(env, meta.get("hints"))
         if self.model.observation_space.shape != (size,):
             raise ConfigError(f"PPO checkpoint {self.path} reads {self.model.observation_space.shape} "
                               f"observations, its metadata promises ({size},)")

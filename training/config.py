@@ -72,7 +72,7 @@ class TrainConfig(StrictModel):
     net_arch: list[int] = [256, 256]
     encoder: str = "mlp"  # or a structured encoder of training/encoders.py (ENCODER_GAMES)
     # teacher hints appended to the learner's observation (agents/hints.py): None or "greedy"
-    hints: Literal["greedy"] | None = None
+    hints: str | None = None
     total_timesteps: int = Field(1_000_000, ge=1)
     num_envs: int = Field(1, ge=1)
     vec_env: Literal["dummy", "subproc"] = "dummy"
@@ -92,6 +92,15 @@ class TrainConfig(StrictModel):
             raise ValueError("opponent weights must be >= 0 with a positive sum")
         return v
 
+
+    @field_validator("hints")
+    @classmethod
+    def _known_hints(cls, v: str | None) -> str | None:
+        from agents.hints import HINT_KINDS
+
+        if v is not None and v not in HINT_KINDS:
+            raise ValueError(f"unknown hints {v!r} (use {', '.join(HINT_KINDS)}, or leave it out)")
+        return v
 
     @model_validator(mode="after")
     def _encoder_reads_the_game(self) -> TrainConfig:

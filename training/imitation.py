@@ -20,7 +20,7 @@ import numpy as np
 
 import agents
 import envs
-from agents.hints import make_hints
+from agents.hints import encode, make_hints
 from envs.core.rng import derive_seed, make_rng
 
 HELD_OUT_SHARE = 0.05  # games kept aside to report the clone's accuracy
@@ -87,9 +87,19 @@ def collect(env_id: str, game_config: dict, teacher: str, games: int, seed: int,
                 env.step(None)
                 continue
             seat = env.possible_agents.index(agent)
-            action = seat_agents[seat].act(obs)
-            if seat_hints[seat] is not None:
-                obs = seat_hints[seat].augment(obs)
+            teacher_agent, seat_hint = seat_agents[seat], seat_hints[seat]
+            if seat_hint is not None and teacher == hints:
+                # the teacher is the hints' agent: its values serve both (valuing draws
+                # nothing from its generator), computed once
+                values = teacher_agent.action_values(obs)
+                action = teacher_agent.choose_best(values)
+                obs = {"observation": np.concatenate([obs["observation"],
+                                                      encode(values, seat_hint.num_actions)]),
+                       "action_mask": obs["action_mask"]}
+            else:
+                action = teacher_agent.act(obs)
+                if seat_hint is not None:
+                    obs = seat_hint.augment(obs)
             decisions.append((agent, received[agent] if agent in has_decided else 0.0))
             has_decided.add(agent)
             obs_rows.append(obs["observation"])

@@ -25,7 +25,7 @@ import numpy as np
 
 import agents
 import envs
-from agents.hints import make_hints
+from agents.hints import make_hints, observation_size
 from agents.ppo import policy_action
 from envs.core.aec import MaskCache
 from envs.core.errors import checked_action
@@ -77,8 +77,8 @@ class SelfPlayEnv(gymnasium.Env):
         self.num_players = base.num_players
         self.hints_kind = hints
         self.hints = make_hints(hints, self.aec)  # the learner's (None: no hints)
-        size = info.observation_size + (self.hints.size if self.hints else 0)
-        self.observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (size,), np.float32)
+        self.observation_space = gymnasium.spaces.Box(
+            -np.inf, np.inf, (observation_size(self.aec, hints),), np.float32)
         self.action_space = gymnasium.spaces.Discrete(info.num_actions)
         weights = opponents or {"random": 1.0}
         unknown = set(weights) - {"random", "greedy", SELF}
@@ -203,9 +203,8 @@ class SelfPlayEnv(gymnasium.Env):
             if seat == self.seat:
                 self._observation = self._observe(seat)
                 if self.hints is not None:
-                    self._observation = self.hints.augment(
-                        {"observation": self._observation,
-                         "action_mask": self._masks.mask(legal)})["observation"]
+                    self._observation = self.hints.hinted(
+                        {"observation": self._observation, "action_mask": self._masks.mask(legal)})
                 return reward, False
             opponent = self.seat_agents[seat]
             if opponent.reads_observation:

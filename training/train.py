@@ -258,11 +258,10 @@ def train(cfg: TrainConfig, progress: bool = True) -> Path:
 def _hint_size(cfg: TrainConfig) -> int:
     """How many hint floats end the learner's observation (0: no hints)."""
     import envs
-    from agents.hints import hint_size
+    from agents.hints import observation_size
 
-    if cfg.hints is None:
-        return 0
-    return hint_size(envs.make(cfg.game, **cfg.game_config).unwrapped.game.info.num_actions)
+    env = envs.make(cfg.game, **cfg.game_config)
+    return observation_size(env, cfg.hints) - observation_size(env, None)
 
 
 def evaluate_snapshots(folder: Path, games: int | None = None) -> list[dict]:

@@ -107,9 +107,11 @@ def test_a_hinted_checkpoint_computes_its_hints_when_it_plays(tmp_path):
         agents.make(f"ppo:{final}", env)
 
 
-def test_the_hinted_encoder_needs_hints(tmp_path):
-    with pytest.raises(ConfigError, match="reads hints"):
-        from envs.core.config import validate
-        from training.config import TrainConfig
+def test_the_hinted_encoder_needs_hints_and_hints_must_be_known():
+    from envs.core.config import validate
+    from training.config import TrainConfig
 
+    with pytest.raises(ConfigError, match="reads hints"):
         validate(TrainConfig, {"game": "otys_v0", "encoder": "hinted"})
+    with pytest.raises(ConfigError, match="unknown hints"):
+        validate(TrainConfig, {"game": "otys_v0", "hints": "oracle"})
