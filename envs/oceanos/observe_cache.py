@@ -114,6 +114,13 @@ class SeatRows:
         self.raw[at : at + len(raw)] = self.raw[twin : twin + len(raw)] = raw
 
 
+@functools.cache
+def captain_flags(n: int) -> list[list[bool]]:
+    """Each seat's Captain flag, by Captain seat (the last entry: no Captain); shared,
+    read-only."""
+    return [[p == c for p in range(n)] for c in range(n)] + [[False] * n]
+
+
 class ObsCache(StateCache):
     """See the module docstring; ``levels``, ``player`` and ``tableau`` are its rows."""
 
@@ -130,7 +137,7 @@ class ObsCache(StateCache):
         self.seats = range(n)
         self.cards = card_bytes(state.table)
         # the Captain flag of each seat, by Captain (the last entry: no Captain)
-        self.captains = [[p == c for p in range(n)] for c in range(n)] + [[False] * n]
+        self.captains = captain_flags(n)
         self.round = None  # the round last seen (None: not yet)
         self.sizes: list[int] = []  # this round's row sizes, when last seen
         self.lengths = [[0] * NUM_ROUNDS for _ in range(n)]  # cards copied in, per row
@@ -142,11 +149,11 @@ class ObsCache(StateCache):
         self.tableau = SeatRows(n, TABLEAU_WIDTH)
         self.levels = SeatRows(n, LEVEL_WIDTH)
         self.player = SeatRows(n, PLAYER_WIDTH)
-        for p in range(n):
-            self.player.set(p, COLUMN["present"], 1.0)
-        # the values each part was last written from (None: never written)
+        self.player.data[COLUMN["present"] :: PLAYER_WIDTH] = array("f", [1.0]) * (2 * n)
+        # the values each part was last written from (None: never written); the rows
+        # start as zeros, as if written from all-zero columns (0 / divisor is 0.0)
         self.seen_levels: list = [None] * n
-        self.seen_columns = [[None] * n] * len(COLUMNS)
+        self.seen_columns = [[0] * n] * len(COLUMNS)
         # the observer-independent pieces before the seat rows, kept by the writer
         self.header: bytes | None = None
         self.header_key: tuple | None = None

@@ -419,3 +419,26 @@ def test_illegal_action_names_the_legal_ones():
 
 def test_test_deck_is_valid():
     assert len(DECK) == 51
+
+
+def test_random_kraken_tokens_are_drawn_as_rng_choice_would():
+    """Each size's token is one uniform draw from its pool, made right after the three
+    decks are shuffled: exactly what ``rng.choice(pool)`` gives for the same seed."""
+    import numpy as np
+
+    from envs.core.rng import make_rng
+    from envs.oceanos.cards_table import card_table
+    from envs.oceanos.config import OceanosConfig
+    from envs.oceanos.data import KRAKEN_SIZES
+    from envs.oceanos.rules import State
+
+    config = OceanosConfig(num_players=3)
+    for seed in range(200):
+        reference = make_rng(seed)
+        for deck in card_table(config.cards).round_ids:
+            reference.shuffle(list(deck))
+        expected = [int(reference.choice(getattr(config.kraken_tokens, size)))
+                    for size in KRAKEN_SIZES]
+        assert State(config, make_rng(seed)).kraken == expected
+        assert all(isinstance(v, int) and not isinstance(v, np.integer)
+                   for v in State(config, make_rng(seed)).kraken)
