@@ -1,0 +1,48 @@
+"""The measurement tools run and print what their docs say (tiny budgets; no speed or
+strength assertions: those are measured, not tested)."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_tool(*args: str) -> str:
+    result = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_aec_phases_reports_per_game_costs():
+    out = run_tool("tools/aec_phases.py", "oceanos_v0", "2", "--games", "3")
+    assert re.search(r"per game, µs: reset \d+, first \d+, end \d+", out)
+    assert "of the loop's time" in out
+
+
+def test_step_work_counts_bytecodes_and_steps():
+    out = run_tool("tools/step_work.py", "otontin_v0", "3", "--steps", "100", "--opcodes")
+    assert re.search(r"otontin_v0: [\d,]+ bytecodes a step", out)
+    steps = int(run_tool("tools/step_work.py", "connect_four", "2", "--steps", "50").split()[-1])
+    assert steps >= 50
+
+
+def test_otys_teachers_weight_variant_and_rollout():
+    out = run_tool("tools/otys_teachers.py", "weights", "--games", "2", "--workers", "1",
+                   "--set", "PUBLIC_RISK=1.0")
+    lines = out.strip().splitlines()
+    assert {line.split()[1] for line in lines} == {"stock", "set"}
+    assert all(0.0 <= float(line.split()[0]) <= 1.0 for line in lines)
+    out = run_tool("tools/otys_teachers.py", "rollout", "--games", "1", "--workers", "1",
+                   "--k", "1", "--margin", "0.01", "--top", "2")
+    assert re.search(r"rollout k=1 margin=0.01: [\d.]+ against greedy in 1 games", out)
+
+
+def test_otys_teachers_refuses_an_unknown_weight():
+    result = subprocess.run([sys.executable, "tools/otys_teachers.py", "weights", "--games", "2",
+                             "--workers", "1", "--set", "NO_SUCH_WEIGHT=1"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    assert "no weight 'NO_SUCH_WEIGHT'" in result.stderr
