@@ -60,6 +60,7 @@ COLUMNS = (
     (COLUMN["captain"], 1), (COLUMN["divers_placed"], MAX_DIVERS),
     (COLUMN["eyes_this_round"], EYES_SCALE), (COLUMN["animal_kinds"], len(ANIMALS)),
 )
+_COLUMN_IDS = range(len(COLUMNS))
 NO_CAPTAIN = -1  # the captain "seat" of a two-player-turn game
 FLOAT_BYTES = np.dtype(np.float32).itemsize
 _DIVER = CARD_FEATURES  # a tableau slot's diver flag follows its card features
@@ -93,12 +94,12 @@ class SeatRows:
     so that the ``n`` rows from any seat on, in turn order, are one contiguous run:
     ``runs[seat]``."""
 
-    __slots__ = ("n", "width", "data", "raw", "runs")
+    __slots__ = ("n", "width", "data", "floats", "raw", "runs")
 
     def __init__(self, n: int, width: int):
         self.n, self.width = n, width
         self.data = array("f", bytes(2 * n * width * FLOAT_BYTES))
-        floats = memoryview(self.data)
+        floats = self.floats = memoryview(self.data)  # float32 items, written as Python floats
         self.raw = floats.cast("B")
         self.runs = [floats[seat * width : (seat + n) * width] for seat in range(n)]
 
@@ -170,27 +171,24 @@ class ObsCache(StateCache):
             for p in compress(self.seats, map(ne, state.levels, self.seen_levels)):
                 self.levels.put(p, 0, level_bytes(tuple(state.levels[p])))
             self.seen_levels = [list(lv) for lv in state.levels]
-        # the compared player features as lists over the seats (COLUMNS' order)
+        # the compared player features as lists over the seats (COLUMNS' order); each
+        # that changed is rewritten for the seats whose value changed (found by C-level
+        # iteration; each seat's row is there twice)
         columns = [
             *_counted(state), list(map(len, state.hands)), list(map(len, state.kept)),
             self.captains[state.captain if state.captain_mode else NO_CAPTAIN], placed,
             self.eyes_now, self.kinds,
         ]  # fmt: skip
-        if columns != self.seen_columns:
-            self._columns(columns)
-        return True
-
-    def _columns(self, columns: list[list]) -> None:
-        """Rewrite the compared player features of the seats whose value changed (found
-        by C-level iteration; each seat's row is there twice)."""
-        data, seen, twin = self.player.data, self.seen_columns, self.n * PLAYER_WIDTH
-        for k in compress(range(len(COLUMNS)), map(ne, columns, seen)):
+        seen = self.seen_columns
+        floats, twin = self.player.floats, self.n * PLAYER_WIDTH
+        for k in compress(_COLUMN_IDS, map(ne, columns, seen)):
             col, divisor = COLUMNS[k]
             now = columns[k]
             for p in compress(self.seats, map(ne, now, seen[k])):
                 at = p * PLAYER_WIDTH + col
-                data[at] = data[at + twin] = now[p] / divisor
+                floats[at] = floats[at + twin] = now[p] / divisor
             seen[k] = list(now)
+        return True
 
     def _rows(self, state, sizes: list[int], placed: list[int]) -> bool:
         """New cards and divers, and the eyes and animal kinds of the rows that grew."""
