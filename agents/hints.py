@@ -66,14 +66,19 @@ class GreedyHints:
         """The hint blocks (float32, ``size``) for one observation dict."""
         return encode(self.greedy.action_values(observation), self.num_actions)
 
-    def augment(self, observation: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """The observation dict with the hints appended to its vector."""
-        return {"observation": self.hinted(observation),
+    def augment(self, observation: dict[str, np.ndarray],
+                values: dict[int, float] | None = None) -> dict[str, np.ndarray]:
+        """The observation dict with the hints appended to its vector (``values``: the
+        greedy agent's ``action_values`` for it, when the caller has them already)."""
+        return {"observation": self.hinted(observation, values),
                 "action_mask": observation["action_mask"]}
 
-    def hinted(self, observation: dict[str, np.ndarray]) -> np.ndarray:
-        """The observation vector with the hints appended."""
-        return np.concatenate([observation["observation"], self.features(observation)])
+    def hinted(self, observation: dict[str, np.ndarray],
+               values: dict[int, float] | None = None) -> np.ndarray:
+        """The observation vector with the hints appended (``values`` as for ``augment``)."""
+        hints = (self.features(observation) if values is None
+                 else encode(values, self.num_actions))
+        return np.concatenate([observation["observation"], hints])
 
 
 def make_hints(kind: str | None, env) -> GreedyHints | None:

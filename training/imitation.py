@@ -20,7 +20,7 @@ import numpy as np
 
 import agents
 import envs
-from agents.hints import encode, make_hints
+from agents.hints import make_hints
 from envs.core.rng import derive_seed, make_rng
 
 HELD_OUT_SHARE = 0.05  # games kept aside to report the clone's accuracy
@@ -93,9 +93,7 @@ def collect(env_id: str, game_config: dict, teacher: str, games: int, seed: int,
                 # nothing from its generator), computed once
                 values = teacher_agent.action_values(obs)
                 action = teacher_agent.choose_best(values)
-                obs = {"observation": np.concatenate([obs["observation"],
-                                                      encode(values, seat_hint.num_actions)]),
-                       "action_mask": obs["action_mask"]}
+                obs = seat_hint.augment(obs, values)
             else:
                 action = teacher_agent.act(obs)
                 if seat_hint is not None:

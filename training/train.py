@@ -258,10 +258,11 @@ def train(cfg: TrainConfig, progress: bool = True) -> Path:
 def _hint_size(cfg: TrainConfig) -> int:
     """How many hint floats end the learner's observation (0: no hints)."""
     import envs
-    from agents.hints import observation_size
+    from agents.hints import hint_size
 
-    env = envs.make(cfg.game, **cfg.game_config)
-    return observation_size(env, cfg.hints) - observation_size(env, None)
+    if cfg.hints is None:
+        return 0
+    return hint_size(envs.make(cfg.game, **cfg.game_config).unwrapped.game.info.num_actions)
 
 
 def evaluate_snapshots(folder: Path, games: int | None = None) -> list[dict]:

@@ -106,7 +106,7 @@ class SeatRows:
     def set(self, p: int, i: int, value: float) -> None:
         """Value ``i`` of seat ``p``'s row."""
         w = self.width
-        self.data[p * w + i] = self.data[(p + self.n) * w + i] = value
+        self.floats[p * w + i] = self.floats[(p + self.n) * w + i] = value
 
     def put(self, p: int, i: int, raw: bytes) -> None:
         """Raw float32 bytes into seat ``p``'s row from value ``i`` on."""

@@ -439,6 +439,6 @@ def test_random_kraken_tokens_are_drawn_as_rng_choice_would():
             reference.shuffle(list(deck))
         expected = [int(reference.choice(getattr(config.kraken_tokens, size)))
                     for size in KRAKEN_SIZES]
-        assert State(config, make_rng(seed)).kraken == expected
-        assert all(isinstance(v, int) and not isinstance(v, np.integer)
-                   for v in State(config, make_rng(seed)).kraken)
+        kraken = State(config, make_rng(seed)).kraken
+        assert kraken == expected
+        assert all(isinstance(v, int) and not isinstance(v, np.integer) for v in kraken)
