@@ -45,7 +45,8 @@ class MaskCache:
 
     def mask(self, legal: list[int]) -> np.ndarray:
         """The int8 mask of ``legal``."""
-        return self._both(legal)[0]
+        both = self._masks.get(tuple(legal))
+        return (both or self._both(legal))[0]
 
     def bool_mask(self, legal: list[int]) -> np.ndarray:
         """The same mask as booleans (a read-only view of the int8 one)."""
@@ -98,6 +99,7 @@ class BoardGameEnv(AECEnv):
         self.state_ = None
         self._obs_scratch = np.zeros(info.observation_size, dtype=np.float32)
         self._legal: list[int] | None = None
+        self._acting: str | None = None  # the agent that decides now (None: the game is over)
         self._masks = MaskCache(info.num_actions)
         self._dense = self.config.dense_reward
         self._max_decisions = info.max_decisions
@@ -142,14 +144,11 @@ class BoardGameEnv(AECEnv):
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
         """int8 mask of ``agent`` (default: the acting one); zeros when not acting."""
-        agent = self.agent_selection if agent is None else agent
-        if (
-            self.terminations.get(agent, True)
-            or self.truncations.get(agent, True)
-            or self._seat_of[agent] != self.state_.current_player()
-        ):
+        acting = self._acting
+        if acting is None or (agent is not None and agent != acting):
             return np.zeros(self.game.info.num_actions, dtype=np.int8)
-        return self._legal_mask().copy()
+        legal = self._legal if self._legal is not None else self.legal_actions()
+        return self._masks.mask(legal).copy()
 
     def acting_mask_view(self) -> np.ndarray:
         """The acting seat's mask without a copy: shared and read-only (hot loops that
@@ -172,7 +171,8 @@ class BoardGameEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        action = checked_action(action, agent, self.legal_actions(), self.game.action_name)
+        legal = self._legal if self._legal is not None else self.legal_actions()
+        action = checked_action(action, agent, legal, self.game.action_name)
         self._cumulative_rewards[agent] = 0.0
         self.state_.apply_action(action)
         self.decisions += 1
@@ -180,6 +180,14 @@ class BoardGameEnv(AECEnv):
         self._after_transition()
         if self.render_mode == "human":
             self.render()
+
+    def _set_acting(self) -> None:
+        """Note which agent decides now: the current player unless the game ended."""
+        seat = self.state_.current_player()
+        agent = self.possible_agents[seat] if seat != TERMINAL else None
+        alive = agent is not None and not (
+            self.terminations.get(agent, True) or self.truncations.get(agent, True))
+        self._acting = agent if alive else None
 
     def _after_transition(self) -> None:
         """Set rewards, ends and the next agent after reset or a step."""
@@ -198,7 +206,8 @@ class BoardGameEnv(AECEnv):
                         rewards[agent] += (scores[seat] - last[seat]) / scale
                 self._last_scores = scores
                 paid = True
-        if state.is_terminal():
+        seat = state.current_player()  # TERMINAL once the game is over
+        if seat == TERMINAL:
             ends = end_rewards(state.winners(), self.num_players)
             if ends is not None:
                 for seat, agent in enumerate(self.possible_agents):
@@ -210,11 +219,14 @@ class BoardGameEnv(AECEnv):
             for agent in self.agents:
                 ended[agent] = True
             self.agent_selection = self.agents[0]
+            self._acting = None
         else:
+            acting = self.agent_selection = self.possible_agents[seat]
             if self.decisions >= self._max_decisions:
                 for agent in self.agents:
                     self.truncations[agent] = True
-            self.agent_selection = self.possible_agents[state.current_player()]
+                acting = None
+            self._acting = acting
         if paid:
             for agent, reward in rewards.items():
                 self._cumulative_rewards[agent] += reward
@@ -281,6 +293,7 @@ class BoardGameEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._skip_agent_selection = None
         self._legal = None
+        self._set_acting()
 
 
 __all__ = ["BoardGameEnv", "MaskCache", "TERMINAL"]

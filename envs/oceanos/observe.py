@@ -170,7 +170,10 @@ def write_observation(state: State, seat: int, out: np.ndarray) -> None:
         _header(state, cache),
     ])  # fmt: skip
     f[_LEVELS : _LEVELS + n * LEVEL_WIDTH] = cache.levels.runs[seat]
-    f[_PLAYER : _PLAYER + n * PLAYER_WIDTH] = cache.player.runs[seat]
+    split, first, second = cache.player.pieces[seat]
+    f[_PLAYER : _PLAYER + split] = first
+    f[_PLAYER + split : _PLAYER + n * PLAYER_WIDTH] = second
     f[_TABLEAU : _TABLEAU + n * TABLEAU_WIDTH] = cache.tableau.runs[seat]
-    for at, zeros in _ABSENT[n]:
-        b[at : at + len(zeros)] = zeros
+    if n < MAX_PLAYERS:
+        for at, zeros in _ABSENT[n]:
+            b[at : at + len(zeros)] = zeros

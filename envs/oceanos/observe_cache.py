@@ -1,8 +1,10 @@
 """The per-seat parts of an Oceanos observation, kept in step with the state.
 
 An :class:`ObsCache` hangs on a state (``state._obs_cache``) and holds every seat's
-``levels``, ``player`` and ``tableau`` rows in absolute seat order (:class:`SeatRows`:
-twice over, so that the rows seen by any observer are one contiguous run).
+``levels``, ``player`` and ``tableau`` rows in absolute seat order: the levels and the
+tableau twice over (:class:`SeatRows`), so that the rows seen by any observer are one
+contiguous run, and the player features once (:class:`SeatRowsOnce`, two runs), as they
+are written one value at a time.
 :meth:`ObsCache.update` rewrites only what changed since it last ran: rows of cards
 only grow and divers are never removed, so only the new ones are copied in (a row
 that shrank makes the caller start a new cache); every other value is compared with
@@ -61,6 +63,7 @@ COLUMNS = (
     (COLUMN["eyes_this_round"], EYES_SCALE), (COLUMN["animal_kinds"], len(ANIMALS)),
 )
 _COLUMN_IDS = range(len(COLUMNS))
+_ROUND_ROW = [itemgetter(r) for r in range(NUM_ROUNDS)]  # a seat's rows -> round r's row
 NO_CAPTAIN = -1  # the captain "seat" of a two-player-turn game
 FLOAT_BYTES = np.dtype(np.float32).itemsize
 _DIVER = CARD_FEATURES  # a tableau slot's diver flag follows its card features
@@ -115,6 +118,20 @@ class SeatRows:
         self.raw[at : at + len(raw)] = self.raw[twin : twin + len(raw)] = raw
 
 
+class SeatRowsOnce:
+    """One float32 row per seat, stored once: the ``n`` rows from any seat on, in turn
+    order, are two runs, ``pieces[seat] = (floats in the first, first, second)``. For
+    rows whose values are written one at a time (one store each instead of two)."""
+
+    __slots__ = ("data", "floats", "pieces")
+
+    def __init__(self, n: int, width: int):
+        self.data = array("f", bytes(n * width * FLOAT_BYTES))
+        floats = self.floats = memoryview(self.data)
+        self.pieces = [((n - seat) * width, floats[seat * width :], floats[: seat * width])
+                       for seat in range(n)]
+
+
 @functools.cache
 def captain_flags(n: int) -> list[list[bool]]:
     """Each seat's Captain flag, by Captain seat (the last entry: no Captain); shared,
@@ -149,8 +166,8 @@ class ObsCache(StateCache):
         self.divers = [0] * n  # divers marked
         self.tableau = SeatRows(n, TABLEAU_WIDTH)
         self.levels = SeatRows(n, LEVEL_WIDTH)
-        self.player = SeatRows(n, PLAYER_WIDTH)
-        self.player.data[COLUMN["present"] :: PLAYER_WIDTH] = array("f", [1.0]) * (2 * n)
+        self.player = SeatRowsOnce(n, PLAYER_WIDTH)
+        self.player.data[COLUMN["present"] :: PLAYER_WIDTH] = array("f", [1.0]) * n
         # the values each part was last written from (None: never written); the rows
         # start as zeros, as if written from all-zero columns (0 / divisor is 0.0)
         self.seen_levels: list = [None] * n
@@ -162,7 +179,7 @@ class ObsCache(StateCache):
     def update(self, state) -> bool:
         """Bring every part in step with ``state``; False if its rows or divers shrank."""
         rnd = state.round
-        sizes = list(map(len, map(itemgetter(rnd), state.rows)))
+        sizes = list(map(len, map(_ROUND_ROW[rnd], state.rows)))
         placed = list(map(len, state.divers))
         if rnd != self.round or sizes != self.sizes or placed != self.divers:
             if not self._rows(state, sizes, placed):
@@ -172,22 +189,21 @@ class ObsCache(StateCache):
                 self.levels.put(p, 0, level_bytes(tuple(state.levels[p])))
             self.seen_levels = [list(lv) for lv in state.levels]
         # the compared player features as lists over the seats (COLUMNS' order); each
-        # that changed is rewritten for the seats whose value changed (found by C-level
-        # iteration; each seat's row is there twice)
+        # that changed (found by C-level iteration) is rewritten for every seat, which
+        # costs less than finding the seats whose value changed
         columns = [
             *_counted(state), list(map(len, state.hands)), list(map(len, state.kept)),
             self.captains[state.captain if state.captain_mode else NO_CAPTAIN], placed,
             self.eyes_now, self.kinds,
         ]  # fmt: skip
         seen = self.seen_columns
-        floats, twin = self.player.floats, self.n * PLAYER_WIDTH
+        floats = self.player.floats
         for k in compress(_COLUMN_IDS, map(ne, columns, seen)):
-            col, divisor = COLUMNS[k]
-            now = columns[k]
-            for p in compress(self.seats, map(ne, now, seen[k])):
-                at = p * PLAYER_WIDTH + col
-                floats[at] = floats[at + twin] = now[p] / divisor
-            seen[k] = list(now)
+            at, divisor = COLUMNS[k]
+            now = seen[k] = list(columns[k])  # a copy: some are the state's own lists
+            for value in now:
+                floats[at] = value / divisor
+                at += PLAYER_WIDTH
         return True
 
     def _rows(self, state, sizes: list[int], placed: list[int]) -> bool:

@@ -22,6 +22,7 @@ stops at the next decision. Everything is plain ints and lists.
 
 from __future__ import annotations
 
+import functools
 from enum import IntEnum
 
 import numpy as np
@@ -265,9 +266,9 @@ class State:
         self.pc = 0
         _ENTER[self.program[0]](self)
 
-    def _turn_order(self, first: int) -> list[int]:
-        n = self.num_players
-        return [(first + k) % n for k in range(n)]
+    def _turn_order(self, first: int) -> tuple[int, ...]:
+        """Every seat once, in turn order from ``first`` (shared, read-only)."""
+        return turn_orders(self.num_players)[first % self.num_players]
 
     # The automatic part of each step of a turn (see CAPTAIN_TURN, DUO_TURN, ROUND_END);
     # each sets up the queue of the decisions that follow.
@@ -532,6 +533,12 @@ _PENDING = {
     "aid": State._pending_aid,
 }
 assert set(CAPTAIN_TURN + DUO_TURN + ROUND_END) == set(_ENTER)
+
+
+@functools.cache
+def turn_orders(n: int) -> list[tuple[int, ...]]:
+    """Each seat's turn order of ``n`` players: every seat once from it, to the left."""
+    return [tuple((first + k) % n for k in range(n)) for first in range(n)]
 
 
 def _plain(value):

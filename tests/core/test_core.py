@@ -153,3 +153,28 @@ def test_double_draws_are_the_generators_random_and_save_its_state():
         assert ours.generator().bit_generator.state == numpy_rng.bit_generator.state
     # a generator rebuilt from the saved state goes on with the same floats
     assert rng_from_dict(rng_to_dict(ours.generator())).random(7).tolist() == ours.take(7)
+
+
+def test_only_the_acting_agent_has_a_mask_through_play_reload_and_the_end():
+    env = envs.make("oceanos_v0", num_players=3)
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    saved = None
+    for step, agent in enumerate(env.agent_iter()):
+        _, _, term, trunc, _ = env.last()
+        for other in env.possible_agents:
+            expected_live = other == agent and not (term or trunc)
+            assert env.action_mask(other).any() == expected_live
+        if term or trunc:
+            env.step(None)
+            continue
+        if step == 20:
+            saved = env.unwrapped.save_state()
+        env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
+    assert not env.action_mask().any()
+    # a reloaded env masks for its saved acting agent, not the one before the load
+    env.unwrapped.load_state(saved)
+    acting = saved["agent_selection"]
+    assert [env.action_mask(a).any() for a in env.possible_agents] == [
+        a == acting for a in env.possible_agents]
+    assert np.array_equal(env.action_mask(), env.action_mask(acting))
