@@ -168,11 +168,12 @@ class BoardGameEnv(AECEnv):
     # ------------------------------------------------------------------- step
     def step(self, action) -> None:
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        if agent != self._acting:  # the game is over: agent_selection is a dead agent
             self._was_dead_step(action)
             return
         legal = self._legal if self._legal is not None else self.legal_actions()
-        action = checked_action(action, agent, legal, self.game.action_name)
+        if type(action) is not int or action not in legal:  # else checked already
+            action = checked_action(action, agent, legal, self.game.action_name)
         self._cumulative_rewards[agent] = 0.0
         self.state_.apply_action(action)
         self.decisions += 1

@@ -8,6 +8,7 @@ import numpy as np
 
 from .data import ANIMALS, GREEN, YELLOW
 
+NO_ANIMAL = -1  # CardTable.animal of a card that shows no animal
 CARD_FEATURES = 15  # animal one-hot (8), corals, chest, eyes, green, yellow, base, present
 _CRYSTAL_CODES = {"-": 0, "green": GREEN, "yellow": YELLOW}
 
@@ -16,7 +17,7 @@ class CardTable:
     """Columns over every card id; ``round_ids[r]`` are the ids of round ``r``'s deck."""
 
     def __init__(self, rounds) -> None:
-        self.animal: list[int] = []  # -1 none, else index into ANIMALS
+        self.animal: list[int] = []  # NO_ANIMAL, or an index into ANIMALS
         self.corals: list[int] = []
         self.chest: list[int] = []
         self.eyes: list[int] = []
@@ -27,7 +28,7 @@ class CardTable:
             ids = []
             for animal, corals, chest, eyes, crystal, base in deck:
                 ids.append(len(self.animal))
-                self.animal.append(ANIMALS.index(animal) if animal != "-" else -1)
+                self.animal.append(ANIMALS.index(animal) if animal != "-" else NO_ANIMAL)
                 self.corals.append(int(corals))
                 self.chest.append(int(chest))
                 self.eyes.append(int(eyes))

@@ -6,12 +6,16 @@ that the rules and the tests share one arithmetic.
 
 from __future__ import annotations
 
+from itertools import chain
+
+from .cards_table import NO_ANIMAL
 from .data import AQUARIUM_CAPACITY, PROPELLER_STARS, STARS_PER_ANIMAL
 
 
 def animal_stars(rows: list[list[int]], aquarium_level: int, table) -> int:
     """2 stars per different animal among all cards so far, up to the aquarium capacity."""
-    kinds = {table.animal[c] for row in rows for c in row if table.animal[c] >= 0}
+    kinds = set(map(table.animal.__getitem__, chain.from_iterable(rows)))
+    kinds.discard(NO_ANIMAL)
     return STARS_PER_ANIMAL * min(len(kinds), AQUARIUM_CAPACITY[aquarium_level - 1])
 
 
@@ -33,6 +37,10 @@ def kraken_losers(eyes: list[int]) -> list[int]:
     return [seat for seat, e in enumerate(eyes) if e == most]
 
 
+_ROW_STRIDE = 64  # cell id = row * stride + column; more than a row's length, so that
+# the cell ids one column off either end of a row are never cells
+
+
 def biggest_reef(rows: list[list[int]], table) -> int:
     """Corals in the biggest orthogonally connected group of coral cards.
 
@@ -40,27 +48,26 @@ def biggest_reef(rows: list[list[int]], table) -> int:
     have different lengths, so a card is adjacent to the one above only if that row
     reaches its column.
     """
-    cells = {
-        (r, c): table.corals[card]
-        for r, row in enumerate(rows)
-        for c, card in enumerate(row)
-        if table.corals[card] > 0
-    }
+    corals = table.corals
+    left = {}  # coral cells not yet in a group: cell id -> corals
+    for r, row in enumerate(rows):
+        base = r * _ROW_STRIDE
+        for c, card in enumerate(row):
+            if corals[card] > 0:
+                left[base + c] = corals[card]
     best = 0
-    seen: set[tuple[int, int]] = set()
-    for start in cells:
-        if start in seen:
-            continue
-        seen.add(start)
-        stack, total = [start], 0
+    while left:
+        cell, total = left.popitem()
+        stack = [cell]
         while stack:
-            r, c = stack.pop()
-            total += cells[(r, c)]
-            for nb in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-                if nb in cells and nb not in seen:
-                    seen.add(nb)
+            cell = stack.pop()
+            for nb in (cell - _ROW_STRIDE, cell + _ROW_STRIDE, cell - 1, cell + 1):
+                value = left.pop(nb, 0)
+                if value:
+                    total += value
                     stack.append(nb)
-        best = max(best, total)
+        if total > best:
+            best = total
     return best
 
 
