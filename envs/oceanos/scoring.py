@@ -9,7 +9,13 @@ from __future__ import annotations
 from itertools import chain
 
 from .cards_table import NO_ANIMAL
-from .data import AQUARIUM_CAPACITY, PROPELLER_STARS, STARS_PER_ANIMAL
+from .data import (
+    AQUARIUM_CAPACITY,
+    MOTOR_FUEL,
+    PROPELLER_STARS,
+    STARS_PER_ANIMAL,
+    TURNS_PER_ROUND,
+)
 
 
 def animal_stars(rows: list[list[int]], aquarium_level: int, table) -> int:
@@ -39,6 +45,7 @@ def kraken_losers(eyes: list[int]) -> list[int]:
 
 _ROW_STRIDE = 64  # cell id = row * stride + column; more than a row's length, so that
 # the cell ids one column off either end of a row are never cells
+assert _ROW_STRIDE > TURNS_PER_ROUND + max(MOTOR_FUEL)  # a round's row at its longest
 
 
 def biggest_reef(rows: list[list[int]], table) -> int:
