@@ -73,6 +73,12 @@ class Decision(IntEnum):
     DISCARD = 5  # two-player turn: put one card under the deck, or not
 
 
+# the members as module globals for the hot paths: reading an Enum member through its
+# class costs about five times a global's lookup (Python 3.11)
+_KEEP, _KEEP_MORE, _DIVER = Decision.KEEP, Decision.KEEP_MORE, Decision.DIVER
+_UPGRADE, _AID_UPGRADE, _DISCARD = Decision.UPGRADE, Decision.AID_UPGRADE, Decision.DISCARD
+
+
 # The steps of one turn; the engine walks them in order (see State._run).
 CAPTAIN_TURN = ("deal", "choose", "collect", "place", "captain_draw", "choose", "captain_discard",
                 "place", "end_turn")
@@ -124,7 +130,7 @@ class State:
         self.pc = -1  # index into program of the step in progress
         self.queue: list[int] = []  # seats still to decide in the current step
         self.placing: list[list[int]] = []  # [seat, card, sub-step] left to place
-        self.decision: int = Decision.KEEP
+        self.decision: int = _KEEP
         self.actor: int = 0
         self.over = False
         self._begin_turn()
@@ -178,13 +184,13 @@ class State:
         if self.over:
             return []
         d, seat = self.decision, self.actor
-        if d == Decision.KEEP:
+        if d == _KEEP:
             return list(KEEP[: len(self.hands[seat])])
-        if d == Decision.KEEP_MORE:
+        if d == _KEEP_MORE:
             return list(KEEP[: len(self.hands[seat])]) + [STOP]
-        if d == Decision.DIVER:
+        if d == _DIVER:
             return [DIVER_PLACE, DIVER_SKIP]
-        if d == Decision.DISCARD:
+        if d == _DISCARD:
             return list(DISCARD[: len(self.hands[seat])]) + [DISCARD_NONE]
         return [UPGRADE[p] for p in self.upgrade_options(seat)] + [UPGRADE_SKIP]
 
@@ -203,21 +209,21 @@ class State:
     def apply_action(self, action: int) -> None:
         """Play one legal action of the pending decision, then run to the next one."""
         d, seat = self.decision, self.actor
-        if d == Decision.KEEP or d == Decision.KEEP_MORE:
+        if d == _KEEP or d == _KEEP_MORE:
             if action == STOP:
                 self.queue.pop(0)
             else:
-                if d == Decision.KEEP_MORE:
+                if d == _KEEP_MORE:
                     self.fuel_ready[seat] -= 1
                     self.fuel_used[seat] += 1
                 self.kept[seat].append(self.hands[seat].pop(action - KEEP.start))
-        elif d == Decision.DIVER:
+        elif d == _DIVER:
             if action == DIVER_PLACE:
                 self.divers_ready[seat] -= 1
                 row = self.rows[seat][self.round]
                 self.divers[seat].append((self.round, len(row) - 1))
             self.placing[0][2] = 2
-        elif d == Decision.DISCARD:
+        elif d == _DISCARD:
             if action != DISCARD_NONE:
                 card = self.hands[seat].pop(action - DISCARD.start)
                 self.decks[self.round].insert(0, card)  # under the deck
@@ -225,7 +231,7 @@ class State:
         else:  # UPGRADE or AID_UPGRADE
             if action != UPGRADE_SKIP:
                 self._upgrade(seat, action - UPGRADE.start)
-            if d == Decision.UPGRADE:
+            if d == _UPGRADE:
                 self.placing[0][2] = 3
             else:
                 self.queue.pop(0)
@@ -362,10 +368,10 @@ class State:
             seat = self.queue[0]
             if not self.kept[seat]:
                 if self.hands[seat]:
-                    self.decision, self.actor = Decision.KEEP, seat
+                    self.decision, self.actor = _KEEP, seat
                     return True
             elif self.hands[seat] and self.fuel_ready[seat] > 0:
-                self.decision, self.actor = Decision.KEEP_MORE, seat
+                self.decision, self.actor = _KEEP_MORE, seat
                 return True
             self.queue.pop(0)
         return False
@@ -384,12 +390,12 @@ class State:
                 item[2] = sub = 1
             if sub == 1:
                 if table.chest[card] and self.divers_ready[seat] > 0:
-                    self.decision, self.actor = Decision.DIVER, seat
+                    self.decision, self.actor = _DIVER, seat
                     return True
                 item[2] = sub = 2
             if sub == 2:
                 if table.base[card] and self.upgrade_options(seat):
-                    self.decision, self.actor = Decision.UPGRADE, seat
+                    self.decision, self.actor = _UPGRADE, seat
                     return True
             self.placing.pop(0)
         return False
@@ -398,7 +404,7 @@ class State:
         while self.queue:
             seat = self.queue[0]
             if self.hands[seat]:
-                self.decision, self.actor = Decision.DISCARD, seat
+                self.decision, self.actor = _DISCARD, seat
                 return True
             self.queue.pop(0)
         return False
@@ -407,7 +413,7 @@ class State:
         while self.queue:
             seat = self.queue[0]
             if self.upgrade_options(seat):
-                self.decision, self.actor = Decision.AID_UPGRADE, seat
+                self.decision, self.actor = _AID_UPGRADE, seat
                 return True
             self.queue.pop(0)
         return False
