@@ -79,6 +79,12 @@ _KEEP, _KEEP_MORE, _DIVER = Decision.KEEP, Decision.KEEP_MORE, Decision.DIVER
 _UPGRADE, _AID_UPGRADE, _DISCARD = Decision.UPGRADE, Decision.AID_UPGRADE, Decision.DISCARD
 
 
+# the legal ids of a keep, keep-more and discard decision by hand size (copied out: a
+# slice of a range costs four times a list copy)
+_KEEP_IDS = [list(KEEP[:k]) for k in range(len(KEEP) + 1)]
+_KEEP_MORE_IDS = [ids + [STOP] for ids in _KEEP_IDS]
+_DISCARD_IDS = [list(DISCARD[:k]) + [DISCARD_NONE] for k in range(len(DISCARD) + 1)]
+
 # The steps of one turn; the engine walks them in order (see State._run).
 CAPTAIN_TURN = ("deal", "choose", "collect", "place", "captain_draw", "choose", "captain_discard",
                 "place", "end_turn")
@@ -185,13 +191,13 @@ class State:
             return []
         d, seat = self.decision, self.actor
         if d == _KEEP:
-            return list(KEEP[: len(self.hands[seat])])
+            return _KEEP_IDS[len(self.hands[seat])][:]
         if d == _KEEP_MORE:
-            return list(KEEP[: len(self.hands[seat])]) + [STOP]
+            return _KEEP_MORE_IDS[len(self.hands[seat])][:]
         if d == _DIVER:
             return [DIVER_PLACE, DIVER_SKIP]
         if d == _DISCARD:
-            return list(DISCARD[: len(self.hands[seat])]) + [DISCARD_NONE]
+            return _DISCARD_IDS[len(self.hands[seat])][:]
         return [UPGRADE[p] for p in self.upgrade_options(seat)] + [UPGRADE_SKIP]
 
     def winners(self) -> list[int]:
