@@ -46,3 +46,10 @@ def test_otys_teachers_refuses_an_unknown_weight():
                             capture_output=True, text=True, timeout=120)
     assert result.returncode != 0
     assert "no weight 'NO_SUCH_WEIGHT'" in result.stderr
+
+
+def test_interleaved_ratio_prints_blocks_and_median():
+    out = run_tool("tools/interleaved_ratio.py", "otontin_v0", "3", "--blocks", "2",
+                   "--pairs", "1", "--chunk", "60")
+    assert len(re.findall(r"^block \d: reference [\d,]+ steps/s", out, re.M)) == 2
+    assert re.search(r"otontin_v0 3p: median ratio [\d.]+ over 2 blocks", out)
