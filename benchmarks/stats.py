@@ -16,7 +16,8 @@ def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]
     denom = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # the interval holds p; rounding can put an end a hair past it at p = 0 or 1
+    return (min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half)))
 
 
 def ranks(scores: list[float], winners: list[int]) -> list[int]:
