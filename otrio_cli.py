@@ -34,12 +34,15 @@ def _demo_lineups(env_id: str) -> tuple[dict, dict[str, str], list[list[str]]]:
 def _demo(args: argparse.Namespace) -> int:
     """Short tournaments on every game: greedy against random, and the pretrained PPO
     agent (where one is shipped) against greedy and against random."""
+    import hashlib
     import json
 
     import envs
     from agents.greedy import has_greedy
+    from benchmarks.records import run_identity
     from benchmarks.report import leaderboard_markdown
     from benchmarks.tournament import TournamentConfig, run
+    from envs.core.errors import ConfigError
 
     for env_id in envs.available():
         if not has_greedy(env_id.rsplit("_v", 1)[0]):
@@ -54,7 +57,17 @@ def _demo(args: argparse.Namespace) -> int:
                 games_per_seating=args.games, seed=args.seed,
                 output=str(Path(args.output) / env_id / name),
             )
-            folder = run(cfg, progress=not args.quiet)
+            try:
+                folder = run(cfg, progress=not args.quiet)
+            except ConfigError:
+                # the folder holds a demo of another config (say, a checkpoint updated
+                # since): keep it, and play this one beside it
+                identity = json.dumps(run_identity(cfg.model_dump(mode="json")), sort_keys=True)
+                digest = hashlib.sha256(identity.encode()).hexdigest()[:8]
+                cfg = cfg.model_copy(update={"output": f"{cfg.output}_{digest}"})
+                print(f"\n{Path(cfg.output).parent / name} holds a demo of another config; "
+                      f"playing this one in {cfg.output}")
+                folder = run(cfg, progress=not args.quiet)
             summary = json.loads((folder / "summary.json").read_text())
             print(f"\n## {env_id}, {len(lineup)} players, {' / '.join(lineup)}: "
                   f"{summary['games']} games (report: {folder / 'report.md'})\n")

@@ -1,0 +1,26 @@
+"""``otrio demo``: every game's short tournaments, resumable, and a folder left by a demo
+of another config (say, a checkpoint updated since) kept, not refused or overwritten."""
+
+import json
+
+from otrio_cli import main
+
+
+def test_demo_plays_every_game_and_steps_beside_a_folder_of_another_config(tmp_path, capsys):
+    assert main(["demo", "--games", "1", "--output", str(tmp_path), "--quiet"]) == 0
+    folders = sorted(p.parent for p in tmp_path.glob("*/*/summary.json"))
+    assert {f.parent.name for f in folders} == {"oceanos_v0", "otys_v0", "otontin_v0"}
+    # pretend one folder holds a demo played with another checkpoint
+    changed = tmp_path / "otontin_v0" / "ppo_vs_random"
+    run_file = changed / "run.json"
+    saved = json.loads(run_file.read_text())
+    saved["checkpoints"] = {spec: "0" * 64 for spec in saved["checkpoints"]}
+    run_file.write_text(json.dumps(saved))
+    records = (changed / "games.jsonl").read_bytes()
+    capsys.readouterr()
+    assert main(["demo", "--games", "1", "--output", str(tmp_path), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert f"{changed} holds a demo of another config" in out
+    beside = [p for p in changed.parent.glob("ppo_vs_random_*") if (p / "summary.json").exists()]
+    assert len(beside) == 1
+    assert (changed / "games.jsonl").read_bytes() == records  # the old demo is kept as it was
