@@ -87,6 +87,9 @@ def _rows(layout):
         # rows of unequal length: (1,3) has no card above it (row 0 has 2 cards);
         # groups {(0,0),(0,1)} = 2 and {(1,3),(2,3)} = 1 + 2 = 3
         ([["coral", "coral"], ["crab", "crab", "crab", "coral"], ["crab", "crab", "crab", "coral2"]], 3),
+        # the last card of a row does not touch the first card of the next one:
+        # groups {(0,1)} = 1 and {(1,0)} = 2, not 3
+        ([["crab", "coral"], ["coral2", "crab"], []], 2),
         # a column joins across all three rows
         ([["coral"], ["coral"], ["coral2", "coral2"]], 6),
         ([["crab"], [], []], 0),
