@@ -15,7 +15,8 @@ counted as half a win:
              (the seat's hidden information re-drawn, ``Game.resample_hidden``) every
              candidate is played out to the end by greedy for both seats, with the
              same generator per world; the candidate with the best mean outcome (win 1,
-             shared 0.5, plus 0.02 per point of score margin) is played.
+             shared 0.5, plus 0.02 per point of score margin) is played. The player is
+             ``tools/rollout_probe.py``'s, which measures it against any opponent.
 
 Usage::
 
@@ -36,11 +37,10 @@ import tempfile
 from multiprocessing import Pool
 from pathlib import Path
 
-import numpy as np
+from rollout_probe import RolloutGreedy  # tools/ is the script's own folder
 
 import agents
 import envs
-from envs.core.rng import make_rng
 
 GREEDY_DIR = Path(__file__).resolve().parent.parent / "agents" / "greedy"
 GREEDY_FILES = ("otys.py", "otys_values.py", "otys_view.py")
@@ -52,6 +52,7 @@ SWEPT = ("CREDIT", "BATTERY", "NEUTRAL_KEY", "OWN_X_USE", "KEY_RETURN", "DEFICIT
          "FADE_ROUNDS")
 SPECIAL = {"DEFICIT_DECAY": (0.55, 0.82), "PUBLIC_RISK": (0.7, 1.0), "FADE_ROUNDS": (2, 7)}
 MARGIN_WEIGHT = 0.02  # a rollout's outcome: win (1, shared 0.5) plus this per point of margin
+SHARED_WIN = 0.5  # a shared victory, in a rollout's outcome and in the score
 NUM_PLAYERS = 2
 
 
@@ -99,74 +100,14 @@ def play_variant(job: tuple[str, str, list[int]]) -> tuple[str, float, int]:
 
 
 # ------------------------------------------------------------------ rollout teacher
-class RolloutGreedy:
-    """Greedy Otys whose close calls are settled by Monte Carlo rollouts (docstring)."""
-
-    def __init__(self, env, seat: int, seed: int, k: int, margin: float, top: int):
-        self.env, self.seat, self.k, self.margin, self.top = env, seat, k, margin, top
-        self.game = env.unwrapped.game
-        self.greedy = agents.make("greedy", env)
-        self.greedy.reset(seed)
-        self.players = [agents.make("greedy", env) for _ in range(NUM_PLAYERS)]
-        self.rng = make_rng(seed + 1)
-        self.scratch = np.zeros(self.game.info.observation_size, np.float32)
-        self.close_calls = self.changed = 0
-
-    def reset(self, seed: int | None = None) -> None:
-        """Nothing to forget between games (one agent per game)."""
-
-    def act(self, observation: dict[str, np.ndarray]) -> int:
-        """Greedy's choice, unless rollouts favour another close candidate."""
-        values = self.greedy.action_values(observation)
-        best = max(values.values())
-        first = self.greedy.choose_best(values)
-        near = sorted((a for a, v in values.items() if v >= best - self.margin),
-                      key=lambda a: -values[a])[: self.top]
-        if len(near) < 2:
-            return first
-        self.close_calls += 1
-        state = self.env.unwrapped.state_
-        totals = dict.fromkeys(near, 0.0)
-        for _ in range(self.k):
-            world = self.game.resample_hidden(state, self.seat, self.rng)
-            world_seed = int(self.rng.integers(1 << 30))
-            for action in near:
-                totals[action] += self.play_out(world, action, world_seed)
-        choice = max(near, key=lambda a: (totals[a], a == first))
-        self.changed += choice != first
-        return choice
-
-    def play_out(self, world, action: int, seed: int) -> float:
-        """``action`` in a copy of ``world``, then greedy for both seats to the end."""
-        state = world.clone()
-        state.rng = make_rng(seed)
-        for player in self.players:
-            player.reset(seed)
-        state.apply_action(action)
-        mask = np.zeros(self.game.info.num_actions, np.int8)
-        while not state.is_terminal():
-            legal = state.legal_actions()
-            if len(legal) == 1:
-                state.apply_action(legal[0])
-                continue
-            seat = state.current_player()
-            mask[:] = 0
-            mask[legal] = 1
-            observed = {"observation": self.game.observation(state, seat, self.scratch),
-                        "action_mask": mask}
-            state.apply_action(self.players[seat].act(observed))
-        scores, winners = state.scores(), state.winners()
-        win = 1.0 if winners == [self.seat] else 0.5 if self.seat in winners else 0.0
-        return win + MARGIN_WEIGHT * (scores[self.seat] - scores[1 - self.seat])
-
-
 def play_rollout(job: tuple[list[int], int, float, int]) -> tuple[float, int, int, int]:
     """Score, games, close calls and changed choices of the rollout teacher."""
     seeds, k, margin, top = job
     made: list[RolloutGreedy] = []
 
     def make(env, seat, seed):
-        made.append(RolloutGreedy(env, seat, seed, k, margin, top))
+        made.append(RolloutGreedy(env, seat, seed, "greedy", k, margin, top,
+                                  margin_weight=MARGIN_WEIGHT, shared_win=SHARED_WIN))
         return made[-1]
 
     score = play_games(make, seeds)
