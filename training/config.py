@@ -71,6 +71,9 @@ class TrainConfig(StrictModel):
     ppo: PPOParams = PPOParams()
     net_arch: list[int] = [256, 256]
     encoder: str = "mlp"  # or a structured encoder of training/encoders.py (ENCODER_GAMES)
+    # one encoder for the policy and the value head (sb3's default), or a copy each, so the
+    # value loss cannot move the features the policy reads
+    share_features_extractor: bool = True
     # teacher hints appended to the learner's observation (agents/hints.py): None or "greedy"
     hints: str | None = None
     total_timesteps: int = Field(1_000_000, ge=1)
@@ -91,7 +94,6 @@ class TrainConfig(StrictModel):
         if not v or any(w < 0 for w in v.values()) or sum(v.values()) <= 0:
             raise ValueError("opponent weights must be >= 0 with a positive sum")
         return v
-
 
     @field_validator("hints")
     @classmethod

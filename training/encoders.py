@@ -163,10 +163,12 @@ class Hinted(BaseFeaturesExtractor):
 ENCODERS = {"otys_pairs": OtysPairs, "otys_board": OtysBoard, "hinted": Hinted}
 
 
-def policy_kwargs(encoder: str, net_arch: list[int], hint_size: int = 0) -> dict:
+def policy_kwargs(encoder: str, net_arch: list[int], hint_size: int = 0,
+                  share_features_extractor: bool = True) -> dict:
     """MaskablePPO ``policy_kwargs`` for an encoder name (``mlp``: the flat default);
-    ``hint_size``: how many hint floats end the observation (the hinted encoder)."""
-    kwargs: dict = {"net_arch": list(net_arch)}
+    ``hint_size``: how many hint floats end the observation (the hinted encoder);
+    ``share_features_extractor``: False gives the value head an encoder of its own."""
+    kwargs: dict = {"net_arch": list(net_arch), "share_features_extractor": share_features_extractor}
     if encoder != "mlp":
         kwargs["features_extractor_class"] = ENCODERS[encoder]
     if encoder == "hinted":

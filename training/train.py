@@ -236,7 +236,8 @@ def train(cfg: TrainConfig, progress: bool = True) -> Path:
             batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda,
             clip_range=p.clip_range, ent_coef=p.ent_coef, vf_coef=p.vf_coef,
             max_grad_norm=p.max_grad_norm,
-            policy_kwargs=policy_kwargs(cfg.encoder, cfg.net_arch, _hint_size(cfg)),
+            policy_kwargs=policy_kwargs(cfg.encoder, cfg.net_arch, _hint_size(cfg),
+                                        cfg.share_features_extractor),
             seed=cfg.seed, device="cpu", tensorboard_log=tb, verbose=0,
         )
         if cfg.imitation is not None:

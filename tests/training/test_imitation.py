@@ -96,13 +96,19 @@ def test_unknown_imitation_key_and_teacher_are_clear_errors(tmp_path):
         train(tiny(tmp_path, imitation={"teacher": "wizard", "games": 2}), progress=False)
 
 
-def test_value_warmup_fits_the_value_head_and_leaves_the_policy_as_cloned(tmp_path):
+# the flat MLP with sb3's shared (parameter-free) extractor; the hinted encoder split in two
+WARMUP_POLICIES = {"shared": {}, "split": {"share_features_extractor": False, "hints": "greedy",
+                                           "encoder": "hinted", "net_arch": []}}
+
+
+@pytest.mark.parametrize("policy", WARMUP_POLICIES)
+def test_value_warmup_fits_the_value_head_and_leaves_the_policy_as_cloned(tmp_path, policy):
     import torch
     from sb3_contrib import MaskablePPO
 
     from training.train import policy_parameters
 
-    cfg = tiny(tmp_path, total_timesteps=128,
+    cfg = tiny(tmp_path, total_timesteps=128, **WARMUP_POLICIES[policy],
                imitation={"games": 4, "epochs": 1, "batch_size": 32, "value_warmup_timesteps": 128},
                eval={"interval": 10**9, "games": 2, "opponents": ["random"]})
     train(cfg, progress=False)
@@ -114,6 +120,11 @@ def test_value_warmup_fits_the_value_head_and_leaves_the_policy_as_cloned(tmp_pa
                              policy_parameters(warmed.policy), strict=True):
         assert torch.equal(before, after)
     assert not torch.equal(clone_model.policy.value_net.weight, warmed.policy.value_net.weight)
+    if policy == "split":  # the value head's own encoder is fitted too
+        assert warmed.policy.vf_features_extractor is not warmed.policy.pi_features_extractor
+        assert not all(torch.equal(a, b) for a, b in zip(
+            clone_model.policy.vf_features_extractor.parameters(),
+            warmed.policy.vf_features_extractor.parameters(), strict=True))
 
 
 def test_value_warmup_unfreezes_the_policy_afterwards():
