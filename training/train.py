@@ -288,16 +288,15 @@ def evaluate_snapshots(folder: Path, games: int | None = None) -> list[dict]:
     checkpoints = sorted((folder / SNAPSHOT_DIR).glob("step_*.zip"), key=lambda p: int(p.stem.split("_")[1]))
     if (folder / "final.zip").exists():
         checkpoints.append(folder / "final.zip")
-    meta = json.loads((folder / CHECKPOINT_DIR / LAST).with_suffix(".json").read_text())
     with tempfile.TemporaryDirectory() as tmp:
         for path in checkpoints:
             if path.name in done:
                 continue
-            timesteps = (json.loads(path.with_suffix(".json").read_text())["timesteps"]
-                         if path.name == "final.zip" else int(path.stem.split("_")[1]))
+            meta = checkpoint_metadata(path)
+            timesteps = meta["timesteps"]
             copy = Path(tmp) / path.name  # with the metadata that ties it to its game
             shutil.copy(path, copy)
-            copy.with_suffix(".json").write_text(json.dumps({**meta, "timesteps": timesteps}))
+            copy.with_suffix(".json").write_text(json.dumps(meta))
             results = evaluate(copy, cfg, games, derive_seed(cfg.seed, "eval", timesteps))
             line = {"checkpoint": path.name, "timesteps": timesteps, **results}
             with out.open("a") as fh:
@@ -307,22 +306,42 @@ def evaluate_snapshots(folder: Path, games: int | None = None) -> list[dict]:
     return [json.loads(line) for line in out.read_text().splitlines()]
 
 
+def checkpoint_metadata(path: Path) -> dict:
+    """The metadata that ties a checkpoint to its game: the ``.json`` beside it, or, for
+    a self-play snapshot (``RUN/snapshots/step_N.zip``, saved without one), the run's
+    last checkpoint's with ``timesteps`` N."""
+    beside = path.with_suffix(".json")
+    if beside.exists():
+        try:
+            return json.loads(beside.read_text())
+        except (OSError, json.JSONDecodeError) as err:
+            raise ConfigError(f"checkpoint metadata {beside} is unreadable: {err}") from None
+    run_last = path.parent.parent / CHECKPOINT_DIR / LAST
+    if path.parent.name == SNAPSHOT_DIR and path.stem.startswith("step_") and run_last.exists():
+        meta = checkpoint_metadata(run_last)
+        return {**meta, "timesteps": int(path.stem.split("_")[1])}
+    raise ConfigError(f"{path} has no metadata ({beside.name}) and is not a snapshot of a "
+                      "training run: it cannot be tied to a game")
+
+
 def export_checkpoint(source: Path, target: Path) -> Path:
     """A shippable copy of a checkpoint: the policy with a fresh (empty) optimizer.
 
     The optimizer's moment estimates triple a checkpoint's size and are only needed
     to continue training; the copy plays exactly as the source. The metadata file
-    goes along.
+    goes along (a snapshot's is taken from its run).
     """
     from sb3_contrib import MaskablePPO
 
+    meta = checkpoint_metadata(source)
+    if not source.exists():
+        raise ConfigError(f"no checkpoint at {source}")
     model = MaskablePPO.load(str(source), device="cpu")
     policy = model.policy
     policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.learning_rate,
                                               **policy.optimizer_kwargs)
     target.parent.mkdir(parents=True, exist_ok=True)
     model.save(str(target))
-    meta = json.loads(source.with_suffix(".json").read_text())
     meta["exported_from"] = str(source)
     target.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
     return target

@@ -138,6 +138,28 @@ def test_exported_checkpoint_is_smaller_and_plays_the_same(tmp_path):
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
 
+def test_a_snapshot_exports_with_its_runs_metadata_and_a_stray_file_is_refused(tmp_path):
+    import shutil
+
+    from training.train import export_checkpoint
+
+    train(tiny(tmp_path, total_timesteps=128), progress=False)
+    snapshot = sorted((tmp_path / "run" / "snapshots").glob("step_*.zip"))[0]
+    assert not snapshot.with_suffix(".json").exists()  # snapshots are saved bare
+    shipped = export_checkpoint(snapshot, tmp_path / "ship" / "snap.zip")
+    meta = json.loads(shipped.with_suffix(".json").read_text())
+    assert meta["env_id"] == "oceanos_v0"
+    assert meta["timesteps"] == int(snapshot.stem.split("_")[1])
+    env = envs.make("oceanos_v0", num_players=2)
+    agents.make(f"ppo:{shipped}", env)  # plays as ppo:PATH
+    stray = tmp_path / "elsewhere" / "model.zip"
+    stray.parent.mkdir()
+    shutil.copy(snapshot, stray)
+    with pytest.raises(ConfigError, match="cannot be tied to a game"):
+        export_checkpoint(stray, tmp_path / "ship" / "stray.zip")
+    assert not (tmp_path / "ship" / "stray.zip").exists()  # nothing half-written
+
+
 def test_random_opponents_play_from_the_legal_list_alone():
     """Self-play builds neither observation nor mask for random opponents; their moves
     are the ones they make from the full observation."""
