@@ -24,6 +24,15 @@ def metadata_path(path: Path) -> Path:
     return path.with_suffix(".json")
 
 
+def read_metadata(path: Path) -> dict:
+    """The metadata beside a checkpoint; a clear error if it is missing or corrupt."""
+    meta_file = metadata_path(path)
+    try:
+        return json.loads(meta_file.read_text())
+    except (OSError, ValueError) as err:
+        raise ConfigError(f"PPO checkpoint metadata {meta_file} is missing or corrupt: {err}") from None
+
+
 class PPOAgent(Agent):
     """Plays the policy's most likely legal action (deterministic) for any seat."""
 
@@ -32,11 +41,7 @@ class PPOAgent(Agent):
         self.path = Path(path)
         if not self.path.exists():
             raise ConfigError(f"PPO checkpoint {self.path} does not exist")
-        meta_file = metadata_path(self.path)
-        try:
-            meta = json.loads(meta_file.read_text())
-        except (OSError, ValueError) as err:
-            raise ConfigError(f"PPO checkpoint metadata {meta_file} is missing or corrupt: {err}") from None
+        meta = read_metadata(self.path)
         info = env.unwrapped.game.info
         expected = {"env_id": info.env_id, "observation_size": info.observation_size,
                     "num_actions": info.num_actions}

@@ -310,16 +310,14 @@ def checkpoint_metadata(path: Path) -> dict:
     """The metadata that ties a checkpoint to its game: the ``.json`` beside it, or, for
     a self-play snapshot (``RUN/snapshots/step_N.zip``, saved without one), the run's
     last checkpoint's with ``timesteps`` N."""
-    beside = path.with_suffix(".json")
+    from agents.ppo import metadata_path, read_metadata
+
+    beside = metadata_path(path)
     if beside.exists():
-        try:
-            return json.loads(beside.read_text())
-        except (OSError, json.JSONDecodeError) as err:
-            raise ConfigError(f"checkpoint metadata {beside} is unreadable: {err}") from None
+        return read_metadata(path)
     run_last = path.parent.parent / CHECKPOINT_DIR / LAST
     if path.parent.name == SNAPSHOT_DIR and path.stem.startswith("step_") and run_last.exists():
-        meta = checkpoint_metadata(run_last)
-        return {**meta, "timesteps": int(path.stem.split("_")[1])}
+        return {**read_metadata(run_last), "timesteps": int(path.stem.split("_")[1])}
     raise ConfigError(f"{path} has no metadata ({beside.name}) and is not a snapshot of a "
                       "training run: it cannot be tied to a game")
 
