@@ -1,4 +1,4 @@
-"""The Campaign phase (rulebook "Campaign Phase", rulings "Campaign phase").
+"""The Campaign phase (``RULES.md``, "Campaign phase").
 
 A mixin of :class:`envs.otontin.rules.State`: the dice bag, rolls of three, priests
 set aside and returned, stop or roll again, saboteur theft, the bust, collecting, and

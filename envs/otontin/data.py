@@ -1,5 +1,5 @@
-"""Otontin components as plain tables (rulebook + rulings). Config may override the dice
-and the pool; the rules read these tables and never hard-code a count.
+"""Otontin components as plain tables (``RULES.md``, "Components"). Config may override
+the dice and the pool; the rules read these tables and never hard-code a count.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A round is Campaign (turn by turn, :mod:`.campaign`), Strategy (talk: public
 declarations in turn order; commit: secret binding orders) and War (resolved at once
-when the last order is in, :mod:`.war`). Read it next to the rulebook and the rulings.
+when the last order is in, :mod:`.war`). The rules in words: ``RULES.md`` beside it.
 """
 
 from __future__ import annotations

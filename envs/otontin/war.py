@@ -1,4 +1,4 @@
-"""The War phase (rulebook "War Phase", rulings "War phase"): pacts, payments,
+"""The War phase (``RULES.md``, "War phase"): pacts, payments,
 deployment, battles, stealing, the return home. Pure functions on plain lists.
 
 Seats form a ring: the left neighbour of ``s`` is ``s+1``, the right ``s-1`` (mod n).
@@ -31,7 +31,7 @@ def border_of(seat: int, side: int, n: int) -> int:
 
 
 def fight(a_units: int, a_value: int, b_units: int, b_value: int) -> tuple[int, int]:
-    """Losses ``(a_lost, b_lost)`` of one fight (rulings, War phase 3).
+    """Losses ``(a_lost, b_lost)`` of one fight (``RULES.md``, "One fight").
 
     The side with the lower total value is wiped out; the higher loses the fewest
     warriors whose values reach the loser's total; equal totals wipe out both.
