@@ -1,6 +1,6 @@
 """Otys rules: the game state, its decisions, and how actions change it.
 
-Read next to ``shared/rules/otys-rulebook.txt`` and ``otys-rulings.md``. A turn is a
+Read next to ``RULES.md`` in this folder (the rules as this code plays them). A turn is a
 run of single decisions by the same seat (``self.phase`` names the pending one):
 
 1. ``KEY``: a numbered key, or an X key (own / neutral) at any level; an X key
