@@ -37,7 +37,7 @@ PHASE_NAMES = (
     "reward token: flip which diver (or decline)",
     "Sponsor #5 advanced: battery or move a resource",
     "reward token: which resource colour (or decline)",
-    "keep which drawn contract (or decline)",
+    "keep which drawn contract",
     "specific-number contract: colour for the next number",
     "Spy: use the neighbour's diver (or decline)",
     "designer's Spy variant: your copied diver resurfaces or uses oxygen",
@@ -197,7 +197,9 @@ class EffectsMixin:
                 target = self._neighbours()[action - A.SPY_LEFT]
                 if self.t.spy_variant:
                     self.credits[target] += cost  # given to the opponent, not spent
-                    if target not in self.marks:
+                    self.copy_gift = cost
+                    self.copy_marked = int(target not in self.marks)
+                    if self.copy_marked:
                         self.marks.append(target)
                 self.copy_seat = target
                 self.copy_depth = depth + 1
@@ -248,6 +250,17 @@ class EffectsMixin:
         else:
             self.credits[p] += self.t.store_credits[row] + bonus
 
+    def _undo_copy(self) -> None:
+        """Designer's variant: the pending copy is declined, so it activated nothing;
+        its owner hands the Spy's credits back and its diver is unmarked (a mark made
+        earlier in the turn stays). Only this copy: one through a copied Spy leaves
+        the outer copy, whose Spy did act, as it was."""
+        p, target, gift = self.seat, self.copy_seat, self.copy_gift
+        self.credits[target] -= gift
+        self.credits[p] += gift
+        if self.copy_marked:
+            self.marks.remove(target)
+
     def _start_draw(self) -> None:
         """Draw up to 4 contracts for the keep decision."""
         drawn = []
@@ -257,11 +270,10 @@ class EffectsMixin:
         self.phase = KEEP
 
     def _keep(self, index: int) -> None:
-        """Keep drawn card ``index`` (-1: none); the rest go to the deck's bottom."""
+        """Keep drawn card ``index``; the rest go to the deck's bottom."""
         p = self.seat
         rest = [c for i, c in enumerate(self.drawn) if i != index]
-        if index >= 0:
-            self.hands[p].append(self.drawn[index])
+        self.hands[p].append(self.drawn[index])
         self.deck[0:0] = rest
         self.seen[0:0] = [1 << p] * len(rest)
         self.drawn = []

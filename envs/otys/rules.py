@@ -56,7 +56,7 @@ _FLAT = (
     "n", "seat", "actor", "round", "end_triggered", "over", "capped", "phase",
     "key", "lvl", "sponsor_used", "uses", "free", "resume", "tok", "tok_board",
     "tok_slot", "copy_seat", "copy_depth", "ctr", "ctr_src", "ctr_lvl", "neutral",
-    "sp_tile",
+    "sp_tile", "copy_gift", "copy_marked",
 )  # fmt: skip
 _LISTS = (
     "nx", "mech", "hack", "credits", "batteries", "pp", "sponsors", "adv", "display",
@@ -86,6 +86,9 @@ _COUNTER_DEFAULTS = {  # counters missing from a state saved before they existed
     "sp_yield": lambda s: [[0] * (D.NUM_SPONSORS * NUM_YIELDS) for _ in range(s.n)],
     "pp_src": lambda s: [[0] * len(PP_SOURCES) for _ in range(s.n)],
 }
+# every field a save may lack: the counters, and what the pending Spy copy did in the
+# designer's variant (a copy pending in such a save: declining it undoes nothing)
+_DEFAULTS = {**_COUNTER_DEFAULTS, "copy_gift": lambda s: 0, "copy_marked": lambda s: 0}
 
 
 def _shuffled(rng: np.random.Generator, items: list) -> list:
@@ -170,7 +173,7 @@ class State(ContractsMixin, EffectsMixin):
         self.tok = self.tok_slot = -1
         self.tok_board = 0
         self.copy_seat = -1
-        self.copy_depth = 0
+        self.copy_depth = self.copy_gift = self.copy_marked = 0
         self.ctr = self.ctr_src = self.ctr_lvl = -1
         self.marks = []
 
@@ -230,9 +233,8 @@ class State(ContractsMixin, EffectsMixin):
             dtype, upg = self._copied()
             self._diver_options(dtype, upg, self.copy_depth, self.credits[p], out)
             out.append(A.DECLINE)
-        elif phase == KEEP:
+        elif phase == KEEP:  # no decline: a draw starts only with room in the hand
             out.extend(A.KEEP.start + i for i in range(len(self.drawn)))
-            out.append(A.DECLINE)
         elif phase == CONTRACT_COLOUR:
             out.extend(A.COLOUR.start + c for c in self._colour_options())
         elif phase == TOKEN_RESOURCE:
@@ -293,12 +295,14 @@ class State(ContractsMixin, EffectsMixin):
                 self._use_diver(action, dtype, self.up[p][dtype], 0)
         elif phase == COPY:
             if action == A.DECLINE:
+                if self.t.spy_variant:
+                    self._undo_copy()
                 self._back()
             else:
                 dtype, upg = self._copied()
                 self._use_diver(action, dtype, upg, self.copy_depth)
         elif phase == KEEP:
-            self._keep(-1 if action == A.DECLINE else action - A.KEEP.start)
+            self._keep(action - A.KEEP.start)
         elif phase == CONTRACT_COLOUR:
             self.picks.append(action - A.COLOUR.start)
             if len(self.picks) == len(self.t.contract_needs[self.ctr]):
@@ -500,7 +504,7 @@ class State(ContractsMixin, EffectsMixin):
         try:
             config = validate(Config, data["config"])
             state = cls(config, rng_from_dict(data["rng"]), setup=False)
-            missing = [name for name in _COUNTER_DEFAULTS if name not in data]
+            missing = [name for name in _DEFAULTS if name not in data]
             for name in _FLAT:
                 if name not in missing:
                     setattr(state, name, int(data[name]))
@@ -510,8 +514,8 @@ class State(ContractsMixin, EffectsMixin):
             for name in _NESTED:
                 if name not in missing:
                     setattr(state, name, [[int(v) for v in x] for x in data[name]])
-            for name in missing:  # saved before the record counters existed
-                setattr(state, name, _COUNTER_DEFAULTS[name](state))
+            for name in missing:  # saved before these fields existed
+                setattr(state, name, _DEFAULTS[name](state))
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise StateError(f"corrupt Otys state: {err!r}") from None
         state._check_shape()

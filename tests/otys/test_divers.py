@@ -184,9 +184,9 @@ def test_spy_draw_with_a_short_deck_and_full_hand():
     s = position()
     s.deck, s.seen = [3, 4], [0, 0]
     play(s, "key:L3", "spy:draw")
-    assert s.drawn == [4, 3] and names(s) == {"keep:0", "keep:1", "decline"}
-    play(s, "decline")
-    assert s.hands[0] == [] and s.deck == [4, 3]
+    assert s.drawn == [4, 3] and names(s) == {"keep:0", "keep:1"}
+    play(s, "keep:1")
+    assert s.hands[0] == [3] and s.deck == [4]
     s = position()
     s.hands[0] = list(range(D.MAX_HAND))
     play(s, "key:L3")

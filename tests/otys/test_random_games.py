@@ -9,7 +9,7 @@ from envs.core import make_rng, validate
 from envs.otys import actions as A
 from envs.otys import data as D
 from envs.otys.config import Config
-from envs.otys.effects import CONTRACT_COLOUR, COPY, SPONSOR_FLIP, SPONSOR_FLIP_TILE
+from envs.otys.effects import CONTRACT_COLOUR, COPY, KEEP, SPONSOR_FLIP, SPONSOR_FLIP_TILE
 from envs.otys.rules import State
 
 GAMES_PER_SETUP = 160
@@ -20,7 +20,7 @@ SETUPS = [
     for extra in (
         {},
         {"sponsors": {"sides": "advanced"}, "spy_designer_variant": True},
-        {"components": {"end_pp": 6}},
+        {"components": {"end_pp": 6, "hand_limit": 2}},
         {"sponsors": {"sides": "basic"}, "components": {"end_pp": 9, "start_credits": 8}},
     )
 ]
@@ -77,6 +77,8 @@ def check_invariants(s: State) -> None:
             assert r[b] + r[b + 1] + r[b + 2] + r[b + 3] <= cap, (p, li, r)
         assert s.credits[p] >= 0 and s.batteries[p] >= 0 and s.pp[p] >= 0
         assert len(s.hands[p]) <= t.hand_limit
+    if s.phase == KEEP:  # keeping is the only answer: there is a card and room for it
+        assert s.drawn and len(s.hands[s.seat]) < t.hand_limit
         own = [k for k in own_keys if s.home[p][k]]
         own += [k for k in s.track[p] if k != D.NEUTRAL_X]
         if p == s.seat and 0 <= s.key < D.NEUTRAL_X:
