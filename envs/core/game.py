@@ -8,7 +8,7 @@ observation layout and its config model. :class:`envs.core.aec.BoardGameEnv` tur
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any, Protocol
 
 import numpy as np
@@ -127,6 +127,16 @@ class Game:
         that sample what they cannot see. Games with hidden information override it.
         """
         return self.state_from_dict(state.to_dict())
+
+    def simultaneous_step(self, state: GameState) -> Hashable | None:
+        """An id of the simultaneous step in progress, or None outside one.
+
+        In a simultaneous step the rules let several seats choose "at the same time";
+        the engine asks them one after another, and no seat's observation may show
+        what a seat before it chose in the same step (``check_simultaneous_choices``).
+        The id must differ between two consecutive steps (e.g. include the round).
+        """
+        return None
 
     def game_summary(self, state: GameState) -> dict[str, Any]:
         """Game-specific facts of a finished game for records (override per game)."""

@@ -124,6 +124,63 @@ def check_hidden_information(env_fn: EnvFn, seeds: range, every: int = 3) -> int
     return changed
 
 
+def check_simultaneous_choices(env_fn: EnvFn, seeds: range, tries: int = 4) -> int:
+    """Choices made in a simultaneous step stay secret until the step is over.
+
+    Random games are played; where a simultaneous step begins (the game's
+    ``simultaneous_step`` id changes to a new one), the state is saved and the step is
+    played out ``tries`` times from the saved state with other random choices. When a
+    seat takes its first decision of the step, the observation of every seat that has
+    not yet chosen in it (that seat included) must be the same in every try, whatever
+    the seats before it chose. Returns how many of those comparisons followed earlier
+    choices that differed (a test asserts it is positive, so the check is not vacuous).
+    """
+    differed = 0
+    for seed in seeds:
+        env = env_fn()
+        env.reset(seed=seed)
+        core = env.unwrapped
+        game = core.game
+        size = game.info.observation_size
+        rng = make_rng(20_000 + seed)
+        last = None
+        for _ in play_random(env, make_rng(seed)):
+            step_id = game.simultaneous_step(core.state_)
+            if step_id is None or step_id == last:
+                last = step_id
+                continue
+            last = step_id
+            saved = core.state_.to_dict()
+            first_seen: dict[int, tuple[dict, list[np.ndarray]]] = {}
+            for _try in range(tries):
+                state = game.state_from_dict(saved)
+                acted: set[int] = set()
+                while not state.is_terminal() and game.simultaneous_step(state) == step_id:
+                    seat = state.current_player()
+                    if seat not in acted:
+                        acted.add(seat)
+                        waiting = [s for s in range(state.num_players) if s not in acted]
+                        views = []
+                        for s in [seat, *waiting]:
+                            out = np.zeros(size, np.float32)
+                            game.observe(state, s, out)
+                            views.append(out)
+                        if seat not in first_seen:
+                            first_seen[seat] = (state.to_dict(), views)
+                        else:
+                            before, expected = first_seen[seat]
+                            differed += state.to_dict() != before
+                            for s, got, want in zip([seat, *waiting], views, expected):
+                                diff = np.flatnonzero(got != want)
+                                assert diff.size == 0, (
+                                    f"seat {s} sees what was chosen earlier in simultaneous "
+                                    f"step {step_id} before {seat}'s choice (seed {seed}, "
+                                    f"indices {diff[:10].tolist()})")
+                    legal = state.legal_actions()
+                    state.apply_action(legal[int(rng.integers(len(legal)))])
+    return differed
+
+
 def _trajectory(env, rng: np.random.Generator, steps: int | None = None) -> list[str]:
     """Digest of every step of a random continuation."""
     out = []

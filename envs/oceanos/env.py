@@ -50,6 +50,10 @@ class OceanosGame(Game):
     def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
         return resample_hidden(state, seat, rng)
 
+    def simultaneous_step(self, state: State) -> tuple | None:
+        """Keep choices: made one seat after another, revealed together."""
+        return ("keep", state.round, state.turn, state.pc) if state.choosing() else None
+
     def game_summary(self, state: State) -> dict:
         """Per-game facts for tournament and balance records (JSON-able)."""
         return {

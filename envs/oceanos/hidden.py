@@ -1,4 +1,10 @@
-"""Re-drawing what one seat cannot know (for the leak test and sampling agents)."""
+"""Re-drawing what one seat cannot know (for the leak test and searching agents).
+
+The re-drawn world depends only on what the seat may know and on the generator: two
+states that differ only in what is hidden from the seat give the same world for the
+same generator state (hidden cards are pooled in sorted order before they are dealt
+at random), so an agent that searches re-drawn worlds cannot learn the hidden part.
+"""
 
 from __future__ import annotations
 
@@ -12,31 +18,67 @@ from .rules import State
 def resample_hidden(state: State, seat: int, rng: np.random.Generator) -> State:
     """A copy of ``state`` with everything hidden from ``seat`` re-drawn.
 
-    Hidden from ``seat``: the order of every deck, the other players' hands and
-    face-down kept cards, and the future of the generator (treasure draws, reshuffles).
-    The cards ``seat`` handed on this turn stay where they are: it knows them. Sizes of
-    hands and face-down piles are public and kept.
+    Hidden from ``seat``: the order of every deck, the other players' hands, their
+    face-down kept cards and, while keeps are being chosen, how many cards each of
+    them kept (and so the fuel they spent), and the future of the generator (treasure
+    draws, reshuffles). Public, and kept as it is: every hand size as it stood when
+    the keeps began, deck and discard sizes, the face-up discards, everything placed.
+    The cards ``seat`` handed on this turn are known to it: they stay among the
+    places they can be (which of them went where, e.g. the one a Troubled Waters
+    Captain took, is re-drawn).
+
+    The other players' secret keeps of the step in progress are taken back and made
+    again at random: a player that has finished choosing keeps one card plus a
+    uniformly drawn number of extra cards (each paid with a Fuel token it had); the
+    player choosing now keeps one (it is still choosing, so it kept at least one).
     """
     other = state.clone()
+    others = [s for s in range(other.num_players) if s != seat]
+    rekeep: list[tuple[int, int | None]] = []  # (seat, cards to keep; None: drawn)
+    if other.choosing():
+        for s in others:
+            kept = other.kept[s]
+            if kept:
+                extra = len(kept) - 1
+                other.hands[s] += kept
+                other.kept[s] = []
+                other.fuel_ready[s] += extra
+                other.fuel_used[s] -= extra
+                rekeep.append((s, 1 if s == other.actor else None))
     known = set(other.passed[seat])
-    slots: list[tuple[list[int], int]] = []
-    pool: list[int] = []
-    hidden_lists = [other.decks[other.round]]
-    for s in range(other.num_players):
-        if s != seat:
-            hidden_lists += [other.hands[s], other.kept[s]]
-    for cards in hidden_lists:
-        for i, card in enumerate(cards):
-            if card not in known:
-                slots.append((cards, i))
-                pool.append(card)
-    order = rng.permutation(len(pool))
-    for (cards, i), k in zip(slots, order):
-        cards[i] = pool[k]
-    for s in range(other.num_players):
-        if s != seat:
-            other.hands[s].sort()
+    # every hidden place in a canonical order (the deck's positions, then each other
+    # hand, its known cards first), split by whether the card there is known to seat
+    places: tuple[list, list] = ([], [])  # (unknown, known) places as (list, index)
+    cards: tuple[list, list] = ([], [])
+    deck = other.decks[other.round]
+    for i, card in enumerate(deck):
+        is_known = card in known
+        places[is_known].append((deck, i))
+        cards[is_known].append(card)
+    for s in others:
+        hand = other.hands[s]
+        mine = [c for c in hand if c in known]
+        hand[:] = mine + [c for c in hand if c not in known]
+        for i, card in enumerate(hand):
+            places[i < len(mine)].append((hand, i))
+            cards[i < len(mine)].append(card)
+    for spots, pool in zip(places, cards):
+        pool.sort()
+        for (cards_list, i), k in zip(spots, rng.permutation(len(pool))):
+            cards_list[i] = pool[k]
+    for s in others:
+        other.hands[s].sort()
+    for s, count in rekeep:
+        hand = other.hands[s]
+        if count is None:
+            count = 1 + int(rng.integers(min(other.fuel_ready[s], len(hand) - 1) + 1))
+        other.kept[s] = [hand[i] for i in rng.choice(len(hand), size=count, replace=False)]
+        for card in other.kept[s]:
+            hand.remove(card)
+        other.fuel_ready[s] -= count - 1
+        other.fuel_used[s] += count - 1
     for r in range(other.round + 1, len(other.decks)):
+        other.decks[r].sort()
         rng.shuffle(other.decks[r])
     other.rng = make_rng(int(rng.integers(2**63)))
     return other

@@ -21,9 +21,11 @@ from .actions import MAX_HAND
 from .cards_table import CARD_FEATURES
 from .data import KRAKEN_SIZES, MAX_LEVEL, NUM_ROUNDS, PARTS, TREASURE_TOKENS, TURNS_PER_ROUND
 from .observe_cache import (
+    COLUMN,
     FLOAT_BYTES,
     KRAKEN_SCALE,
     LEVEL_WIDTH,
+    MAX_FUEL,
     MAX_KEPT,
     MAX_PLAYERS,
     MAX_ROW,
@@ -37,6 +39,7 @@ from .observe_cache import (
 from .rules import Decision, State
 
 DECK_SCALE = 50.0
+DISCARD_SCALE = 10.0
 
 LAYOUT = ObservationLayout([
     ("decision", (len(Decision),), "pending decision kind (one-hot)"),
@@ -52,6 +55,7 @@ LAYOUT = ObservationLayout([
     ("kraken", (len(KRAKEN_SIZES), 2), "per size: value known, value / 4"),
     ("deck", (2,), "cards left in this round's deck, in its discard pile (/50)"),
     ("bag", (1,), "treasure tokens left in the bag / 30"),
+    ("discards", (CARD_FEATURES,), "this round's face-up discard pile: its cards' features summed / 10"),
     ("levels", (MAX_PLAYERS, len(PARTS), MAX_LEVEL), "submarine part levels (one-hot)"),
     ("player", (MAX_PLAYERS, len(PLAYER_FEATURES)), "per seat: " + ", ".join(PLAYER_FEATURES)),
     ("tableau", (MAX_PLAYERS, NUM_ROUNDS, MAX_ROW, TABLEAU_FEATURES),
@@ -64,12 +68,16 @@ _AT = {name: a for name, (a, _, _) in LAYOUT.offsets.items()}
 _LEVELS, _PLAYER, _TABLEAU = _AT["levels"], _AT["player"], _AT["tableau"]
 # the header: the observer-independent pieces from round to bag, offsets within it
 _HEADER = _AT["round"]
-_ROUND, _TURN, _PLAYERS, _VARIANTS, _KRAKEN, _DECK, _BAG = (
+_ROUND, _TURN, _PLAYERS, _VARIANTS, _KRAKEN, _DECK, _BAG, _DISCARDS = (
     _AT[name] - _HEADER for name in ("round", "turn", "players", "variants", "kraken", "deck",
-                                     "bag"))
+                                     "bag", "discards"))
 _HEADER_SIZE = _LEVELS - _HEADER
 _CARD_BYTES = CARD_FEATURES * FLOAT_BYTES
 _PLACED = (Decision.DIVER, Decision.UPGRADE)  # decisions about the card being placed
+_KEEP, _KEEP_MORE = Decision.KEEP, Decision.KEEP_MORE
+# the observer's own counts in its player row (the first row)
+_OWN_HAND, _OWN_KEPT, _OWN_FUEL_READY, _OWN_FUEL_USED = (
+    _PLAYER + COLUMN[name] for name in ("hand_size", "kept_face_down", "fuel_ready", "fuel_used"))
 
 
 def _one_hots(decision: int | None, actor: int | None) -> bytes:
@@ -115,7 +123,8 @@ def _header(state: State, cache: ObsCache) -> bytes:
     """The header pieces (round to bag) as float32 bytes, kept on the cache until they
     change."""
     rnd = state.round
-    key = (rnd, state.turn, state.over, len(state.decks[rnd]), len(state.discards[rnd]),
+    discards = state.discards[rnd]
+    key = (rnd, state.turn, state.over, len(state.decks[rnd]), tuple(discards),
            len(state.bag), *state.kraken)
     if key != cache.header_key:
         h = array("f", bytes(_HEADER_SIZE * FLOAT_BYTES))
@@ -131,8 +140,11 @@ def _header(state: State, cache: ObsCache) -> bytes:
                 h[_KRAKEN + 2 * size] = 1.0
                 h[_KRAKEN + 2 * size + 1] = value / KRAKEN_SCALE
         h[_DECK] = len(state.decks[rnd]) / DECK_SCALE
-        h[_DECK + 1] = len(state.discards[rnd]) / DECK_SCALE
+        h[_DECK + 1] = len(discards) / DECK_SCALE
         h[_BAG] = len(state.bag) / len(TREASURE_TOKENS)
+        if discards:
+            pile = state.table.features[discards].sum(axis=0) / DISCARD_SCALE
+            h[_DISCARDS : _DISCARDS + CARD_FEATURES] = array("f", pile.astype(np.float32).tobytes())
         cache.header, cache.header_key = h.tobytes(), key
     return cache.header
 
@@ -158,10 +170,15 @@ def write_observation(state: State, seat: int, out: np.ndarray) -> None:
         cache = _new_cache(state)
     card = cache.cards.features.__getitem__
     hand, kept, passed = state.hands[seat], state.kept[seat], state.passed[seat]
+    choosing = False
     if state.over:
         pending, placing = _NOTHING_PENDING, _NO_CARD
     else:
-        pending = _PENDING[state.decision][(state.actor - seat) % n]
+        decision, actor = state.decision, state.actor
+        choosing = decision == _KEEP or decision == _KEEP_MORE
+        if decision == _KEEP_MORE and actor != seat:
+            decision = _KEEP  # how many cards another player keeps is secret
+        pending = _PENDING[decision][(actor - seat) % n]
         placed = state.placing and state.decision in _PLACED
         placing = card(state.placing[0][1]) if placed else _NO_CARD
     b[:_PREFIX_BYTES] = b"".join([
@@ -174,6 +191,13 @@ def write_observation(state: State, seat: int, out: np.ndarray) -> None:
     f[_PLAYER : _PLAYER + split] = first
     f[_PLAYER + split : _PLAYER + n * PLAYER_WIDTH] = second
     f[_TABLEAU : _TABLEAU + n * TABLEAU_WIDTH] = cache.tableau.runs[seat]
+    if choosing and kept:  # the cache holds what the others see; the seat knows its keeps
+        for column, value, scale in (
+            (_OWN_HAND, len(hand), MAX_HAND), (_OWN_KEPT, len(kept), MAX_KEPT),
+            (_OWN_FUEL_READY, state.fuel_ready[seat], MAX_FUEL),
+            (_OWN_FUEL_USED, state.fuel_used[seat], MAX_FUEL),
+        ):
+            f[column] = value / scale
     if n < MAX_PLAYERS:
         for at, zeros in _ABSENT[n]:
             b[at : at + len(zeros)] = zeros

@@ -191,8 +191,16 @@ class ObsCache(StateCache):
         # the compared player features as lists over the seats (COLUMNS' order); each
         # that changed (found by C-level iteration) is rewritten for every seat, which
         # costs less than finding the seats whose value changed
+        # the counts every other seat sees (keeps are secret until all have chosen);
+        # the writer puts the observer's own true counts over its row
+        counted = _counted(state)
+        if state.choosing():
+            hands, kept, ready, used = state.public_counts()
+            counted = (ready, counted[1], used, *counted[3:])
+        else:
+            hands, kept = list(map(len, state.hands)), list(map(len, state.kept))
         columns = [
-            *_counted(state), list(map(len, state.hands)), list(map(len, state.kept)),
+            *counted, hands, kept,
             self.captains[state.captain if state.captain_mode else NO_CAPTAIN], placed,
             self.eyes_now, self.kinds,
         ]  # fmt: skip

@@ -1,6 +1,6 @@
 """Oceanos rules: state, legal actions, apply, scoring. No gym, no spaces.
 
-Read beside ``shared/rules/oceanos-rulebook.txt`` and ``oceanos-rulings.md``.
+Read beside ``RULES.md`` (the rules as implemented).
 
 A turn is cut into single decisions (``Decision``):
 
@@ -166,6 +166,30 @@ class State:
 
     def scores(self) -> list[int]:
         return list(self.score)
+
+    def choosing(self) -> bool:
+        """True while keep choices are being made: they stay face down, and how many
+        cards each player kept is secret, until all have chosen."""
+        return not self.over and (self.decision == _KEEP or self.decision == _KEEP_MORE)
+
+    def public_counts(self) -> tuple[list[int], list[int], list[int], list[int]]:
+        """Every seat's hand size, face-down kept cards, ready fuel and spent fuel as the
+        other players see them.
+
+        During keep choices a seat's keeps are secret, so the others see it as it was
+        when the choices began: nothing kept, its whole hand, its fuel unspent (every
+        card kept after the first spent one Fuel token).
+        """
+        hands, kept = list(map(len, self.hands)), list(map(len, self.kept))
+        ready, used = list(self.fuel_ready), list(self.fuel_used)
+        if self.choosing():
+            for s, k in enumerate(kept):
+                if k:
+                    hands[s] += k
+                    kept[s] = 0
+                    ready[s] += k - 1
+                    used[s] -= k - 1
+        return hands, kept, ready, used
 
     def periscopes(self, seat: int) -> int:
         return COCKPIT_PERISCOPES[self.levels[seat][COCKPIT] - 1]

@@ -13,7 +13,7 @@ from .data import DEFAULT_PLAYERS, MAX_PLAYERS, MAX_ROUND_CAP, MIN_PLAYERS
 from .observe import COUNT_SCALE, LAYOUT, new_observation, write_observation
 from .orders import NO_ORDER, NUM_ORDERS
 from .render import render_text
-from .rules import Config, State
+from .rules import COMMIT_PHASE, Config, State
 
 # Truncation guard: rounds x seats x decisions per seat and round. A campaign turn
 # spends at least one of its 15 dice per roll unless every die shows a priest, so
@@ -63,6 +63,10 @@ class OtontinGame(Game):
                 other.committed[s] = int(rng.integers(NUM_ORDERS))
         other.rng = make_rng(int(rng.integers(SEED_BOUND)))
         return other
+
+    def simultaneous_step(self, state: State) -> tuple | None:
+        """The secret orders of a round are laid "at the same time"."""
+        return ("commit", state.round) if state.phase == COMMIT_PHASE else None
 
     def game_summary(self, state: State) -> dict[str, Any]:
         """Per-game facts for tournament and balance records (JSON-able)."""

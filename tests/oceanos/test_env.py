@@ -40,6 +40,22 @@ def test_no_hidden_information_leaks(config):
     assert testing.check_hidden_information(factory(config), range(2), every=4) > 0
 
 
+SIMULTANEOUS = [
+    {"num_players": 2},  # the two-player turn
+    # (the Captain turn at two players has a single non-Captain chooser: nothing to hide)
+    {"num_players": 4, "troubled_waters": True},
+    {"num_players": 3},  # the example of the issue: seed 3000, the second non-Captain
+    {"num_players": 5},
+]
+
+
+@pytest.mark.parametrize("config", SIMULTANEOUS, ids=[json.dumps(s) for s in SIMULTANEOUS])
+def test_keeps_stay_secret_until_revealed(config):
+    """A later chooser sees the others as they were when the keeps began."""
+    seeds = range(3000, 3002) if config["num_players"] == 3 else range(2)
+    assert testing.check_simultaneous_choices(factory(config), seeds) > 0
+
+
 @pytest.mark.parametrize("config", SETUPS, ids=IDS)
 def test_save_load_same_future(config):
     testing.check_save_load(factory(config), range(3))

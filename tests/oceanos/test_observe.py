@@ -23,7 +23,7 @@ from envs.oceanos.data import (
     TREASURE_TOKENS,
     TURNS_PER_ROUND,
 )
-from envs.oceanos.observe import DECK_SCALE, LAYOUT, write_observation
+from envs.oceanos.observe import DECK_SCALE, DISCARD_SCALE, LAYOUT, write_observation
 from envs.oceanos.observe_cache import (
     CRYSTAL_SCALE,
     EYES_SCALE,
@@ -43,8 +43,11 @@ def reference(state: State, seat: int) -> np.ndarray:
     v = LAYOUT.views(out)
     n, features, table = state.num_players, state.table.features, state.table
     order = [(seat + k) % n for k in range(n)]
+    choosing = state.choosing()
     if not state.over:
-        v["decision"][state.decision] = 1.0
+        # another player's extra keeps are secret: the others see a plain keep decision
+        hidden_more = state.decision == Decision.KEEP_MORE and state.actor != seat
+        v["decision"][Decision.KEEP if hidden_more else state.decision] = 1.0
         v["actor"][(state.actor - seat) % n] = 1.0
         if state.placing and state.decision in (Decision.DIVER, Decision.UPGRADE):
             v["placing"][:] = features[state.placing[0][1]]
@@ -62,6 +65,9 @@ def reference(state: State, seat: int) -> np.ndarray:
     v["deck"][:] = (len(state.decks[state.round]) / DECK_SCALE,
                     len(state.discards[state.round]) / DECK_SCALE)
     v["bag"][0] = len(state.bag) / len(TREASURE_TOKENS)
+    pile = state.discards[state.round]
+    if pile:
+        v["discards"][:] = features[pile].sum(axis=0) / DISCARD_SCALE
     for k, s in enumerate(order):
         for part, level in enumerate(state.levels[s]):
             v["levels"][k, part, level - 1] = 1.0
@@ -73,13 +79,17 @@ def reference(state: State, seat: int) -> np.ndarray:
         cards = [c for row in state.rows[s] for c in row]
         kinds = {table.animal[c] for c in cards if table.animal[c] >= 0}
         eyes = sum(table.eyes[c] for c in state.rows[s][state.round])
+        hand, kept = len(state.hands[s]), len(state.kept[s])
+        ready, used = state.fuel_ready[s], state.fuel_used[s]
+        if choosing and s != seat and kept:  # seen as before its secret keeps
+            hand, kept, ready, used = hand + kept, 0, ready + kept - 1, used - (kept - 1)
         v["player"][k] = (
             1.0, s == state.captain and state.captain_mode,
-            state.fuel_ready[s] / max(MOTOR_FUEL), state.fuel_fresh[s] / max(MOTOR_FUEL),
-            state.fuel_used[s] / max(MOTOR_FUEL), state.divers_ready[s] / max(AIRLOCK_DIVERS),
+            ready / max(MOTOR_FUEL), state.fuel_fresh[s] / max(MOTOR_FUEL),
+            used / max(MOTOR_FUEL), state.divers_ready[s] / max(AIRLOCK_DIVERS),
             len(state.divers[s]) / max(AIRLOCK_DIVERS), state.green[s] / CRYSTAL_SCALE,
             state.yellow[s] / CRYSTAL_SCALE, state.score[s] / SCORE_SCALE,
-            len(state.hands[s]) / MAX_HAND, len(state.kept[s]) / MAX_KEPT,
+            hand / MAX_HAND, kept / MAX_KEPT,
             eyes / EYES_SCALE, len(kinds) / len(ANIMALS),
         )
     return out

@@ -41,6 +41,12 @@ def test_hidden_information(n):
     assert testing.check_hidden_information(maker(n), range(2), every=4) > 0
 
 
+@pytest.mark.parametrize("n", [3, 8])
+def test_secret_orders_stay_secret(n):
+    """A later leader's view of the commit step is the same whatever earlier ones laid."""
+    assert testing.check_simultaneous_choices(maker(n), range(2)) > 0
+
+
 @pytest.mark.parametrize("n", COUNTS)
 def test_save_load(n):
     """Save mid-game through JSON, load into a fresh env: the same future."""

@@ -88,3 +88,21 @@ def test_otontin_losses_sorts_every_loss():
     kinds = [int(n) for n in re.findall(r"^  (?:stripped in the final war|a rival ended richer): "
                                         r"(\d+)", out, re.M)]
     assert sum(kinds) == int(found.group(1))
+
+
+def test_widen_checkpoint_keeps_the_layer_blind_to_the_new_inputs():
+    import importlib.util
+
+    import torch
+
+    spec = importlib.util.spec_from_file_location("widen", ROOT / "tools" / "widen_checkpoint.py")
+    widen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(widen)
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(6, 4)
+    wide = widen.widen_linear(layer, at=2, count=3)
+    x = torch.randn(5, 6)
+    new_inputs = torch.randn(5, 3)  # whatever the new piece holds
+    widened_x = torch.cat([x[:, :2], new_inputs, x[:, 2:]], dim=1)
+    assert wide.in_features == 9
+    assert torch.allclose(wide(widened_x), layer(x))
