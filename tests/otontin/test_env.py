@@ -138,14 +138,6 @@ def test_end_rewards(seed):
             assert totals[agent] == pytest.approx(want)
 
 
-def test_round_cap_terminates_not_truncates():
-    env = envs.make("otontin_v0", num_players=3, round_cap=1)
-    env.reset(seed=5)
-    _play_to_end(env, 5)
-    assert env.unwrapped.state_.round == 1
-    assert all(env.terminations.values()) and not any(env.truncations.values())
-
-
 def test_state_round_trip_and_bad_data():
     env = envs.make("otontin_v0", num_players=6)
     env.reset(seed=2)
