@@ -2,7 +2,7 @@
 
 The guarantees that PettingZoo's generic wrappers give (order enforcement, action
 bounds, illegal moves) are checked here cheaply, so that ``env()`` is both safe and
-fast (DESIGN.md: the generic wrappers cost most of a light env's step rate).
+fast (PettingZoo's generic wrappers cost most of a light env's step rate).
 """
 
 from __future__ import annotations

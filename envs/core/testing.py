@@ -1,4 +1,4 @@
-"""The suite's generic checker, written once and run on every game (DESIGN.md).
+"""The suite's generic checker, written once and run on every game.
 
 Each ``check_*`` function raises ``AssertionError`` with a readable message on the
 first violation. ``env_fn`` is a zero-argument callable that builds a fresh env.
