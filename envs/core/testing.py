@@ -124,6 +124,36 @@ def check_hidden_information(env_fn: EnvFn, seeds: range, every: int = 3) -> int
     return changed
 
 
+def check_resample_canonical(env_fn: EnvFn, seeds: range, every: int = 5) -> int:
+    """``resample_hidden`` reads nothing a seat cannot know.
+
+    At every ``every``-th decision, for the acting seat: a second state that differs
+    from the true one only in what the seat cannot see is made (by re-drawing the
+    hidden part once), and ``resample_hidden`` with two generators in the same state
+    must return the same world from both. Returns how many of the pairs of states
+    differed (a test asserts it is positive).
+    """
+    differed = 0
+    for seed in seeds:
+        env = env_fn()
+        env.reset(seed=seed)
+        core = env.unwrapped
+        game = core.game
+        for step, _ in enumerate(play_random(env, make_rng(seed))):
+            if step % every:
+                continue
+            state = core.state_
+            seat = state.current_player()
+            twin = game.resample_hidden(state, seat, make_rng(30_000 + step))
+            differed += twin.to_dict() != state.to_dict()
+            one = game.resample_hidden(state, seat, make_rng(seed * 7919 + step))
+            two = game.resample_hidden(twin, seat, make_rng(seed * 7919 + step))
+            assert one.to_dict() == two.to_dict(), (
+                f"resample_hidden for seat {seat} gave two worlds from states that differ "
+                f"only in what the seat cannot see (seed {seed}, step {step})")
+    return differed
+
+
 def check_simultaneous_choices(env_fn: EnvFn, seeds: range, tries: int = 4) -> int:
     """Choices made in a simultaneous step stay secret until the step is over.
 

@@ -563,13 +563,13 @@ class State(ContractsMixin, EffectsMixin):
         foreign_draw = bool(self.drawn) and self.actor != seat
         if foreign_draw:
             pool.extend(self.drawn)
-        pool = _shuffled(rng, pool)
+        pool = _shuffled(rng, sorted(pool))  # sorted first: the hidden order never shows
         for q, j in hidden:
             other.hands[q][j] = pool.pop()
         for i in unknown:
             other.deck[i] = pool.pop()
         if foreign_draw:
             other.drawn = pool
-        other.bag = _shuffled(rng, other.bag)
+        other.bag = _shuffled(rng, sorted(other.bag))
         other.rng = make_rng(int(rng.integers(2**63)))
         return other
