@@ -1,5 +1,5 @@
 """Baseline agents. ``agents.make(spec, env)`` with spec ``random``, ``greedy``,
-``human`` or ``ppo:PATH``; then ``agent.reset(seed)`` and ``agent.act(observation)``."""
+``human``, ``ppo:PATH`` or ``mcts[:key=value,...]``; then ``agent.reset(seed)`` and ``agent.act(observation)``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from envs.core.errors import ConfigError
 
 from .base import Agent, RandomAgent
 
-SPECS = ("random", "greedy", "human", "ppo:PATH")
+SPECS = ("random", "greedy", "human", "ppo:PATH", "mcts[:key=value,...]")
 
 
 def _game_name(env) -> str:
@@ -36,6 +36,10 @@ def make(spec: str, env) -> Agent:
         from .ppo import PPOAgent
 
         agent = PPOAgent(arg, env)
+    elif kind == "mcts":
+        from .mcts import MCTSAgent, parse_options
+
+        agent = MCTSAgent(env, parse_options(arg, _game_name(env)))
     else:
         raise ConfigError(f"unknown agent spec {spec!r}; known: {', '.join(SPECS)}")
     agent.spec = spec
