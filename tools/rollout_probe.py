@@ -45,11 +45,6 @@ MARGIN_WEIGHT = 0.01  # default outcome per point of score over the best rival (
 SEED_BOUND = 1 << 30
 
 
-def copy_state(state):
-    """An independent copy of a game state (the games name the method differently)."""
-    return state.clone() if hasattr(state, "clone") else state.copy()
-
-
 class RolloutGreedy(agents.Agent):
     """Greedy whose close calls are settled by Monte Carlo rollouts (module docstring)."""
 
@@ -93,7 +88,7 @@ class RolloutGreedy(agents.Agent):
 
     def play_out(self, world, action: int, seed: int) -> float:
         """``action`` in a copy of ``world``, then every seat's model to the end."""
-        state = copy_state(world)
+        state = world.clone()
         state.rng = make_rng(seed)
         for player in self.players:
             player.reset(seed)

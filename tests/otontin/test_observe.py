@@ -129,7 +129,7 @@ def test_copied_edited_and_reloaded_states_match_the_reference():
         shallow.beans = [b + 1 for b in shallow.beans]
 
     state = testing.check_cached_writer_on_copies(
-        games({"num_players": 5}), write_observation, reference, seats, LAYOUT.size, State.copy, edit,
+        games({"num_players": 5}), write_observation, reference, seats, LAYOUT.size, State.clone, edit,
         every=11)
     # edited by hand (as tests do)
     state.atk[:] = [1, 2, 3, 4, 5]

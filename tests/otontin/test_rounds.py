@@ -124,7 +124,7 @@ def test_declarations_public_commits_secret_then_revealed():
     assert view(st, 0)["declared"][1][:2].tolist() == [1, 1]  # p1 said nothing
     assert st.phase == COMMIT_PHASE
     st.apply_action(COMMIT[TRUCE_BOTH])  # p0's secret order
-    other = st.copy()
+    other = st.clone()
     other.committed[0] = SPEAR_LEFT
     for seat in (1, 2):
         assert (view(st, seat)["own_order"] == 0).all()
