@@ -2,7 +2,8 @@
 
 Measured in one process run, for each game at its minimum and maximum player count:
 random legal play through the full AEC API (steps/s, games/s), the rules engine alone
-(decisions/s), and the cost of one observation plus mask; the reference
+(decisions/s), the cost of one ``state.clone()`` in engine steps (what a search agent
+pays to copy a state), and the cost of one observation plus mask; the reference
 ``connect_four_v3`` goes through the same loop, and OpenSpiel's ``connect_four`` too
 when ``open_spiel`` is installed. Every figure is also given as a ratio to the
 reference's AEC steps/s measured either side of it (the reference runs before every
@@ -24,7 +25,7 @@ import numpy as np
 
 from envs.core.rng import make_rng
 
-from .throughput import aec_random_play, connect_four_fn, engine_random_play
+from .throughput import aec_random_play, clone_cost, connect_four_fn, engine_random_play
 
 
 def observation_cost(env_id: str, num_players: int, samples: int, seed: int = 0) -> float:
@@ -85,16 +86,21 @@ def player_counts(env_id: str) -> list[int]:
 
 
 def play_rates(env_id: str, num_players: int, steps: int) -> dict[str, float]:
-    """AEC steps/s, games/s and decisions per game, and the engine's decisions/s."""
+    """AEC steps/s, games/s and decisions per game, the engine's decisions/s, and a
+    state clone's cost: microseconds per clone and per engine step on the same states,
+    and their ratio (``clone_steps``)."""
     import envs
 
     env = envs.make(env_id, num_players=num_players)
     game, config = env.unwrapped.game, env.unwrapped.config
     aec = aec_random_play(lambda: envs.make(env_id, num_players=num_players), steps)
     engine = engine_random_play(lambda s: game.new_state(config, make_rng(s)), steps * 3)
+    clone = clone_cost(lambda s: game.new_state(config, make_rng(s)), steps)
     return {"aec_steps_per_s": aec["steps_per_s"], "games_per_s": aec["games_per_s"],
             "mean_decisions": aec["steps"] / aec["games"],
-            "engine_steps_per_s": engine["steps_per_s"]}
+            "engine_steps_per_s": engine["steps_per_s"],
+            "clone_us": clone["clone_us"], "clone_step_us": clone["step_us"],
+            "clone_steps": clone["clone_steps"]}
 
 
 def measure_rounds(setups: list[tuple[str, int]], steps: int, rounds: int) -> tuple[dict, list[dict]]:
@@ -132,6 +138,7 @@ def measure_rounds(setups: list[tuple[str, int]], steps: int, rounds: int) -> tu
             row[key] = float(np.median([m[key] for m in measured]))
         row["aec_ratio_by_round"] = [m["aec_ratio"] for m in measured]
         row["engine_ratio_by_round"] = [m["engine_ratio"] for m in measured]
+        row["clone_steps_by_round"] = [m["clone_steps"] for m in measured]
         rows.append(row)
     return reference, rows
 
@@ -259,15 +266,18 @@ def format_table(result: dict[str, Any]) -> str:
         f"Each figure is the median of {result.get('rounds', 1)} rounds; each ratio is taken "
         "against the reference measured either side of it.",
         "",
-        "| game | players | AEC steps/s (× ref) | games/s | decisions/game | engine decisions/s (× ref) | observe+mask µs |",
-        "|---|---|---|---|---|---|---|",
+        "| game | players | AEC steps/s (× ref) | games/s | decisions/game | engine decisions/s (× ref) | observe+mask µs | clone µs (engine steps) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in result["games"]:
         lines.append(
             f"| {r['game']} | {r['players']} | {r['aec_steps_per_s']:,.0f} ({r['aec_ratio']:.2f}×) | "
             f"{r['games_per_s']:.1f} | {r['mean_decisions']:.0f} | {r['engine_steps_per_s']:,.0f} "
-            f"({r['engine_ratio']:.2f}×) | {r['observe_us']:.1f} |"
+            f"({r['engine_ratio']:.2f}×) | {r['observe_us']:.1f} | {r['clone_us']:.1f} "
+            f"({r['clone_steps']:.1f}) |"
         )
+    lines.append("\nclone: one `state.clone()`, and in parentheses its cost in engine steps "
+                 "(a step timed on the same states in the same run; `clone_step_us` in the JSON).")
     if result.get("openspiel_connect_four"):
         lines.append(f"\nOpenSpiel connect_four: {result['openspiel_connect_four']['steps_per_s']:,.0f} steps/s")
     for env_id, share in result.get("ppo_env_share", {}).items():

@@ -63,3 +63,41 @@ def connect_four_fn():
         warnings.simplefilter("ignore")
         from pettingzoo.classic import connect_four_v3
     return connect_four_v3.env
+
+
+def clone_cost(new_state: Callable[[int], object], min_steps: int, seed: int = 0) -> dict:
+    """The cost of ``state.clone()`` next to an engine step, on the same states.
+
+    Each game is played twice with the same random legal actions: first as
+    :func:`engine_random_play` plays it, timed as a whole (the engine step), then again
+    cloning every state it reaches before stepping it, each clone timed alone (with the
+    release of the previous one; the steps of this pass are not timed). Returns
+    microseconds per clone and per step, and ``clone_steps``: a clone's cost in steps.
+    """
+    rng = np.random.default_rng(seed)
+    clock = time.perf_counter
+    steps = games = 0
+    cloning = stepping = 0.0
+    while steps < min_steps:
+        start_rng = rng.bit_generator.state
+        state = new_state(seed + games)
+        start = clock()
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.integers(len(legal)))])
+            steps += 1
+        stepping += clock() - start
+        rng.bit_generator.state = start_rng  # the same actions again, on the same states
+        state = new_state(seed + games)
+        copy = None
+        while not state.is_terminal():
+            start = clock()
+            copy = state.clone()
+            cloning += clock() - start
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.integers(len(legal)))])
+        del copy
+        games += 1
+    clone_us, step_us = cloning / steps * 1e6, stepping / steps * 1e6
+    return {"steps": steps, "games": games, "clone_us": clone_us, "step_us": step_us,
+            "clone_steps": clone_us / step_us}

@@ -27,7 +27,28 @@ def test_bench_smoke(tmp_path, capsys):
         assert len(row["aec_ratio_by_round"]) == 3
         assert row["aec_ratio"] == sorted(row["aec_ratio_by_round"])[1]
         assert row["observe_us"] > 0 and row["engine_steps_per_s"] > 0
-    assert "× ref" in capsys.readouterr().out
+        # a clone's cost, in microseconds and in engine steps on the same states
+        assert row["clone_us"] > 0 and row["clone_step_us"] > 0
+        assert len(row["clone_steps_by_round"]) == 3
+        assert row["clone_steps"] == sorted(row["clone_steps_by_round"])[1]
+    out = capsys.readouterr().out
+    assert "× ref" in out and "clone µs (engine steps)" in out
+
+
+def test_clone_cost_times_clones_and_steps_on_the_same_games():
+    from benchmarks.throughput import clone_cost, engine_random_play
+    from envs.core.rng import make_rng
+
+    env = envs.make("otontin_v0", num_players=3).unwrapped
+
+    def new_state(seed):
+        return env.game.new_state(env.config, make_rng(seed))
+
+    result = clone_cost(new_state, 300)
+    # the same games as the engine loop plays (one per seed, the same actions)
+    engine = engine_random_play(new_state, 300)
+    assert (result["steps"], result["games"]) == (engine["steps"], engine["games"])
+    assert result["clone_steps"] == result["clone_us"] / result["step_us"]
 
 
 def test_bench_rejects_zero_rounds():
