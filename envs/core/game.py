@@ -47,6 +47,10 @@ class GameState(Protocol):
     def to_dict(self) -> dict[str, Any]:
         """The full state, generator included, as a JSON-able dict."""
 
+    def clone(self) -> GameState:
+        """An independent copy (generator included) that shares no mutable list with
+        this one; a few engine steps' worth of work (searching agents copy often)."""
+
     # Optional: ``capped: bool`` -- True when the game stopped at a configured limit
     # rather than by its rules' end. The adapter then reports truncations (not
     # terminations) while still paying the winner rule's rewards.

@@ -57,7 +57,7 @@ class OtontinGame(Game):
     def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
         """Re-draw what ``seat`` cannot know: the others' secret orders not yet
         revealed, and the future dice (a fresh generator)."""
-        other = State.from_dict(state.to_dict())
+        other = state.clone()
         for s in range(other.n):
             if s != seat and other.committed[s] != NO_ORDER:
                 other.committed[s] = int(rng.integers(NUM_ORDERS))
