@@ -147,6 +147,18 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _search_bench(args: argparse.Namespace) -> int:
+    from benchmarks.search import SearchBenchConfig, run
+
+    budgets = [int(b) for b in args.budgets.split(",") if b.strip()]
+    cfg = SearchBenchConfig(game=args.game, num_players=args.players, budgets=budgets,
+                            options=args.options, opponent=args.opponent, games=args.games,
+                            seed=args.seed, workers=args.workers, output=args.output)
+    folder = run(cfg, progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]))
+    print((folder / "report.md").read_text())
+    return 0
+
+
 def _balance(args: argparse.Namespace) -> int:
     from benchmarks.balance import load_config, run
 
@@ -212,6 +224,19 @@ def main(argv: list[str] | None = None) -> int:
                        help="games per seating for the 1-vs-2-worker speed-up; 0: skip")
     bench.add_argument("--json", default="runs/bench.json")
     bench.set_defaults(func=_bench)
+
+    search = sub.add_parser("search-bench", help="mcts strength against budget (win rate vs greedy)")
+    search.add_argument("game", help="environment id, e.g. oceanos_v0")
+    search.add_argument("--players", type=int, required=True)
+    search.add_argument("--budgets", required=True, help="mcts iterations a decision, e.g. 8,32,128")
+    search.add_argument("--options", default="", help="further mcts options, e.g. top=4,gap=1")
+    search.add_argument("--opponent", default="greedy", help="agent spec of every other seat")
+    search.add_argument("--games", type=int, default=200, help="games per budget")
+    search.add_argument("--seed", type=int, default=0)
+    search.add_argument("--workers", type=int, default=1)
+    search.add_argument("--output", default="runs/search")
+    search.add_argument("--quiet", action="store_true")
+    search.set_defaults(func=_search_bench)
 
     bal = sub.add_parser("balance", help="run a balance sweep from a YAML config")
     bal.add_argument("config")

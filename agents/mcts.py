@@ -9,7 +9,10 @@ of decisions through it:
   the number of times a child was *available* in place of its parent's visits, and
   each node maximises the value of the seat that moves there (max^n, any player count);
 * **expansion**: the first untried legal action, greedy's favourite first when the
-  node's mover is valued by greedy (``prior=greedy``), becomes a new child;
+  node's mover is valued by greedy (``prior=greedy``), becomes a new child; below the
+  root a node considers only its first ``1 + widen * sqrt(visits)`` actions in that
+  order (progressive widening), so a small search follows greedy's line of play below
+  the root and looks at alternatives as the visits grow;
 * **rollout**: from there every seat plays the ``rollout`` policy (``greedy``, or
   ``random``) for at most ``depth`` decisions (``depth=-1``: to the end);
 * **value** (one number per seat, in about [-1.5, 1.5]): at the end of the game the
@@ -58,6 +61,7 @@ class SearchOptions:
     prior: str = "greedy"  # order of expansion: greedy's ranking, or none (random)
     top: int = 0  # root candidates: greedy's best ``top`` (0: every legal action)
     gap: float = 0.0  # root candidates: within ``gap`` of greedy's best value (0: any)
+    widen: float = 0.5  # below the root, a node tries 1 + widen * sqrt(visits) actions
     margin: float = 0.25  # weight of the squashed score margin at the end of a game
 
     def check(self) -> SearchOptions:
@@ -71,6 +75,7 @@ class SearchOptions:
             "prior": self.prior in PRIORS,
             "top": self.top >= 0,
             "gap": self.gap >= 0 and math.isfinite(self.gap),
+            "widen": self.widen >= 0 and math.isfinite(self.widen),
             "margin": self.margin >= 0 and math.isfinite(self.margin),
         }
         for name, ok in rules.items():
@@ -89,6 +94,7 @@ _HELP = {
     "prior": " or ".join(PRIORS),
     "top": "an integer >= 0, 0 for every legal action",
     "gap": "a number >= 0, 0 for no limit",
+    "widen": "a number >= 0, 0 to follow the prior's first choice below the root",
     "margin": "a number >= 0",
 }
 # per game: the defaults that the budget study picked (benchmarks/results/search/)
@@ -198,38 +204,45 @@ class MCTSAgent(Agent):
         """One iteration in ``world`` (a re-drawn copy the search may change)."""
         path = [root]
         node = root
-        c = self.options.c
+        c, widen = self.options.c, self.options.widen
         expanded = False
-        first = True
         while not world.is_terminal():
             legal = world.legal_actions()
-            if first:
+            if node is root:
                 legal = [a for a in legal if a in allowed]
-                first = False
             if len(legal) == 1:
                 world.apply_action(legal[0])
                 continue
             mover = world.current_player()
             if node.order is None:
                 node.order = self._ranked_state(world, mover, legal)
+            # the node's actions legal in this world, in its prior's order; below the
+            # root only the first 1 + widen * sqrt(visits) of them (progressive widening)
+            legal_now = set(legal)
+            ranked = [a for a in node.order if a in legal_now]
+            if len(ranked) < len(legal):  # legal here but not where the node was made
+                node.order += [a for a in legal if a not in node.order]
+                ranked = [a for a in node.order if a in legal_now]
+            if node is not root:
+                ranked = ranked[: 1 + int(widen * math.sqrt(node.visits))]
             children = node.children
-            untried = [a for a in node.order if a not in children and a in legal]
-            if not untried:
-                untried = [a for a in legal if a not in children]
-            for a in legal:
+            untried = None
+            for a in ranked:
                 child = children.get(a)
-                if child is not None:
+                if child is None:
+                    if untried is None:
+                        untried = a
+                else:
                     child.available += 1
-            if untried:
-                action = untried[0]
-                child = children[action] = _Node(self.num_players)
+            if untried is not None:
+                child = children[untried] = _Node(self.num_players)
                 child.available = 1
-                world.apply_action(action)
+                world.apply_action(untried)
                 path.append(child)
                 expanded = True
                 break
-            best, best_score = None, -math.inf
-            for a in legal:
+            best, best_score = ranked[0], -math.inf
+            for a in ranked:
                 child = children[a]
                 score = (child.totals[mover] / child.visits
                          + c * math.sqrt(math.log(child.available) / child.visits))

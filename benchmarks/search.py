@@ -1,0 +1,206 @@
+"""How strong is the search at each budget? ``otrio search-bench``.
+
+For one game and player count, the ``mcts`` agent (``mcts:<options>,iterations=N``)
+plays one seat against ``opponent`` agents (greedy by default) in every other seat,
+seats rotated, ``games`` games for each budget ``N``. Each game's record keeps its
+result and the search's own clock: the seconds it spent, its decisions (one-action
+decisions and greedy's clear choices cost nothing and count), the decisions it searched
+and their iterations. The output folder holds ``run.json``, ``games.jsonl`` (an
+interrupted run resumes), ``summary.json``, ``report.md`` (a table: win rate with 95%
+Wilson intervals against mean seconds a decision) and ``strength.png``.
+
+Seconds are measured on the machine that runs it (a loaded core is slower); results
+are the same on one worker or many, the seconds aside.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from envs.core.config import StrictModel
+from envs.core.rng import derive_seed
+
+from .records import RECORDS_FILE, RecordWriter, open_run
+from .stats import wilson
+
+
+class SearchBenchConfig(StrictModel):
+    """One strength-against-budget study (see the module docstring)."""
+
+    game: str
+    num_players: int = Field(ge=2)
+    budgets: list[int] = Field(min_length=1)  # mcts iterations a decision
+    options: str = ""  # further mcts options, key=value,...
+    opponent: str = "greedy"
+    games: int = Field(200, ge=1)  # games per budget
+    seed: int = Field(0, ge=0)
+    workers: int = Field(1, ge=1)
+    output: str = "runs/search"
+
+    def spec(self, budget: int) -> str:
+        """The agent spec of one budget."""
+        options = ",".join(filter(None, [self.options, f"iterations={budget}"]))
+        return f"mcts:{options}"
+
+
+_ENVS: dict[tuple, Any] = {}
+
+
+def play_one(task: tuple) -> dict[str, Any]:
+    """Play one game of the study; its record (``task``: config dict, budget, game)."""
+    import agents
+    import envs
+
+    config, budget, game = task
+    cfg = SearchBenchConfig(**config)
+    key = (cfg.game, cfg.num_players, budget)
+    if key not in _ENVS:
+        env = envs.make(cfg.game, num_players=cfg.num_players)
+        _ENVS[key] = (env, agents.make(cfg.spec(budget), env),
+                      [agents.make(cfg.opponent, env) for _ in range(cfg.num_players)])
+    env, searcher, others = _ENVS[key]
+    seed = derive_seed(cfg.seed, "search-bench", game)
+    seat = game % cfg.num_players
+    players = list(others)
+    players[seat] = searcher
+    for s, player in enumerate(players):
+        player.reset(derive_seed(seed, "agent", s))
+    env.reset(seed=seed)
+    spent = 0.0
+    decisions = searched = iterations = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        k = env.possible_agents.index(name)
+        if k == seat:
+            start = time.perf_counter()
+            action = searcher.act(obs)
+            spent += time.perf_counter() - start
+            decisions += 1
+            searched += searcher.iterations_done > 0
+            iterations += searcher.iterations_done
+        else:
+            action = players[k].act(obs)
+        env.step(action)
+    state = env.unwrapped.state_
+    winners = list(state.winners()) if state.is_terminal() else []
+    return {
+        "budget": budget, "game": game, "seed": seed, "seat": seat,
+        "win": seat in winners, "winners": winners, "scores": list(state.scores()),
+        "decisions": decisions, "searched": searched, "iterations": iterations,
+        "seconds": round(spent, 4),
+    }
+
+
+def summarise(cfg: SearchBenchConfig, records: list[dict]) -> dict[str, Any]:
+    """Per budget: games, win rate and its interval, seconds a decision, iterations."""
+    rows = []
+    for budget in cfg.budgets:
+        mine = [r for r in records if r["budget"] == budget]
+        if not mine:
+            continue
+        wins = sum(r["win"] for r in mine)
+        low, high = wilson(wins, len(mine))
+        decisions = sum(r["decisions"] for r in mine)
+        searched = sum(r["searched"] for r in mine)
+        seconds = sum(r["seconds"] for r in mine)
+        rows.append({
+            "budget": budget, "games": len(mine), "wins": wins, "win_rate": wins / len(mine),
+            "win_low": low, "win_high": high,
+            "seconds_per_decision": seconds / max(decisions, 1),
+            "seconds_per_search": seconds / max(searched, 1),
+            "searched_share": searched / max(decisions, 1),
+            "iterations_per_second": sum(r["iterations"] for r in mine) / max(seconds, 1e-9),
+        })
+    return {"game": cfg.game, "num_players": cfg.num_players, "opponent": cfg.opponent,
+            "options": cfg.options, "fair_share": 1 / cfg.num_players, "budgets": rows}
+
+
+def report_markdown(cfg: SearchBenchConfig, summary: dict[str, Any], command: str) -> str:
+    """The table of a study as Markdown."""
+    lines = [
+        f"# mcts against {cfg.opponent}: {cfg.game}, {cfg.num_players} players",
+        "",
+        f"Options: `{cfg.spec(0).replace(',iterations=0', '').replace('iterations=0', '')}` "
+        f"plus `iterations=N`; seats rotated; fair share {summary['fair_share']:.3f}; "
+        "95% Wilson intervals; seconds measured on the machine that ran it.",
+        "",
+        "| iterations | games | win rate | 95% interval | s / decision | s / searched decision "
+        "| searched | iterations / s |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in summary["budgets"]:
+        lines.append(
+            f"| {r['budget']} | {r['games']} | {r['win_rate']:.3f} | "
+            f"[{r['win_low']:.3f}, {r['win_high']:.3f}] | {r['seconds_per_decision']:.3f} | "
+            f"{r['seconds_per_search']:.3f} | {r['searched_share']:.0%} | "
+            f"{r['iterations_per_second']:.0f} |")
+    lines += ["", "![strength](strength.png)", "", "Reproduce:", "", "```", command, "```", ""]
+    return "\n".join(lines)
+
+
+def plot(summary: dict[str, Any], path: Path) -> None:
+    """Win rate (with intervals) against mean seconds a decision, log scale."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = summary["budgets"]
+    x = [r["seconds_per_decision"] for r in rows]
+    y = [r["win_rate"] for r in rows]
+    err = [[r["win_rate"] - r["win_low"] for r in rows], [r["win_high"] - r["win_rate"] for r in rows]]
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label="mcts")
+    for r, xi, yi in zip(rows, x, y):
+        ax.annotate(f"{r['budget']} it", (xi, yi), textcoords="offset points", xytext=(4, 4),
+                    fontsize=8)
+    ax.axhline(summary["fair_share"], color="grey", linestyle="--", label="fair share")
+    ax.set_xscale("log")
+    ax.set_xlabel("mean seconds per decision (this machine)")
+    ax.set_ylabel(f"win rate vs {summary['opponent']}")
+    ax.set_title(f"{summary['game']}, {summary['num_players']} players")
+    ax.set_ylim(0, 1)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def run(cfg: SearchBenchConfig, progress: bool = True, command: str = "") -> Path:
+    """Play (or finish) the study and write its report; returns the output folder."""
+    folder = Path(cfg.output)
+    done = open_run(folder, cfg.model_dump(mode="json"), resume_keys_ignored=("workers",))
+    have = {(r["budget"], r["game"]) for r in done}
+    config = cfg.model_dump(mode="json")
+    tasks = [(config, b, g) for b in cfg.budgets for g in range(cfg.games) if (b, g) not in have]
+    records = list(done)
+    with RecordWriter(folder / RECORDS_FILE) as writer:
+        for k, record in enumerate(_play(tasks, cfg.workers), 1):
+            writer.write(record)
+            records.append(record)
+            if progress and (k % 10 == 0 or k == len(tasks)):
+                print(f"  {k}/{len(tasks)} games", file=sys.stderr, flush=True)
+    summary = summarise(cfg, records)
+    (folder / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    (folder / "report.md").write_text(report_markdown(cfg, summary, command or "otrio search-bench"))
+    plot(summary, folder / "strength.png")
+    return folder
+
+
+def _play(tasks: list[tuple], workers: int):
+    if workers <= 1:
+        yield from map(play_one, tasks)
+        return
+    import multiprocessing as mp
+
+    with mp.get_context("fork").Pool(workers) as pool:
+        yield from pool.imap(play_one, tasks, chunksize=1)
