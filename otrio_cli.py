@@ -62,7 +62,7 @@ def _demo(args: argparse.Namespace) -> int:
             except ConfigError:
                 # the folder holds a demo of another config (say, a checkpoint updated
                 # since): keep it, and play this one beside it
-                identity = json.dumps(run_identity(cfg.model_dump(mode="json")), sort_keys=True)
+                identity = json.dumps(run_identity(cfg.identity()), sort_keys=True)
                 digest = hashlib.sha256(identity.encode()).hexdigest()[:8]
                 cfg = cfg.model_copy(update={"output": f"{cfg.output}_{digest}"})
                 print(f"\n{Path(cfg.output).parent / name} holds a demo of another config; "

@@ -27,10 +27,11 @@ def write_tournament_report(folder: Path, cfg, summary: dict[str, Any],
     """``summary.json``, ``report.md`` and the plots in the run folder."""
     (folder / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
     n = summary["num_players"]
+    played = f"lineups {cfg.lineups}" if cfg.lineups else f"lineup {cfg.lineup}"
     lines = [
         f"# Tournament: {cfg.game} ({n} players)",
         "",
-        f"{summary['games']} games, lineup {cfg.lineup} rotated over every seat, "
+        f"{summary['games']} games, {played} rotated over every seat, "
         f"{cfg.games_per_seating} games per seating, master seed {cfg.seed}. "
         f"Mean game length {summary['mean_decisions']:.1f} decisions; "
         f"{summary['truncated']} truncated.",

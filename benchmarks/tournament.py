@@ -2,7 +2,10 @@
 
 Seats rotate: the ``lineup`` (one agent name per seat) is played in each of its n
 cyclic rotations, so every lineup entry sits in every seat equally often. Game ``i``
-uses rotation ``i mod n`` and the seed ``derive_seed(seed, i)``. Records are appended
+uses rotation ``i mod n`` and the seed ``derive_seed(seed, i)``. A ladder of more
+agents than seats names several ``lineups`` instead (e.g. every pair of four agents
+at two players); each is played in all its rotations, one after another, and the
+OpenSkill ratings put every agent on one scale. Records are appended
 to ``games.jsonl`` as games finish, so an interrupted run resumes where it stopped.
 """
 
@@ -30,17 +33,38 @@ class TournamentConfig(ExecutionOptions):
     game: str  # env id, e.g. oceanos_v0
     game_config: dict[str, Any] = Field(default_factory=dict)
     agents: dict[str, str]  # name -> spec (random, greedy, ppo:PATH)
-    lineup: list[str]  # one agent name per seat
+    lineup: list[str] = Field(default_factory=list)  # one agent name per seat
+    lineups: list[list[str]] = Field(default_factory=list)  # or several (a ladder)
     games_per_seating: int = Field(100, ge=1)
     seed: int = 0
     output: str = "runs/tournament"
 
     @model_validator(mode="after")
     def _lineup_names_known(self):
-        unknown = [name for name in self.lineup if name not in self.agents]
+        if bool(self.lineup) == bool(self.lineups):
+            raise ValueError("give either lineup (one agent name per seat) or lineups (several)")
+        if len({len(lineup) for lineup in self.all_lineups()}) != 1:
+            raise ValueError("every lineup must have the same number of seats")
+        unknown = [name for lineup in self.all_lineups() for name in lineup
+                   if name not in self.agents]
         if unknown:
             raise ValueError(f"lineup names {unknown} are not in agents {sorted(self.agents)}")
         return self
+
+
+    def all_lineups(self) -> list[list[str]]:
+        """The lineups played, in order (the one ``lineup``, or ``lineups``)."""
+        return self.lineups or [self.lineup]
+
+    @property
+    def seats(self) -> int:
+        """Seats of every lineup."""
+        return len(self.all_lineups()[0])
+
+    def identity(self) -> dict[str, Any]:
+        """The config as its run folder records it (``lineups`` only where given, so
+        that folders made before ladders existed still resume)."""
+        return self.model_dump(mode="json", exclude=set() if self.lineups else {"lineups"})
 
 
 RESUME_IGNORES = ("workers", "backend", "ray_address", "output")
@@ -62,12 +86,12 @@ def check_before_start(cfg: TournamentConfig) -> None:
     import envs
 
     env = envs.make(cfg.game, **cfg.game_config)  # unknown game, bad config, player count
-    if len(cfg.lineup) != env.unwrapped.num_players:
+    if cfg.seats != env.unwrapped.num_players:
         raise ConfigError(
-            f"lineup has {len(cfg.lineup)} seats but {cfg.game} is configured for "
+            f"lineup has {cfg.seats} seats but {cfg.game} is configured for "
             f"{env.unwrapped.num_players} players"
         )
-    for name in sorted(set(cfg.lineup)):
+    for name in sorted({name for lineup in cfg.all_lineups() for name in lineup}):
         spec = cfg.agents[name]
         if spec == "human":
             raise ConfigError("human agents cannot play tournaments; use `otrio play`")
@@ -76,15 +100,18 @@ def check_before_start(cfg: TournamentConfig) -> None:
 
 def build_tasks(cfg: TournamentConfig) -> list:
     """Every game of the tournament, in order."""
-    n = len(cfg.lineup)
+    n = cfg.seats
     tasks = []
-    for i in range(cfg.games_per_seating * n):
-        rotation = i % n
-        seating = tuple(cfg.lineup[rotation:] + cfg.lineup[:rotation])
-        tasks.append(GameTask(
-            game=i, env_id=cfg.game, config=dict(cfg.game_config), seating=seating,
-            specs=dict(cfg.agents), seed=derive_seed(cfg.seed, i), tags={"rotation": rotation},
-        ))
+    for k, lineup in enumerate(cfg.all_lineups()):
+        for j in range(cfg.games_per_seating * n):
+            i = len(tasks)
+            rotation = j % n
+            seating = tuple(lineup[rotation:] + lineup[:rotation])
+            tags = {"rotation": rotation, **({"lineup": k} if cfg.lineups else {})}
+            tasks.append(GameTask(
+                game=i, env_id=cfg.game, config=dict(cfg.game_config), seating=seating,
+                specs=dict(cfg.agents), seed=derive_seed(cfg.seed, i), tags=tags,
+            ))
     return tasks
 
 
@@ -92,7 +119,7 @@ def run(cfg: TournamentConfig, progress: bool = True, command: str | None = None
     """Play the tournament (resuming if its folder has records) and write its report."""
     check_before_start(cfg)
     folder = Path(cfg.output)
-    done = open_run(folder, cfg.model_dump(mode="json"), RESUME_IGNORES)
+    done = open_run(folder, cfg.identity(), RESUME_IGNORES)
     done_ids = {r["game"] for r in done}
     todo = [t for t in build_tasks(cfg) if t.game not in done_ids]
     bar = None
@@ -112,7 +139,7 @@ def run(cfg: TournamentConfig, progress: bool = True, command: str | None = None
     from .report import write_tournament_report
 
     records = sorted(read_records(folder / RECORDS_FILE), key=lambda r: r["game"])
-    write_tournament_report(folder, cfg, summarize(records, len(cfg.lineup)), command)
+    write_tournament_report(folder, cfg, summarize(records, cfg.seats), command)
     return folder
 
 

@@ -9,6 +9,7 @@ from benchmarks.records import RECORDS_FILE, read_records
 from benchmarks.stats import ranks, wilson
 from benchmarks.tournament import TournamentConfig, build_tasks, load_config, run
 from envs.core.errors import ConfigError
+from envs.core.rng import derive_seed
 
 
 def config(tmp_path, **kw):
@@ -57,7 +58,7 @@ def test_resume_after_interruption_gives_the_same_records(tmp_path):
     part = tmp_path / "part"
     part.mkdir()
     cfg = config(tmp_path, output=str(part))
-    (part / "run.json").write_text(json.dumps(cfg.model_dump(mode="json")))
+    (part / "run.json").write_text(json.dumps(cfg.identity()))
     lines = (full / RECORDS_FILE).read_text().splitlines(keepends=True)
     # five finished games and a torn sixth line, as after a crash mid-write
     (part / RECORDS_FILE).write_text("".join(lines[:5]) + lines[5][:20])
@@ -178,3 +179,30 @@ def test_a_game_task_replays_identically_whatever_ran_before():
     again = play_game(task(0))
     keys = ("scores", "winners", "decisions", "summary")
     assert {k: first[k] for k in keys} == {k: again[k] for k in keys}
+
+
+def test_a_ladder_plays_every_lineup_in_every_rotation(tmp_path):
+    cfg = TournamentConfig(
+        game="otys_v0", game_config={"num_players": 2},
+        agents={"greedy": "greedy", "random": "random", "random2": "random"},
+        lineups=[["greedy", "random"], ["greedy", "random2"], ["random", "random2"]],
+        games_per_seating=2, seed=4, output=str(tmp_path / "ladder"))
+    tasks = build_tasks(cfg)
+    assert len(tasks) == 12 and len({t.seed for t in tasks}) == 12
+    assert Counter(t.seating for t in tasks) == Counter({
+        ("greedy", "random"): 2, ("random", "greedy"): 2, ("greedy", "random2"): 2,
+        ("random2", "greedy"): 2, ("random", "random2"): 2, ("random2", "random"): 2})
+    folder = run(cfg, progress=False)
+    summary = json.loads((folder / "summary.json").read_text())
+    assert {row["agent"]: row["entries"] for row in summary["leaderboard"]} == {
+        "greedy": 8, "random": 8, "random2": 8}
+    with pytest.raises(ValueError, match="either lineup"):
+        TournamentConfig(game="otys_v0", agents={"a": "random"}, lineup=["a", "a"],
+                         lineups=[["a", "a"]])
+
+
+def test_a_single_lineup_keeps_its_seeds_and_run_identity(tmp_path):
+    """Folders made before ladders existed still resume: the identity has no lineups."""
+    cfg = config(tmp_path)
+    assert "lineups" not in cfg.identity()
+    assert [t.seed for t in build_tasks(cfg)][:2] == [derive_seed(11, 0), derive_seed(11, 1)]
