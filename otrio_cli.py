@@ -82,7 +82,7 @@ def _play(args: argparse.Namespace) -> int:
     from benchmarks.play import play_seated
     from envs.core.rng import derive_seed
 
-    seats = args.seats.split(",")
+    seats = agents.split_specs(args.seats)
     env = envs.make(args.game if args.game.endswith("_v0") else f"{args.game}_v0",
                     num_players=len(seats))
     players = [agents.make(spec, env) for spec in seats]
@@ -183,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
 
     play = sub.add_parser("play", help="play in the terminal against agents")
     play.add_argument("game", help="oceanos, otys or otontin")
-    play.add_argument("--seats", required=True, help="comma-separated specs, e.g. human,greedy,random")
+    play.add_argument("--seats", required=True,
+                      help="comma-separated specs, e.g. human,greedy,mcts:iterations=64,top=4")
     play.add_argument("--seed", type=int, default=0)
     play.set_defaults(func=_play)
 

@@ -46,10 +46,23 @@ def make(spec: str, env) -> Agent:
     return agent
 
 
+def split_specs(text: str) -> list[str]:
+    """Comma-separated specs, where a spec's own ``key=value`` options stay with it:
+    ``"human,mcts:iterations=64,top=4,greedy"`` -> ``["human", "mcts:iterations=64,top=4",
+    "greedy"]``."""
+    specs: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if specs and "=" in piece and ":" not in piece:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs
+
+
 def check_spec(spec: str, env) -> None:
     """Raise a clear error now if ``spec`` cannot make an agent for ``env``."""
     if spec != "human":
         make(spec, env)
 
 
-__all__ = ["Agent", "RandomAgent", "check_spec", "make"]
+__all__ = ["Agent", "RandomAgent", "check_spec", "make", "split_specs"]

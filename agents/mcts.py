@@ -42,6 +42,7 @@ import numpy as np
 
 from envs.core.errors import ConfigError
 from envs.core.rewards import end_rewards
+from envs.core.rng import clone_rng, make_rng
 
 from .base import Agent
 
@@ -62,6 +63,7 @@ class SearchOptions:
     top: int = 0  # root candidates: greedy's best ``top`` (0: every legal action)
     gap: float = 0.0  # root candidates: within ``gap`` of greedy's best value (0: any)
     widen: float = 0.5  # below the root, a node tries 1 + widen * sqrt(visits) actions
+    crn: int = 0  # 1: flat rounds, every root candidate played in the same world
     margin: float = 0.25  # weight of the squashed score margin at the end of a game
 
     def check(self) -> SearchOptions:
@@ -76,6 +78,7 @@ class SearchOptions:
             "top": self.top >= 0,
             "gap": self.gap >= 0 and math.isfinite(self.gap),
             "widen": self.widen >= 0 and math.isfinite(self.widen),
+            "crn": self.crn in (0, 1),
             "margin": self.margin >= 0 and math.isfinite(self.margin),
         }
         for name, ok in rules.items():
@@ -94,7 +97,8 @@ _HELP = {
     "prior": " or ".join(PRIORS),
     "top": "an integer >= 0, 0 for every legal action",
     "gap": "a number >= 0, 0 for no limit",
-    "widen": "a number >= 0, 0 to follow the prior's first choice below the root",
+    "widen": "a number >= 0; 0: the tree is the root alone, the rollout plays on",
+    "crn": "0 or 1",
     "margin": "a number >= 0",
 }
 # per game: the defaults that the budget study picked (benchmarks/results/search/)
@@ -180,8 +184,8 @@ class MCTSAgent(Agent):
             values = self.greedy.action_values(observation)
             root.order = sorted(legal, key=lambda a: -values.get(a, -math.inf))
             if options.gap:
-                best = values[root.order[0]]
-                root.order = [a for a in root.order if values[a] >= best - options.gap]
+                best = values.get(root.order[0], -math.inf)
+                root.order = [a for a in root.order if values.get(a, -math.inf) >= best - options.gap]
             if options.top:
                 root.order = root.order[: options.top]
             if len(root.order) == 1:  # greedy's choice is clear: no search
@@ -189,6 +193,8 @@ class MCTSAgent(Agent):
                 return root.order[0]
         allowed = set(root.order)
         deadline = time.perf_counter() + options.seconds if options.seconds else None
+        if options.crn:
+            return self._sweep(state, seat, root.order, deadline)
         done = 0
         while done < options.iterations:
             world = self.game.resample_hidden(state, seat, rng)
@@ -200,6 +206,26 @@ class MCTSAgent(Agent):
         rank = {a: k for k, a in enumerate(root.order)}
         return max(root.children.items(), key=lambda item: (item[1].visits, -rank[item[0]]))[0]
 
+    def _sweep(self, state, seat: int, candidates: list[int], deadline) -> int:
+        """Flat search with common random numbers: in each round one re-drawn world
+        and one rollout generator serve every candidate, so candidates are compared on
+        the same luck; the best mean value wins (ties: the earlier candidate)."""
+        totals = [0.0] * len(candidates)
+        rounds = max(1, self.options.iterations // len(candidates))
+        done = 0
+        for _ in range(rounds):
+            world = self.game.resample_hidden(state, seat, self.rng)
+            luck = make_rng(int(self.rng.integers(2**63)))
+            for k, action in enumerate(candidates):
+                copy = world.clone()
+                copy.apply_action(action)
+                totals[k] += self._rollout(copy, clone_rng(luck))[seat]
+            done += 1
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        self.iterations_done = done * len(candidates)
+        return candidates[max(range(len(candidates)), key=lambda k: (totals[k], -k))]
+
     def _iterate(self, root: _Node, world, allowed: set[int]) -> None:
         """One iteration in ``world`` (a re-drawn copy the search may change)."""
         path = [root]
@@ -207,6 +233,9 @@ class MCTSAgent(Agent):
         c, widen = self.options.c, self.options.widen
         expanded = False
         while not world.is_terminal():
+            if widen == 0 and node is not root:
+                expanded = True  # the tree is the root alone: the rollout takes over
+                break
             legal = world.legal_actions()
             if node is root:
                 legal = [a for a in legal if a in allowed]
@@ -251,18 +280,17 @@ class MCTSAgent(Agent):
             node = children[best]
             world.apply_action(best)
             path.append(node)
-        values = self._rollout(world) if expanded else self._value(world)
+        values = self._rollout(world, self.rng) if expanded else self._value(world)
         for visited in path:
             visited.visits += 1
             totals = visited.totals
             for s, v in enumerate(values):
                 totals[s] += v
 
-    def _rollout(self, world) -> list[float]:
+    def _rollout(self, world, rng: np.random.Generator) -> list[float]:
         """Play the rollout policy for ``depth`` decisions (or to the end); the value."""
         left = self.options.depth
         greedy = self.options.rollout == "greedy"
-        rng = self.rng
         while left != 0 and not world.is_terminal():
             legal = world.legal_actions()
             if len(legal) == 1:

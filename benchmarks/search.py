@@ -129,8 +129,8 @@ def report_markdown(cfg: SearchBenchConfig, summary: dict[str, Any], command: st
     lines = [
         f"# mcts against {cfg.opponent}: {cfg.game}, {cfg.num_players} players",
         "",
-        f"Options: `{cfg.spec(0).replace(',iterations=0', '').replace('iterations=0', '')}` "
-        f"plus `iterations=N`; seats rotated; fair share {summary['fair_share']:.3f}; "
+        f"Agent: `{cfg.spec(0).replace('iterations=0', 'iterations=N')}` in one seat, "
+        f"`{cfg.opponent}` in the others; seats rotated; fair share {summary['fair_share']:.3f}; "
         "95% Wilson intervals; seconds measured on the machine that ran it.",
         "",
         "| iterations | games | win rate | 95% interval | s / decision | s / searched decision "

@@ -113,3 +113,17 @@ def test_a_tournament_with_mcts_gives_the_same_records_on_two_workers(tmp_path):
     two = run(config("two", 2), progress=False)
     assert records(one) == records(two)
     assert len(records(one)) == 4
+
+
+def test_seat_lists_keep_each_specs_options():
+    assert agents.split_specs("human,mcts:iterations=64,top=4,greedy, random") == [
+        "human", "mcts:iterations=64,top=4", "greedy", "random"]
+
+
+def test_mcts_plays_from_the_command_line(capsys):
+    from otrio_cli import main
+
+    assert main(["play", "otys", "--seats", "mcts:iterations=2,depth=2,rollout=random,greedy",
+                 "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "player_0 (mcts:iterations=2,depth=2,rollout=random):" in out
