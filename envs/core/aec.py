@@ -2,7 +2,10 @@
 
 The guarantees that PettingZoo's generic wrappers give (order enforcement, action
 bounds, illegal moves) are checked here cheaply, so that ``env()`` is both safe and
-fast (PettingZoo's generic wrappers cost most of a light env's step rate).
+fast (PettingZoo's generic wrappers cost most of a light env's step rate): only an
+integer in the legal set is an action (``True``, ``0.9`` or ``"1"`` are refused, not
+converted), and ``step``, ``last``, ``observe`` or ``agent_iter`` before ``reset()``, or
+after every agent is done, raise :class:`~envs.core.errors.OrderError`.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from .config import validate
-from .errors import OtrioError, StateError, checked_action
+from .errors import IllegalActionError, OrderError, OtrioError, StateError, checked_action
 from .game import TERMINAL, Game
 from .rewards import end_rewards
 from .rng import make_rng
@@ -162,17 +165,52 @@ class BoardGameEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         # the game writes into one reused scratch buffer (its views can be cached) or
         # builds the array at once; the caller gets its own copy either way
-        observation = self.game.observation(self.state_, self._seat_of[agent], self._obs_scratch)
+        try:
+            seat = self._seat_of[agent]
+        except KeyError:
+            raise OrderError(f"unknown agent {agent!r}; agents: "
+                             f"{', '.join(self.possible_agents)}") from None
+        if self.state_ is None:
+            raise self._order_error("observe")
+        observation = self.game.observation(self.state_, seat, self._obs_scratch)
         return {"observation": observation, "action_mask": self.action_mask(agent)}
+
+    def last(self, observe: bool = True):
+        """Observation, cumulative reward, terminated, truncated and info of the agent
+        to act (PettingZoo's ``last``, with a clear error before reset or after the end)."""
+        try:
+            agent = self.agent_selection
+            reward = self._cumulative_rewards[agent]
+        except (AttributeError, KeyError):
+            raise self._order_error("last") from None
+        return (self.observe(agent) if observe else None, reward, self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
+
+    def agent_iter(self, max_iter: int = 2**63):
+        if self.state_ is None:
+            raise self._order_error("agent_iter")
+        return super().agent_iter(max_iter)
+
+    def _order_error(self, call: str) -> OrderError:
+        """The error for ``call`` made before reset() or after every agent is done."""
+        if self.state_ is None:
+            return OrderError(f"call reset() before {call}()")
+        return OrderError(f"{call}(): the game is over and every agent is done "
+                          "(call reset() to play again)")
 
     # ------------------------------------------------------------------- step
     def step(self, action) -> None:
-        agent = self.agent_selection
+        try:
+            agent = self.agent_selection
+        except AttributeError:  # not reset yet (a try costs nothing until it catches)
+            raise self._order_error("step") from None
         if agent != self._acting:  # the game is over: agent_selection is a dead agent
-            self._was_dead_step(action)
+            self._dead_step(agent, action)
             return
         legal = self._legal if self._legal is not None else self.legal_actions()
-        if type(action) is not int or action not in legal:  # else checked already
+        # the fast path: a plain int in the legal set; anything else (numpy integers,
+        # and every non-integer, refused there) goes through checked_action
+        if type(action) is not int or action not in legal:
             action = checked_action(action, agent, legal, self.game.action_name)
         self._cumulative_rewards[agent] = 0.0
         self.state_.apply_action(action)
@@ -181,6 +219,16 @@ class BoardGameEnv(AECEnv):
         self._after_transition()
         if self.render_mode == "human":
             self.render()
+
+    def _dead_step(self, agent: str, action) -> None:
+        """PettingZoo's step of a done agent (``None`` only), or an OrderError once
+        every agent is done."""
+        if agent not in self.terminations:  # every agent is done and removed
+            raise self._order_error("step")
+        if action is not None:
+            raise IllegalActionError(action, agent, [], reason=f"{agent} is done: the only "
+                                     "valid action is None")
+        self._was_dead_step(action)
 
     def _set_acting(self) -> None:
         """Note which agent decides now: the current player unless the game ended."""
@@ -244,6 +292,8 @@ class BoardGameEnv(AECEnv):
 
     def render_for_seat(self, agent: str | None = None) -> str:
         """The text picture of the table as ``agent`` (default: the acting one) sees it."""
+        if self.state_ is None:
+            raise self._order_error("render_for_seat")
         agent = self.agent_selection if agent is None else agent
         return self.game.render_for(self.state_, self._seat_of[agent])
 

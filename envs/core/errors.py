@@ -1,5 +1,9 @@
 """Errors shared by every game: each names what was wrong so a user can fix it."""
 
+from numbers import Integral
+
+import numpy as np
+
 
 class OtrioError(Exception):
     """Base class of the suite's own errors."""
@@ -8,14 +12,16 @@ class OtrioError(Exception):
 class IllegalActionError(OtrioError, ValueError):
     """An agent chose an action that is not legal in the current decision."""
 
-    def __init__(self, action, agent: str, legal: list[int], names: list[str] | None = None):
+    def __init__(self, action, agent: str, legal: list[int], names: list[str] | None = None,
+                 reason: str | None = None):
         self.action = action
         self.agent = agent
         self.legal = list(legal)
         shown = ", ".join(
             f"{a}={n}" for a, n in zip(self.legal, names or [""] * len(self.legal))
         ) if names else str(self.legal)
-        super().__init__(f"illegal action {action!r} for {agent}; legal actions: {shown}")
+        why = f" ({reason})" if reason else ""
+        super().__init__(f"illegal action {action!r} for {agent}{why}; legal actions: {shown}")
 
 
 class ConfigError(OtrioError, ValueError):
@@ -26,13 +32,27 @@ class StateError(OtrioError, ValueError):
     """A saved state or replay file is corrupt or belongs to another game."""
 
 
+class OrderError(OtrioError, RuntimeError):
+    """An env was called out of order: before ``reset()``, or after every agent is done
+    (what PettingZoo's ``OrderEnforcingWrapper`` refuses)."""
+
+
+def is_integer_action(action) -> bool:
+    """True for a Python or numpy integer; False for bool (numpy's too), float, str,
+    arrays, None and anything else."""
+    return isinstance(action, (Integral, np.integer)) and not isinstance(action, (bool, np.bool_))
+
+
 def checked_action(action, agent: str, legal: list[int], name) -> int:
-    """``action`` as an int if it is in ``legal``; else :class:`IllegalActionError`
-    naming the legal ids (``name(id)`` gives each one's readable name)."""
-    try:
-        action = int(action)
-    except (TypeError, ValueError):
-        raise IllegalActionError(action, agent, legal) from None
-    if action not in legal:
-        raise IllegalActionError(action, agent, legal, [name(a) for a in legal])
-    return action
+    """``action`` as an int if it is an integer in ``legal``; else
+    :class:`IllegalActionError` naming the legal ids (``name(id)`` gives each one's
+    readable name). Only integers are actions: ``True``, ``0.9`` or ``"1"`` are refused,
+    not converted."""
+    if not is_integer_action(action):
+        kind = type(action).__name__
+        raise IllegalActionError(action, agent, legal, [name(a) for a in legal],
+                                 reason=f"an action is an integer id, not {kind}")
+    value = int(action)
+    if value not in legal:
+        raise IllegalActionError(value, agent, legal, [name(a) for a in legal])
+    return value
