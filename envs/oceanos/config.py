@@ -4,14 +4,34 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from envs.core.config import GameConfig, StrictModel
 
 from .cards import CARDS
-from .data import ANIMALS, KRAKEN_SIZES, KRAKEN_TOKENS, NUM_ROUNDS, TREASURE_TOKENS
+from .data import (
+    ANIMALS,
+    COCKPIT_PERISCOPES,
+    KRAKEN_SIZES,
+    KRAKEN_TOKENS,
+    NUM_ROUNDS,
+    TREASURE_TOKENS,
+)
 
 CardRow = tuple[str, int, int, int, str, int]  # animal, corals, chest, eyes, crystal, base
+
+
+def min_deck(num_players: int) -> int:
+    """The fewest cards a round deck may hold: one turn's hands for every seat.
+
+    A turn gives each seat a hand of periscopes + 1 cards (2 at the start). The Captain
+    turn deals the non-Captains, who may keep every card they were dealt, and then tops
+    the Captain up from the deck after it receives what they passed on; the two-player
+    turn deals both. Kept cards leave the deck for the round, so a smaller deck cannot
+    give even the first turn its hands (with discards reshuffled, a deck of one card
+    "ended" a five-player game in four decisions).
+    """
+    return num_players * (COCKPIT_PERISCOPES[0] + 1)
 
 
 class KrakenSetup(StrictModel):
@@ -68,9 +88,17 @@ class OceanosConfig(GameConfig):
 
     @field_validator("cards")
     @classmethod
-    def _cards_valid(cls, v):
+    def _cards_valid(cls, v, info: ValidationInfo):
         if len(v) != NUM_ROUNDS:
             raise ValueError(f"cards needs {NUM_ROUNDS} round decks")
+        players = info.data.get("num_players")  # absent when itself invalid
+        need = min_deck(players) if players else 1
+        for r, deck in enumerate(v):
+            if len(deck) < need:
+                raise ValueError(
+                    f"the round {r + 1} deck holds {len(deck)} cards; {players} players need "
+                    f"at least {need} (a turn deals every seat a hand of periscopes + 1 = "
+                    f"{COCKPIT_PERISCOPES[0] + 1} cards)")
         for deck in v:
             for animal, corals, chest, eyes, crystal, base in deck:
                 if animal != "-" and animal not in ANIMALS:

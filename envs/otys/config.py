@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from envs.core import GameConfig, StrictModel
 
@@ -128,6 +128,11 @@ class Components(StrictModel):
             raise ValueError("hacker_capacity values must be 1-5")
         if any(not 1 <= p <= D.MAX_PUBLIC for p in self.public_contracts):
             raise ValueError("public_contracts values must be 1-3")
+        display = D.NUM_LEVELS * D.DISPLAY_TOKENS
+        if len(self.reward_tokens) < display:
+            raise ValueError(f"the Colony display takes {display} reward tokens at setup "
+                             f"({D.DISPLAY_TOKENS} a level), but reward_tokens has "
+                             f"{len(self.reward_tokens)}")
         return self
 
 
@@ -139,6 +144,17 @@ class Config(GameConfig):
     spy_designer_variant: bool = False
     round_cap: int = Field(60, ge=1, le=D.MAX_ROUND_CAP)
     components: Components = Field(default_factory=Components)
+
+    @field_validator("components")
+    @classmethod
+    def _deck_deals_the_setup(cls, components: Components, info: ValidationInfo) -> Components:
+        players = info.data.get("num_players")  # absent when itself invalid
+        if players is not None:
+            public = components.public_contracts[players - 2]
+            if len(components.contracts) < public:
+                raise ValueError(f"{players} players turn up {public} public contracts at "
+                                 f"setup, but the deck has {len(components.contracts)} contracts")
+        return components
 
 
 class Tables:
