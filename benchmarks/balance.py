@@ -37,7 +37,7 @@ from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed
 
 from .play import ExecutionOptions, GameTask, run_tasks
-from .records import RECORDS_FILE, RecordWriter, open_run, read_records
+from .records import RECORDS_FILE, RecordWriter, RunLock, open_run, read_records
 
 SETUPS_FILE = "setups.json"
 TIMING_FILE = "timing.jsonl"  # wall time of each invocation that played games
@@ -120,7 +120,7 @@ class BalanceConfig(ExecutionOptions):
     lineup: list[str]  # one agent name per seat (cycled to the player count with fill_lineup)
     fill_lineup: bool = False
     games_per_setup: int = Field(1000, ge=1)
-    seed: int = 0
+    seed: int = Field(0, ge=0)
     alpha: float = Field(0.05, gt=0, lt=1)  # level of every test and interval
     power: float = Field(0.8, gt=0, lt=1)  # for the power calculation
     target_advantage: float = Field(0.05, gt=0, lt=1)  # seat advantage to detect (share)
@@ -337,10 +337,21 @@ def build_tasks(cfg: BalanceConfig, setups: list[Setup]) -> list[GameTask]:
 
 
 def run(cfg: BalanceConfig, progress: bool = True, command: str | None = None) -> Path:
-    """Play the study (resuming if its folder has records), then analyse and report it."""
+    """Play the study (resuming if its folder has records), then analyse and report it.
+
+    Everything is checked before the folder is touched; the folder is locked
+    (:class:`~benchmarks.records.RunLock`) while the study plays and reports.
+    """
     setups = build_setups(cfg)
     check_before_start(cfg, setups)
     folder = Path(cfg.output)
+    with RunLock(folder):
+        _play_and_report(cfg, setups, folder, progress, command)
+    return folder
+
+
+def _play_and_report(cfg: BalanceConfig, setups: list[Setup], folder: Path, progress: bool,
+                     command: str | None) -> None:
     done = open_run(folder, cfg.model_dump(mode="json"), RESUME_IGNORES)
     (folder / SETUPS_FILE).write_text(json.dumps(
         [asdict(setup) for setup in setups], indent=1, sort_keys=True) + "\n")
@@ -372,4 +383,3 @@ def run(cfg: BalanceConfig, progress: bool = True, command: str | None = None) -
                                  "workers": cfg.workers, "backend": cfg.backend}) + "\n")
     write_balance_report(folder, cfg, setups, analysis, read_records(folder / TIMING_FILE),
                          command)
-    return folder

@@ -23,7 +23,7 @@ from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed
 
 from .play import ExecutionOptions, GameTask, run_tasks
-from .records import RECORDS_FILE, RecordWriter, open_run
+from .records import RECORDS_FILE, RecordWriter, RunLock, open_run
 from .stats import mean_and_ci, openskill_ratings, wilson
 
 
@@ -36,7 +36,7 @@ class TournamentConfig(ExecutionOptions):
     lineup: list[str] = Field(default_factory=list)  # one agent name per seat
     lineups: list[list[str]] = Field(default_factory=list)  # or several (a ladder)
     games_per_seating: int = Field(100, ge=1)
-    seed: int = 0
+    seed: int = Field(0, ge=0)
     output: str = "runs/tournament"
 
     @model_validator(mode="after")
@@ -76,6 +76,9 @@ def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
         data = yaml.safe_load(Path(path).read_text()) or {}
     except (OSError, yaml.YAMLError) as err:
         raise ConfigError(f"cannot read tournament config {path}: {err}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"tournament config {path} must be a mapping of keys to values, "
+                          f"not a {type(data).__name__}")
     data.update({k: v for k, v in overrides.items() if v is not None})
     return validate(TournamentConfig, data)
 
@@ -116,30 +119,35 @@ def build_tasks(cfg: TournamentConfig) -> list:
 
 
 def run(cfg: TournamentConfig, progress: bool = True, command: str | None = None) -> Path:
-    """Play the tournament (resuming if its folder has records) and write its report."""
+    """Play the tournament (resuming if its folder has records) and write its report.
+
+    Everything is checked before the folder is touched; the folder is locked
+    (:class:`~benchmarks.records.RunLock`) while the run plays and reports.
+    """
     check_before_start(cfg)
     folder = Path(cfg.output)
-    done = open_run(folder, cfg.identity(), RESUME_IGNORES)
-    done_ids = {r["game"] for r in done}
-    todo = [t for t in build_tasks(cfg) if t.game not in done_ids]
-    bar = None
-    if progress and todo:
-        from tqdm import tqdm
+    with RunLock(folder):
+        done = open_run(folder, cfg.identity(), RESUME_IGNORES)
+        done_ids = {r["game"] for r in done}
+        todo = [t for t in build_tasks(cfg) if t.game not in done_ids]
+        bar = None
+        if progress and todo:
+            from tqdm import tqdm
 
-        bar = tqdm(total=len(todo) + len(done_ids), initial=len(done_ids), unit="game",
-                   desc=f"{cfg.game} tournament")
-    with RecordWriter(folder / RECORDS_FILE) as writer:
-        for record in run_tasks(todo, cfg.workers, cfg.backend, cfg.ray_address):
-            writer.write(record)
-            if bar:
-                bar.update(1)
-    if bar:
-        bar.close()
-    from .records import read_records
-    from .report import write_tournament_report
+            bar = tqdm(total=len(todo) + len(done_ids), initial=len(done_ids), unit="game",
+                       desc=f"{cfg.game} tournament")
+        with RecordWriter(folder / RECORDS_FILE) as writer:
+            for record in run_tasks(todo, cfg.workers, cfg.backend, cfg.ray_address):
+                writer.write(record)
+                if bar:
+                    bar.update(1)
+        if bar:
+            bar.close()
+        from .records import read_records
+        from .report import write_tournament_report
 
-    records = sorted(read_records(folder / RECORDS_FILE), key=lambda r: r["game"])
-    write_tournament_report(folder, cfg, summarize(records, cfg.seats), command)
+        records = sorted(read_records(folder / RECORDS_FILE), key=lambda r: r["game"])
+        write_tournament_report(folder, cfg, summarize(records, cfg.seats), command)
     return folder
 
 

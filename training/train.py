@@ -202,8 +202,38 @@ def _value_warmup(model, timesteps: int, progress: bool) -> None:
             p.requires_grad_(True)
 
 
+def check_before_start(cfg: TrainConfig) -> None:
+    """Every problem of the config that would stop the run, raised before the output
+    folder is made: the game and its config, the learner's seat, the agents named."""
+    import agents
+    import envs
+
+    env = envs.make(cfg.game, **cfg.game_config)  # unknown game, bad config, player count
+    players = env.unwrapped.num_players
+    if cfg.learner_seat is not None and not 0 <= cfg.learner_seat < players:
+        raise ConfigError(f"learner_seat {cfg.learner_seat} is not a seat of {cfg.game} with "
+                          f"{players} players (0-{players - 1})")
+    specs = list(cfg.eval.opponents) + ([cfg.imitation.teacher] if cfg.imitation else [])
+    for spec in specs:
+        if spec == "human":
+            raise ConfigError("human agents cannot evaluate or teach a training run")
+        agents.check_spec(spec, env)
+
+
 def train(cfg: TrainConfig, progress: bool = True) -> Path:
-    """Train (or resume) and return the path of the final checkpoint."""
+    """Train (or resume) and return the path of the final checkpoint.
+
+    The config is checked before the output folder is made, and the folder is locked
+    (:class:`~benchmarks.records.RunLock`: one run per folder) while the run trains."""
+    from benchmarks.records import RunLock
+
+    check_before_start(cfg)
+    with RunLock(Path(cfg.output)):
+        return _train_in_locked_folder(cfg, progress)
+
+
+def _train_in_locked_folder(cfg: TrainConfig, progress: bool) -> Path:
+    """:func:`train` once its folder is locked."""
     import torch
     from sb3_contrib import MaskablePPO
 
