@@ -130,8 +130,10 @@ def _evaluate_run(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from training.train import export_checkpoint
 
-    target = export_checkpoint(Path(args.source), Path(args.target))
-    print(f"exported {args.source} -> {target} ({target.stat().st_size / 1e6:.1f} MB)")
+    manifest = export_checkpoint(Path(args.source), Path(args.target))
+    weights = manifest.with_suffix(".safetensors")
+    print(f"exported {args.source} -> {manifest} and {weights.name} "
+          f"({weights.stat().st_size / 1e6:.1f} MB); play it as ppo:{manifest}")
     return 0
 
 
@@ -169,6 +171,14 @@ def _balance(args: argparse.Namespace) -> int:
     return 0
 
 
+def _trust_flag(parser: argparse.ArgumentParser) -> None:
+    """``--trust-checkpoint``: load Stable-Baselines3 zips (which run code stored in them)."""
+    parser.add_argument(
+        "--trust-checkpoint", action="store_true",
+        help="allow Stable-Baselines3 .zip checkpoints, which run code stored in the file "
+             "when loaded: only for files you made (same as OTRIO_TRUST_CHECKPOINTS=1)")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``otrio`` command."""
     parser = argparse.ArgumentParser(prog="otrio", description=__doc__)
@@ -186,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument("--seats", required=True,
                       help="comma-separated specs, e.g. human,greedy,mcts:iterations=64,top=4")
     play.add_argument("--seed", type=int, default=0)
+    _trust_flag(play)
     play.set_defaults(func=_play)
 
     tour = sub.add_parser("tournament", help="run a tournament from a YAML config")
@@ -195,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     tour.add_argument("--output")
     tour.add_argument("--games-per-seating", type=int)
     tour.add_argument("--quiet", action="store_true")
+    _trust_flag(tour)
     tour.set_defaults(func=_tournament)
 
     tr = sub.add_parser("train", help="train a MaskablePPO agent with self-play from YAML")
@@ -209,10 +221,14 @@ def main(argv: list[str] | None = None) -> int:
     evaluate_run.add_argument("run", help="the run folder (holds config.json and snapshots/)")
     evaluate_run.add_argument("--games", type=int, default=None,
                               help="games per opponent (default: the run's eval.games)")
+    _trust_flag(evaluate_run)
     evaluate_run.set_defaults(func=_evaluate_run)
-    export = sub.add_parser("export-checkpoint", help="a small, play-only copy of a checkpoint")
-    export.add_argument("source")
-    export.add_argument("target")
+    export = sub.add_parser(
+        "export-checkpoint",
+        help="a play-only copy of a checkpoint that loads without running code (safetensors)")
+    export.add_argument("source", help="a training checkpoint (.zip; needs --trust-checkpoint)")
+    export.add_argument("target", help="the agent's manifest, X.json (X.safetensors beside it)")
+    _trust_flag(export)
     export.set_defaults(func=_export)
 
     bench = sub.add_parser("bench", help="throughput of every game next to connect_four_v3")
@@ -249,8 +265,11 @@ def main(argv: list[str] | None = None) -> int:
     bal.set_defaults(func=_balance)
 
     args = parser.parse_args(argv)
+    from agents.weights import trusting
+
     try:
-        return args.func(args)
+        with trusting(getattr(args, "trust_checkpoint", False)):
+            return args.func(args)
     except OtrioError as err:
         print(f"otrio: error: {err}", file=sys.stderr)
         return 2

@@ -1,10 +1,18 @@
 """A trained MaskablePPO policy as an agent: spec ``ppo:PATH``.
 
-A checkpoint is ``PATH`` (the sb3 ``.zip``) plus ``PATH`` with ``.json`` in place of
-``.zip``: the env id, the observation size and the action count it was trained on,
-and the teacher hints it reads, if any (``agents/hints.py``; the agent computes them).
-A checkpoint that is missing, corrupt or made for another game is rejected before
-any game starts.
+``PATH`` is an exported agent (``otrio export-checkpoint``): its manifest ``X.json``
+(or its weights ``X.safetensors``; the manifest beside them has the same stem). The
+network is rebuilt from this package's code and its safetensors weights are loaded
+after their sha256 is checked: nothing in the files is executed (``agents/weights.py``).
+
+``PATH`` may also be a Stable-Baselines3 ``.zip`` of the user's own training run, with
+its metadata ``.json`` beside it; loading one runs code stored in the file, so it is
+refused unless trusted (``--trust-checkpoint`` or ``OTRIO_TRUST_CHECKPOINTS=1``).
+
+Either way the manifest or metadata names the env id, the observation size and the
+action count the policy was trained on, and the teacher hints it reads, if any
+(``agents/hints.py``; the agent computes them). A checkpoint that is missing, corrupt,
+untrusted or made for another game is rejected before any game starts.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from .base import Agent
 
 
 def metadata_path(path: Path) -> Path:
-    """Where the metadata of a checkpoint lives."""
+    """Where the metadata of a checkpoint lives (an exported agent's: its manifest)."""
     return path.with_suffix(".json")
 
 
@@ -28,20 +36,33 @@ def read_metadata(path: Path) -> dict:
     """The metadata beside a checkpoint; a clear error if it is missing or corrupt."""
     meta_file = metadata_path(path)
     try:
-        return json.loads(meta_file.read_text())
+        meta = json.loads(meta_file.read_text())
     except (OSError, ValueError) as err:
         raise ConfigError(f"PPO checkpoint metadata {meta_file} is missing or corrupt: {err}") from None
+    if not isinstance(meta, dict):
+        raise ConfigError(f"PPO checkpoint metadata {meta_file} is corrupt: not a JSON object")
+    return meta
 
 
 class PPOAgent(Agent):
     """Plays the policy's most likely legal action (deterministic) for any seat."""
 
-    def __init__(self, path: str, env, deterministic: bool = True):
+    def __init__(self, path: str, env, deterministic: bool = True, trust: bool | None = None):
         super().__init__()
+        from . import weights
+
         self.path = Path(path)
         if not self.path.exists():
             raise ConfigError(f"PPO checkpoint {self.path} does not exist")
-        meta = read_metadata(self.path)
+        import torch
+
+        torch.set_num_threads(1)
+        zipped = weights.is_sb3_zip(self.path)
+        if zipped:
+            meta = read_metadata(self.path)  # plain JSON; the zip itself is not read yet
+        else:
+            self.policy, manifest = weights.load_policy(self.path)
+            meta = manifest.model_dump()
         info = env.unwrapped.game.info
         expected = {"env_id": info.env_id, "observation_size": info.observation_size,
                     "num_actions": info.num_actions}
@@ -51,14 +72,8 @@ class PPOAgent(Agent):
                     f"PPO checkpoint {self.path} was trained for {key}={meta.get(key)!r}, "
                     f"this game has {key}={value!r}"
                 )
-        import torch
-        from sb3_contrib import MaskablePPO
-
-        torch.set_num_threads(1)
-        try:
-            self.model = MaskablePPO.load(str(self.path), device="cpu")
-        except Exception as err:  # sb3 raises many kinds on a corrupt zip
-            raise ConfigError(f"PPO checkpoint {self.path} could not be loaded: {err}") from None
+        if zipped:  # refused here unless trusted
+            self.policy = weights.load_sb3_zip(self.path, trust, device="cpu").policy
         self.deterministic = deterministic
         from .hints import make_hints, observation_size
 
@@ -67,8 +82,8 @@ class PPOAgent(Agent):
         except ValueError as err:
             raise ConfigError(f"PPO checkpoint {self.path}: {err}") from None
         size = observation_size(env, meta.get("hints"))
-        if self.model.observation_space.shape != (size,):
-            raise ConfigError(f"PPO checkpoint {self.path} reads {self.model.observation_space.shape} "
+        if self.policy.observation_space.shape != (size,):
+            raise ConfigError(f"PPO checkpoint {self.path} reads {self.policy.observation_space.shape} "
                               f"observations, its metadata promises ({size},)")
 
     def reset(self, seed: int | None = None) -> None:
@@ -77,11 +92,12 @@ class PPOAgent(Agent):
             self.hints.reset(seed)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        return policy_action(self.model, observation, self.deterministic, self.hints)
+        return policy_action(self.policy, observation, self.deterministic, self.hints)
 
 
 def policy_action(model, observation: dict[str, np.ndarray], deterministic: bool, hints=None) -> int:
-    """A MaskablePPO model's action for an observation dict (with its hints, if any)."""
+    """The action of a MaskablePPO model or its policy (both ``predict`` alike) for an
+    observation dict (with its hints, if any)."""
     if hints is not None:
         observation = hints.augment(observation)
     action, _ = model.predict(observation["observation"],

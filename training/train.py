@@ -10,6 +10,13 @@ frozen self-play ``snapshots/``, ``eval.jsonl`` (win rates with 95% intervals ag
 random and greedy) and ``final.zip``; ``otrio evaluate-run FOLDER`` scores every snapshot
 afresh (``eval_snapshots.jsonl``). Every checkpoint has a ``.json`` beside it that
 names the game it fits, so ``ppo:PATH`` refuses to play another game.
+
+The zips are sb3's own format, which runs code stored in the file when loaded
+(``agents/weights.py``): a run resumes from its own ``checkpoints/last.zip`` without
+asking (the suite wrote it, into the folder of the same config), but playing a zip,
+``evaluate-run`` and ``export-checkpoint`` need ``--trust-checkpoint`` (or
+``OTRIO_TRUST_CHECKPOINTS=1``). The periodic evaluation plays the policy from the safe
+format (``eval_current.json``), and ``export-checkpoint`` writes it for sharing.
 """
 
 from __future__ import annotations
@@ -29,16 +36,12 @@ SNAPSHOT_DIR = "snapshots"
 LAST = "last.zip"
 
 
-def save_checkpoint(model, path: Path, cfg: TrainConfig) -> None:
-    """Save the model and the metadata that ties it to its game."""
+def checkpoint_meta(model, cfg: TrainConfig) -> dict:
+    """The metadata that ties a model of this run to its game."""
     import envs
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.stem + ".tmp.zip")
-    model.save(str(tmp))
-    tmp.replace(path)  # atomic: an interruption never leaves a torn checkpoint
     info = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info
-    meta = {
+    return {
         "env_id": info.env_id,
         "observation_size": info.observation_size,
         "num_actions": info.num_actions,
@@ -47,7 +50,24 @@ def save_checkpoint(model, path: Path, cfg: TrainConfig) -> None:
         "seed": cfg.seed,
         "hints": cfg.hints,
     }
+
+
+def save_checkpoint(model, path: Path, cfg: TrainConfig) -> None:
+    """Save the model and the metadata that ties it to its game."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.stem + ".tmp.zip")
+    model.save(str(tmp))
+    tmp.replace(path)  # atomic: an interruption never leaves a torn checkpoint
+    meta = checkpoint_meta(model, cfg)
     path.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+
+
+def save_agent(model, path: Path, cfg: TrainConfig) -> Path:
+    """Save the model's policy in the safe format (``PATH.json`` and
+    ``PATH.safetensors``, ``agents/weights.py``); return the manifest's path."""
+    from agents.weights import save_policy
+
+    return save_policy(model.policy, path, checkpoint_meta(model, cfg))
 
 
 def make_vec_env(cfg: TrainConfig):
@@ -134,8 +154,8 @@ def _callback(cfg: TrainConfig, folder: Path):
 
 
 def _run_eval(model, cfg: TrainConfig, folder: Path, timesteps: int, logger=None) -> dict:
-    path = folder / "eval_current.zip"
-    save_checkpoint(model, path, cfg)
+    # the safe format: playing it needs no trust, in this process or the workers
+    path = save_agent(model, folder / "eval_current.json", cfg)
     results = evaluate(path, cfg, cfg.eval.games, derive_seed(cfg.seed, "eval", timesteps))
     line = {"timesteps": timesteps, **results}
     with (folder / "eval.jsonl").open("a") as fh:
@@ -237,6 +257,8 @@ def _train_in_locked_folder(cfg: TrainConfig, progress: bool) -> Path:
     import torch
     from sb3_contrib import MaskablePPO
 
+    from agents.weights import load_sb3_zip
+
     from .encoders import policy_kwargs
 
     torch.set_num_threads(cfg.torch_threads)
@@ -257,7 +279,9 @@ def _train_in_locked_folder(cfg: TrainConfig, progress: bool) -> Path:
     last = folder / CHECKPOINT_DIR / LAST
     tb = str(folder / "tb")
     if last.exists():
-        model = MaskablePPO.load(str(last), env=vec, device="cpu", tensorboard_log=tb)
+        # trusted without asking: this run's own checkpoint, in the folder of this very
+        # config (config.json was compared above), written by the suite
+        model = load_sb3_zip(last, trust=True, env=vec, device="cpu", tensorboard_log=tb)
         print(f"resuming from {last} at {model.num_timesteps} timesteps", flush=True)
     else:
         p = cfg.ppo
@@ -296,16 +320,21 @@ def _hint_size(cfg: TrainConfig) -> int:
     return hint_size(envs.make(cfg.game, **cfg.game_config).unwrapped.game.info.num_actions)
 
 
-def evaluate_snapshots(folder: Path, games: int | None = None) -> list[dict]:
+def evaluate_snapshots(folder: Path, games: int | None = None,
+                       trust: bool | None = None) -> list[dict]:
     """Evaluate every frozen snapshot of a run (and its final checkpoint) afresh.
 
     Each is played against the run's evaluation opponents with the seeds the periodic
     evaluation uses at that timestep; one line per checkpoint is appended to
     ``eval_snapshots.jsonl`` (a checkpoint already there is skipped, so an interrupted
     call resumes). Returns every line of the file.
+
+    The checkpoints are sb3 zips: they are loaded only if trusted (``trust``, or
+    ``OTRIO_TRUST_CHECKPOINTS=1``), each once, here, and played from a safe copy.
     """
-    import shutil
     import tempfile
+
+    from agents.weights import load_sb3_zip, require_trust, save_policy
 
     config_file = folder / "config.json"
     if not config_file.exists():
@@ -318,15 +347,16 @@ def evaluate_snapshots(folder: Path, games: int | None = None) -> list[dict]:
     checkpoints = sorted((folder / SNAPSHOT_DIR).glob("step_*.zip"), key=lambda p: int(p.stem.split("_")[1]))
     if (folder / "final.zip").exists():
         checkpoints.append(folder / "final.zip")
+    todo = [path for path in checkpoints if path.name not in done]
+    if todo:
+        require_trust(todo[0], trust)
     with tempfile.TemporaryDirectory() as tmp:
-        for path in checkpoints:
-            if path.name in done:
-                continue
+        for path in todo:
             meta = checkpoint_metadata(path)
             timesteps = meta["timesteps"]
-            copy = Path(tmp) / path.name  # with the metadata that ties it to its game
-            shutil.copy(path, copy)
-            copy.with_suffix(".json").write_text(json.dumps(meta))
+            policy = load_sb3_zip(path, trust=True, device="cpu").policy  # trust checked above
+            # a safe copy, with the metadata that ties it to its game
+            copy = save_policy(policy, Path(tmp) / path.stem, meta)
             results = evaluate(copy, cfg, games, derive_seed(cfg.seed, "eval", timesteps))
             line = {"checkpoint": path.name, "timesteps": timesteps, **results}
             with out.open("a") as fh:
@@ -352,24 +382,30 @@ def checkpoint_metadata(path: Path) -> dict:
                       "training run: it cannot be tied to a game")
 
 
-def export_checkpoint(source: Path, target: Path) -> Path:
-    """A shippable copy of a checkpoint: the policy with a fresh (empty) optimizer.
+def export_checkpoint(source: Path, target: Path, trust: bool | None = None) -> Path:
+    """A shippable, safe copy of a checkpoint: its policy's weights as safetensors and a
+    JSON manifest (``TARGET.safetensors`` and ``TARGET.json``; ``agents/weights.py``).
 
-    The optimizer's moment estimates triple a checkpoint's size and are only needed
-    to continue training; the copy plays exactly as the source. The metadata file
-    goes along (a snapshot's is taken from its run).
+    The copy plays exactly as the source and loads without running anything; only the
+    policy goes (no optimizer state, no training settings). The manifest carries the
+    metadata that ties it to its game (a snapshot's is taken from its run). The source
+    is an sb3 zip, loaded only if trusted (``trust``, or ``OTRIO_TRUST_CHECKPOINTS=1``).
+    Returns the manifest's path.
     """
-    from sb3_contrib import MaskablePPO
+    from agents.weights import agent_stem, is_sb3_zip, load_policy, load_sb3_zip, save_policy
 
+    if not is_sb3_zip(source):
+        raise ConfigError(f"{source}: export-checkpoint reads a training checkpoint (.zip); "
+                          "an exported agent (.json/.safetensors) is already in the safe format")
+    stem = agent_stem(target)
     meta = checkpoint_metadata(source)
     if not source.exists():
         raise ConfigError(f"no checkpoint at {source}")
-    model = MaskablePPO.load(str(source), device="cpu")
-    policy = model.policy
-    policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.learning_rate,
-                                              **policy.optimizer_kwargs)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    model.save(str(target))
-    meta["exported_from"] = str(source)
-    target.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
-    return target
+    policy = load_sb3_zip(source, trust, device="cpu").policy
+    meta.setdefault("exported_from", str(source))  # a re-export keeps the weights' origin
+    manifest = save_policy(policy, stem, meta)
+    copy, _ = load_policy(manifest)  # it reads back, weight for weight
+    for name, tensor in copy.state_dict().items():
+        if not tensor.equal(policy.state_dict()[name]):
+            raise ConfigError(f"the export of {source} does not read back: tensor {name} differs")
+    return manifest

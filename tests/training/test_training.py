@@ -1,4 +1,8 @@
-"""PPO training: smoke runs per game, resume, reward accounting, checkpoint checks."""
+"""PPO training: smoke runs per game, resume, reward accounting, checkpoint checks.
+
+The runs' own sb3 zips are played here with ``trusted`` (``OTRIO_TRUST_CHECKPOINTS=1``),
+as a user plays their own runs (``tests/agents/test_safe_checkpoints.py``: refused without).
+"""
 
 import json
 
@@ -16,6 +20,11 @@ GAMES = envs.available()
 DEFAULT_PLAYERS = {"oceanos_v0": 2, "otys_v0": 2, "otontin_v0": 3}
 
 
+@pytest.fixture
+def trusted(monkeypatch):
+    monkeypatch.setenv("OTRIO_TRUST_CHECKPOINTS", "1")
+
+
 def tiny(tmp_path, game="oceanos_v0", **kw):
     base = dict(
         game=game, game_config={"num_players": DEFAULT_PLAYERS[game]},
@@ -29,7 +38,7 @@ def tiny(tmp_path, game="oceanos_v0", **kw):
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_smoke_training_per_game(tmp_path, game):
+def test_smoke_training_per_game(tmp_path, game, trusted):
     final = train(tiny(tmp_path, game), progress=False)
     meta = json.loads(final.with_suffix(".json").read_text())
     assert meta["env_id"] == game and meta["timesteps"] >= 256
@@ -90,7 +99,7 @@ def test_learner_return_equals_its_final_reward(game):
     assert -1.0 in outcomes, "no lost game seen: the loser's final reward went untested"
 
 
-def test_checkpoint_for_another_game_is_rejected(tmp_path):
+def test_checkpoint_for_another_game_is_rejected(tmp_path, trusted):
     others = [g for g in GAMES if g != "oceanos_v0"]
     final = train(tiny(tmp_path, total_timesteps=64), progress=False)
     for other in others:
@@ -103,7 +112,7 @@ def test_checkpoint_for_another_game_is_rejected(tmp_path):
         agents.make(f"ppo:{final}", envs.make("oceanos_v0"))
 
 
-def test_corrupt_checkpoint_is_a_clear_error(tmp_path):
+def test_corrupt_checkpoint_is_a_clear_error(tmp_path, trusted):
     final = train(tiny(tmp_path, total_timesteps=64), progress=False)
     final.write_bytes(b"garbage")
     with pytest.raises(ConfigError, match="could not be loaded"):
@@ -119,12 +128,12 @@ def test_bad_training_config_names_the_key():
         validate(TrainConfig, {"game": "oceanos_v0", "opponents": {"minimax": 1.0}})
 
 
-def test_exported_checkpoint_is_smaller_and_plays_the_same(tmp_path):
+def test_exported_checkpoint_is_smaller_and_plays_the_same(tmp_path, trusted):
     from training.train import export_checkpoint
 
     final = train(tiny(tmp_path, total_timesteps=128, net_arch=[64, 64]), progress=False)
-    small = export_checkpoint(final, tmp_path / "ship" / "model.zip")
-    assert small.stat().st_size < final.stat().st_size
+    small = export_checkpoint(final, tmp_path / "ship" / "model.json")
+    assert small.with_suffix(".safetensors").stat().st_size < final.stat().st_size
     env = envs.make("oceanos_v0", num_players=2)
     a, b = agents.make(f"ppo:{final}", env), agents.make(f"ppo:{small}", env)
     env.reset(seed=1)
@@ -138,7 +147,7 @@ def test_exported_checkpoint_is_smaller_and_plays_the_same(tmp_path):
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
 
-def test_a_snapshot_exports_with_its_runs_metadata_and_a_stray_file_is_refused(tmp_path):
+def test_a_snapshot_exports_with_its_runs_metadata_and_a_stray_file_is_refused(tmp_path, trusted):
     import shutil
 
     from training.train import export_checkpoint
@@ -146,8 +155,8 @@ def test_a_snapshot_exports_with_its_runs_metadata_and_a_stray_file_is_refused(t
     train(tiny(tmp_path, total_timesteps=128), progress=False)
     snapshot = sorted((tmp_path / "run" / "snapshots").glob("step_*.zip"))[0]
     assert not snapshot.with_suffix(".json").exists()  # snapshots are saved bare
-    shipped = export_checkpoint(snapshot, tmp_path / "ship" / "snap.zip")
-    meta = json.loads(shipped.with_suffix(".json").read_text())
+    shipped = export_checkpoint(snapshot, tmp_path / "ship" / "snap.json")
+    meta = json.loads(shipped.read_text())
     assert meta["env_id"] == "oceanos_v0"
     assert meta["timesteps"] == int(snapshot.stem.split("_")[1])
     env = envs.make("oceanos_v0", num_players=2)
@@ -156,8 +165,8 @@ def test_a_snapshot_exports_with_its_runs_metadata_and_a_stray_file_is_refused(t
     stray.parent.mkdir()
     shutil.copy(snapshot, stray)
     with pytest.raises(ConfigError, match="cannot be tied to a game"):
-        export_checkpoint(stray, tmp_path / "ship" / "stray.zip")
-    assert not (tmp_path / "ship" / "stray.zip").exists()  # nothing half-written
+        export_checkpoint(stray, tmp_path / "ship" / "stray.json")
+    assert not list((tmp_path / "ship").glob("stray*"))  # nothing half-written
 
 
 def test_random_opponents_play_from_the_legal_list_alone():
@@ -179,35 +188,32 @@ def test_random_opponents_play_from_the_legal_list_alone():
 
 
 def test_evaluation_plays_the_checkpoint_as_it_is_now(tmp_path):
-    """A training run evaluates a checkpoint rewritten at one path; each evaluation
-    must play the file as it is then, not a policy cached from an earlier evaluation."""
-    import shutil
-
+    """A training run evaluates a checkpoint rewritten at one path (in the safe format,
+    so without trust); each evaluation must play the file as it is then, not a policy
+    cached from an earlier evaluation."""
     from benchmarks.play import GameTask, _env_and_agents
-    from training.train import save_checkpoint
+    from training.train import save_agent
 
     cfg = tiny(tmp_path, total_timesteps=64)
     final = train(cfg, progress=False)
-    path = tmp_path / "eval_current.zip"
-    shutil.copy(final, path)
-    shutil.copy(final.with_suffix(".json"), path.with_suffix(".json"))
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(str(final), device="cpu")  # this test's own run
+    path = save_agent(model, tmp_path / "eval_current.json", cfg)
     task = GameTask(game=0, env_id="oceanos_v0", config={"num_players": 2},
                     seating=("ppo", "r"), specs={"ppo": f"ppo:{path}", "r": "random"}, seed=0)
     first = _env_and_agents(task)[1][0]
     assert _env_and_agents(task)[1][0] is first  # an unchanged file is not loaded again
 
-    import torch
-    from sb3_contrib import MaskablePPO
-
-    model = MaskablePPO.load(str(final), device="cpu")
     with torch.no_grad():
         for p in model.policy.action_net.parameters():
             p.add_(1.0)
-    save_checkpoint(model, path, cfg)  # rewritten in place, as the training loop does
+    save_agent(model, path, cfg)  # rewritten in place, as the training loop does
     second = _env_and_agents(task)[1][0]
     assert second is not first
-    assert not np.array_equal(second.model.policy.action_net.bias.detach().numpy(),
-                              first.model.policy.action_net.bias.detach().numpy())
+    assert not np.array_equal(second.policy.action_net.bias.detach().numpy(),
+                              first.policy.action_net.bias.detach().numpy())
 
 
 def test_evaluate_run_scores_every_snapshot_and_resumes(tmp_path, capsys):
@@ -216,12 +222,14 @@ def test_evaluate_run_scores_every_snapshot_and_resumes(tmp_path, capsys):
     train(tiny(tmp_path, total_timesteps=128, eval={"interval": 10**9, "games": 2,
                                                     "opponents": ["random"]}), progress=False)
     run = tmp_path / "run"
-    assert main(["evaluate-run", str(run)]) == 0
+    assert main(["evaluate-run", str(run)]) == 2  # sb3 zips: refused unless trusted
+    assert "--trust-checkpoint" in capsys.readouterr().err
+    assert main(["evaluate-run", "--trust-checkpoint", str(run)]) == 0
     lines = [json.loads(x) for x in (run / "eval_snapshots.jsonl").read_text().splitlines()]
     snapshots = sorted(p.name for p in (run / "snapshots").glob("step_*.zip"))
     assert sorted(x["checkpoint"] for x in lines) == sorted([*snapshots, "final.zip"])
     assert all(x["random"]["games"] == 2 for x in lines)
-    assert main(["evaluate-run", str(run)]) == 0  # nothing left to do: no line added
+    assert main(["evaluate-run", str(run)]) == 0  # nothing left to load or add: no trust needed
     assert len((run / "eval_snapshots.jsonl").read_text().splitlines()) == len(lines)
     capsys.readouterr()
     assert main(["evaluate-run", str(tmp_path / "nowhere")]) != 0
@@ -229,7 +237,7 @@ def test_evaluate_run_scores_every_snapshot_and_resumes(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("encoder", ["otys_pairs", "otys_board"])
-def test_otys_encoders_train_clone_and_play(tmp_path, encoder):
+def test_otys_encoders_train_clone_and_play(tmp_path, encoder, trusted):
     """The structured Otys encoders: a tiny run with a clone, then the checkpoint plays
     as ppo:PATH; the pair features follow the observation's contracts and levels."""
     import torch
@@ -241,7 +249,7 @@ def test_otys_encoders_train_clone_and_play(tmp_path, encoder):
                        imitation={"games": 2, "epochs": 1}), progress=False)
     env = envs.make("otys_v0", num_players=2)
     agent = agents.make(f"ppo:{final}", env)
-    assert type(agent.model.policy.features_extractor) is ENCODERS[encoder]
+    assert type(agent.policy.features_extractor) is ENCODERS[encoder]
     env.reset(seed=0)
     obs = env.last()[0]
     assert obs["action_mask"][agent.act(obs)] == 1

@@ -1,0 +1,453 @@
+"""Policy files that load without running anything, and the gate on those that do.
+
+**The safe format.** An exported agent is two files with one stem:
+
+- ``STEM.safetensors``: the policy network's tensors (safetensors: a JSON header and
+  raw arrays; no pickle);
+- ``STEM.json``: the manifest -- ``format``/``format_version``; the game (``env_id``,
+  ``observation_size``, ``num_actions``, ``game_config``) and the teacher ``hints`` the
+  policy reads (``agents/hints.py``), with ``policy_observation_size`` (the observation
+  plus its hints); the network (``policy``: ``class``, ``net_arch``, ``activation_fn``,
+  ``encoder`` and ``encoder_kwargs`` -- ``mlp`` or a feature extractor of
+  ``training/encoders.py`` --, ``share_features_extractor``, ``normalize_images``); the
+  weights (``weights``: ``file``, a bare name beside the manifest, its ``sha256`` and
+  ``bytes``); the ``versions`` of the libraries that wrote it; and where it came from
+  (``timesteps``, ``seed``, ``exported_from``).
+
+:func:`load_policy` reads the manifest as JSON, checks the weights' sha256, parses them
+with ``safetensors.torch.load``, builds sb3-contrib's ``MaskableActorCriticPolicy``
+from the manifest with this package's own classes (names are looked up in fixed
+tables, never imported), and loads the tensors with ``load_state_dict(strict=True)``
+after checking that every tensor is there with its shape and dtype. Nothing in the
+files is executed: no pickle, no cloudpickle, no ``torch.load``. Every problem -- a
+missing or corrupt file, a hash mismatch, a missing, extra or misshapen tensor, an
+unknown encoder -- is a :class:`ConfigError` naming the file.
+
+**SB3 zips.** A Stable-Baselines3 zip stores its settings (spaces, schedules, the
+policy class) as cloudpickle payloads, so loading one runs whatever code the file
+carries. The suite loads one only from a source the user trusts (:func:`load_sb3_zip`):
+the ``--trust-checkpoint`` flag of the commands that read them, or the environment
+variable ``OTRIO_TRUST_CHECKPOINTS=1``. A training run resuming from its own
+``checkpoints/last.zip`` is trusted without either: the suite wrote that file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from envs.core.config import StrictModel, validate
+from envs.core.errors import ConfigError
+
+FORMAT = "otrio-policy"
+FORMAT_VERSION = 1
+WEIGHTS_SUFFIX = ".safetensors"
+MANIFEST_SUFFIX = ".json"
+TRUST_ENV = "OTRIO_TRUST_CHECKPOINTS"
+TRUST_FLAG = "--trust-checkpoint"
+POLICY_CLASS = "MaskableActorCriticPolicy"
+# the activations a manifest may name (torch.nn classes, looked up here, never imported by name)
+ACTIVATIONS = ("Tanh", "ReLU", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid")
+FLAT_ENCODER = "mlp"  # sb3's FlattenExtractor: the flat observation into the MLP
+
+
+# ------------------------------------------------------------------ trust
+def trusted(trust: bool | None = None) -> bool:
+    """Whether an SB3 zip may be loaded: ``trust``, or ``OTRIO_TRUST_CHECKPOINTS=1``."""
+    return bool(trust) or os.environ.get(TRUST_ENV, "") == "1"
+
+
+def untrusted_message(path: str | Path) -> str:
+    """Why an SB3 zip is refused, and how to allow it."""
+    return (f"{path} is a Stable-Baselines3 zip: loading one unpickles, and so runs, code stored "
+            f"in the file, so otrio loads one only from a source you trust (your own training "
+            f"runs). To allow it, pass {TRUST_FLAG} or set {TRUST_ENV}=1. To share or play an "
+            f"agent safely, export it once: `otrio export-checkpoint {TRUST_FLAG} {path} "
+            f"AGENT.json`, then use ppo:AGENT.json (safetensors weights and a JSON manifest)")
+
+
+def require_trust(path: str | Path, trust: bool | None = None) -> None:
+    """A :class:`ConfigError` unless SB3 zips are trusted (see :func:`trusted`)."""
+    if not trusted(trust):
+        raise ConfigError(untrusted_message(path))
+
+
+@contextlib.contextmanager
+def trusting(trust: bool) -> Iterator[None]:
+    """With ``trust``, SB3 zips are trusted inside the block (in worker processes
+    started there too: it sets ``OTRIO_TRUST_CHECKPOINTS=1`` and restores it after)."""
+    if not trust:
+        yield
+        return
+    before = os.environ.get(TRUST_ENV)
+    os.environ[TRUST_ENV] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(TRUST_ENV, None)
+        else:
+            os.environ[TRUST_ENV] = before
+
+
+def load_sb3_zip(path: str | Path, trust: bool | None = None, **kwargs: Any):
+    """``MaskablePPO.load(path, **kwargs)`` if SB3 zips are trusted, else a
+    :class:`ConfigError` saying why and how to allow it; a zip that fails to load is a
+    :class:`ConfigError` too."""
+    require_trust(path, trust)
+    from sb3_contrib import MaskablePPO
+
+    try:
+        return MaskablePPO.load(str(path), **kwargs)
+    except Exception as err:  # sb3 raises many kinds on a corrupt zip
+        raise ConfigError(f"PPO checkpoint {path} could not be loaded: {err}") from None
+
+
+def is_sb3_zip(path: str | Path) -> bool:
+    """Whether ``path`` names an SB3 zip (by its suffix) rather than a safe agent."""
+    return Path(path).suffix == ".zip"
+
+
+# --------------------------------------------------------------- manifest
+class PolicyArch(StrictModel):
+    """The network a manifest rebuilds (MaskableActorCriticPolicy's constructor)."""
+
+    policy_class: Literal["MaskableActorCriticPolicy"] = Field(alias="class")
+    net_arch: list[int] | dict[str, list[int]]
+    activation_fn: str
+    encoder: str
+    encoder_kwargs: dict[str, int | float | bool | str | list[int]] = {}
+    share_features_extractor: bool = True
+    normalize_images: bool = True
+
+    @field_validator("net_arch")
+    @classmethod
+    def _known_heads(cls, v):
+        if isinstance(v, dict) and set(v) - {"pi", "vf"}:
+            raise ValueError(f"net_arch keys must be pi and vf, got {sorted(v)}")
+        layers = v if isinstance(v, list) else [n for head in v.values() for n in head]
+        if any(n < 1 for n in layers):
+            raise ValueError("every layer needs at least one unit")
+        return v
+
+    @field_validator("activation_fn")
+    @classmethod
+    def _known_activation(cls, v: str) -> str:
+        if v not in ACTIVATIONS:
+            raise ValueError(f"unknown activation {v!r} (known: {', '.join(ACTIVATIONS)})")
+        return v
+
+    @field_validator("encoder")
+    @classmethod
+    def _known_encoder(cls, v: str) -> str:
+        known = encoder_names()
+        if v not in known:
+            raise ValueError(f"unknown encoder {v!r} (known: {', '.join(known)})")
+        return v
+
+
+class WeightsRef(StrictModel):
+    """The weights file a manifest names, and its content hash."""
+
+    file: str
+    sha256: str
+    bytes: int = Field(ge=0)
+
+    @field_validator("file")
+    @classmethod
+    def _bare_name(cls, v: str) -> str:
+        if Path(v).name != v or v in ("", ".", "..") or not v.endswith(WEIGHTS_SUFFIX):
+            raise ValueError(f"must be a bare {WEIGHTS_SUFFIX} file name beside the manifest, "
+                             f"got {v!r}")
+        return v
+
+    @field_validator("sha256")
+    @classmethod
+    def _hex_digest(cls, v: str) -> str:
+        if not re.fullmatch(r"[0-9a-f]{64}", v):
+            raise ValueError("must be 64 lowercase hex digits")
+        return v
+
+
+class Manifest(StrictModel):
+    """The JSON half of an exported agent (see the module docstring)."""
+
+    format: Literal["otrio-policy"]
+    format_version: Literal[1]
+    env_id: str
+    observation_size: int = Field(ge=1)
+    num_actions: int = Field(ge=1)
+    hints: str | None = None
+    policy_observation_size: int = Field(ge=1)
+    game_config: dict[str, Any] = {}
+    timesteps: int | None = None
+    seed: int | None = None
+    exported_from: str | None = None
+    policy: PolicyArch
+    weights: WeightsRef
+    versions: dict[str, str] = {}
+
+
+def encoder_names() -> tuple[str, ...]:
+    """The encoders a manifest may name: ``mlp`` and those of ``training/encoders.py``."""
+    from training.encoders import ENCODERS
+
+    return (FLAT_ENCODER, *ENCODERS)
+
+
+def manifest_path(path: str | Path) -> Path:
+    """The manifest of an exported agent named by its ``.json`` or ``.safetensors``."""
+    return Path(path).with_suffix(MANIFEST_SUFFIX)
+
+
+def agent_stem(target: str | Path) -> Path:
+    """Where an export writes: ``X.json``, ``X.safetensors`` or a bare ``X`` all give
+    ``X``; a ``.zip`` target is refused (exports are never zips)."""
+    target = Path(target)
+    if target.suffix in (MANIFEST_SUFFIX, WEIGHTS_SUFFIX):
+        return target.with_suffix("")
+    if target.suffix == ".zip":
+        raise ConfigError(f"{target}: an export writes safetensors weights and a JSON manifest, "
+                          f"not a zip; name the target {target.with_suffix(MANIFEST_SUFFIX)}")
+    return target
+
+
+def read_manifest(path: str | Path) -> Manifest:
+    """The validated manifest of an exported agent; a clear error for any problem."""
+    file = manifest_path(path)
+    try:
+        raw = json.loads(file.read_text())
+    except OSError as err:
+        raise ConfigError(f"agent manifest {file} cannot be read: {err}") from None
+    except ValueError as err:
+        raise ConfigError(f"agent manifest {file} is corrupt (not JSON): {err}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"agent manifest {file} is corrupt: not a JSON object")
+    if raw.get("format") != FORMAT:
+        raise ConfigError(
+            f"{file} is not an exported agent (its format is {raw.get('format')!r}, not "
+            f"{FORMAT!r}); a training checkpoint's metadata sits beside its .zip: play "
+            f"ppo:CHECKPOINT.zip with {TRUST_FLAG}, or export it with otrio export-checkpoint")
+    try:
+        return validate(Manifest, raw)
+    except ConfigError as err:
+        raise ConfigError(f"agent manifest {file}: {err}") from None
+
+
+# ----------------------------------------------------------------- network
+def _activation(name: str):
+    from torch import nn
+
+    return getattr(nn, name)  # name is one of ACTIVATIONS (validated)
+
+
+def build_policy(manifest: Manifest):
+    """A fresh ``MaskableActorCriticPolicy`` shaped as the manifest says, from this
+    package's own classes (the global torch generator is left as it was)."""
+    import gymnasium
+    import numpy as np
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    arch = manifest.policy
+    kwargs: dict[str, Any] = {
+        "net_arch": arch.net_arch if isinstance(arch.net_arch, list) else dict(arch.net_arch),
+        "activation_fn": _activation(arch.activation_fn),
+        "share_features_extractor": arch.share_features_extractor,
+        "normalize_images": arch.normalize_images,
+        "ortho_init": False,  # every weight is loaded next
+    }
+    if arch.encoder != FLAT_ENCODER:
+        from training.encoders import ENCODERS
+
+        kwargs["features_extractor_class"] = ENCODERS[arch.encoder]
+        kwargs["features_extractor_kwargs"] = dict(arch.encoder_kwargs)
+    elif arch.encoder_kwargs:
+        raise ConfigError(f"encoder {FLAT_ENCODER!r} takes no encoder_kwargs, got {arch.encoder_kwargs}")
+    observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (manifest.policy_observation_size,),
+                                             np.float32)
+    action_space = gymnasium.spaces.Discrete(manifest.num_actions)
+    with torch.random.fork_rng(devices=[]):
+        try:
+            policy = MaskableActorCriticPolicy(observation_space, action_space, lambda _: 0.0, **kwargs)
+        except (TypeError, ValueError) as err:
+            raise ConfigError(f"the policy of this manifest cannot be built: {err}") from None
+    policy.set_training_mode(False)
+    return policy
+
+
+def _aliases(policy) -> dict[str, str]:
+    """Tensor names that are another name's tensor (a feature extractor the policy and
+    value heads share appears under three prefixes): alias -> the first name."""
+    first: dict[int, str] = {}
+    aliases = {}
+    for name, tensor in policy.state_dict(keep_vars=True).items():
+        if id(tensor) in first:
+            aliases[name] = first[id(tensor)]
+        else:
+            first[id(tensor)] = name
+    return aliases
+
+
+def _json_value(value):
+    """A constructor argument as JSON (tuples become lists); None if it has no JSON form."""
+    if isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(v, int) and not isinstance(v, bool)
+                                                for v in value):
+        return list(value)
+    return None
+
+
+def policy_arch(policy) -> dict:
+    """The manifest's ``policy`` block for an sb3 policy; a clear error for a network
+    the safe format cannot rebuild."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    from training.encoders import ENCODERS
+
+    if type(policy) is not MaskableActorCriticPolicy:
+        raise ConfigError(f"only a {POLICY_CLASS} can be exported, not {type(policy).__name__}")
+    extractor = policy.features_extractor_class
+    if extractor is FlattenExtractor:
+        encoder = FLAT_ENCODER
+    else:
+        names = [name for name, cls in ENCODERS.items() if cls is extractor]
+        if not names:
+            raise ConfigError(f"feature extractor {extractor.__name__} is not an encoder of "
+                              "training/encoders.py: the safe format cannot rebuild it")
+        encoder = names[0]
+    kwargs = {}
+    for key, value in (policy.features_extractor_kwargs or {}).items():
+        kwargs[key] = _json_value(value)
+        if kwargs[key] is None:
+            raise ConfigError(f"encoder argument {key}={value!r} has no JSON form")
+    activation = policy.activation_fn.__name__
+    if activation not in ACTIVATIONS or policy.activation_fn is not _activation(activation):
+        raise ConfigError(f"activation {policy.activation_fn!r} is not one of {', '.join(ACTIVATIONS)}")
+    net_arch = policy.net_arch
+    return {
+        "class": POLICY_CLASS,
+        "net_arch": list(net_arch) if isinstance(net_arch, list) else
+        {k: list(v) for k, v in net_arch.items()},
+        "activation_fn": activation,
+        "encoder": encoder,
+        "encoder_kwargs": kwargs,
+        "share_features_extractor": bool(policy.share_features_extractor),
+        "normalize_images": bool(policy.normalize_images),
+    }
+
+
+def library_versions() -> dict[str, str]:
+    """The versions of what wrote an export (for the record; loading does not depend on them)."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for package in ("otrio", "torch", "stable_baselines3", "sb3_contrib", "safetensors", "numpy"):
+        try:
+            out[package] = version(package)
+        except PackageNotFoundError:
+            pass
+    return out
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
+def save_policy(policy, target: str | Path, meta: dict) -> Path:
+    """Write ``policy`` as ``STEM.safetensors`` and its manifest ``STEM.json`` (``meta``:
+    the checkpoint metadata, ``env_id`` ... ``hints``); return the manifest's path."""
+    import safetensors.torch
+
+    stem = agent_stem(target)
+    arch = policy_arch(policy)
+    aliases = _aliases(policy)
+    tensors = {name: tensor.detach().cpu().contiguous()
+               for name, tensor in policy.state_dict().items() if name not in aliases}
+    data = safetensors.torch.save(tensors, metadata={"format": FORMAT})
+    weights = stem.with_suffix(WEIGHTS_SUFFIX)
+    manifest = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "env_id": meta["env_id"],
+        "observation_size": meta["observation_size"],
+        "num_actions": meta["num_actions"],
+        "hints": meta.get("hints"),
+        "policy_observation_size": int(policy.observation_space.shape[0]),
+        "game_config": meta.get("game_config", {}),
+        "timesteps": meta.get("timesteps"),
+        "seed": meta.get("seed"),
+        "exported_from": meta.get("exported_from"),
+        "policy": arch,
+        "weights": {"file": weights.name, "sha256": hashlib.sha256(data).hexdigest(),
+                    "bytes": len(data)},
+        "versions": library_versions(),
+    }
+    validate(Manifest, manifest)  # what is written reads back
+    weights.parent.mkdir(parents=True, exist_ok=True)
+    _write_atomic(weights, data)
+    out = stem.with_suffix(MANIFEST_SUFFIX)
+    _write_atomic(out, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode())
+    return out
+
+
+def load_policy(path: str | Path):
+    """``(policy, manifest)`` of an exported agent named by its ``.json`` or
+    ``.safetensors``; nothing in the files is executed (see the module docstring)."""
+    import safetensors.torch
+
+    path = Path(path)
+    manifest = read_manifest(path)
+    file = manifest_path(path)
+    weights = file.parent / manifest.weights.file
+    if path.suffix == WEIGHTS_SUFFIX and path.name != weights.name:
+        raise ConfigError(f"{path} is not the weights its manifest {file} names ({weights.name})")
+    try:
+        data = weights.read_bytes()
+    except OSError as err:
+        raise ConfigError(f"weights {weights} of agent {file} cannot be read: {err}") from None
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != manifest.weights.sha256:
+        raise ConfigError(f"weights {weights} do not match their manifest {file}: sha256 {digest}, "
+                          f"the manifest says {manifest.weights.sha256} (a damaged or replaced file)")
+    try:
+        tensors = safetensors.torch.load(data)  # the bytes just hashed, not the file again
+    except Exception as err:  # safetensors raises its own error kinds on a bad header
+        raise ConfigError(f"weights {weights} are corrupt (not safetensors): {err}") from None
+    try:
+        policy = build_policy(manifest)
+    except ConfigError as err:
+        raise ConfigError(f"agent {file}: {err}") from None
+    aliases = _aliases(policy)
+    expected = policy.state_dict()
+    unexpected = sorted(set(tensors) - set(expected) | set(tensors) & set(aliases))
+    missing = sorted(set(expected) - set(tensors) - set(aliases))
+    if missing or unexpected:
+        raise ConfigError(f"weights {weights} do not fit the network of {file}: "
+                          f"missing tensors {missing[:5]}{' ...' if len(missing) > 5 else ''}, "
+                          f"unexpected tensors {unexpected[:5]}{' ...' if len(unexpected) > 5 else ''}")
+    for name, tensor in tensors.items():
+        want = expected[name]
+        if tensor.shape != want.shape or tensor.dtype != want.dtype:
+            raise ConfigError(f"weights {weights}: tensor {name} is {tuple(tensor.shape)} "
+                              f"{tensor.dtype}, the network of {file} needs "
+                              f"{tuple(want.shape)} {want.dtype}")
+    full = {**tensors, **{alias: tensors[name] for alias, name in aliases.items()}}
+    try:
+        policy.load_state_dict(full, strict=True)
+    except RuntimeError as err:
+        raise ConfigError(f"weights {weights} do not fit the network of {file}: {err}") from None
+    return policy, manifest
