@@ -23,7 +23,7 @@ def _demo_lineups(env_id: str) -> tuple[dict, dict[str, str], list[list[str]]]:
     config, lineup = DEMO_GAMES[env_id]
     specs = {"greedy": "greedy", "random": "random"}
     lineups = [lineup]
-    checkpoint = PRETRAINED / f"{env_id.rsplit('_v', 1)[0]}_ppo.zip"
+    checkpoint = PRETRAINED / f"{env_id.rsplit('_v', 1)[0]}_ppo.json"  # the safe format
     if checkpoint.exists():
         specs["ppo"] = f"ppo:{checkpoint}"
         others = lineup[1:]

@@ -1,26 +1,45 @@
-"""The shipped checkpoints (agents/pretrained/) load as ppo:PATH and play legal moves."""
+"""The shipped agents (agents/pretrained/) load as ppo:PATH, play legal moves, and play
+as they were recorded.
 
+``reference_actions.json`` holds, for each shipped agent, the action it chose at each of
+300 decisions of seeded games (and a digest of each observation, so a change to the
+game shows up as such rather than as a changed agent). It was recorded from the
+Stable-Baselines3 zips the agents shipped as before the safe format
+(``python tests/agents/test_pretrained.py --record``, then run against the zips); the
+safetensors agents must choose the same actions.
+"""
+
+from __future__ import annotations
+
+import hashlib
 import json
+import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import agents
 import envs
 
 PRETRAINED = Path(__file__).resolve().parents[2] / "agents" / "pretrained"
-CHECKPOINTS = sorted(PRETRAINED.glob("*_ppo.zip"))
+AGENTS = sorted(PRETRAINED.glob("*_ppo.json"))
+REFERENCE = PRETRAINED / "reference_actions.json"
+REFERENCE_DECISIONS = 300
+REFERENCE_SEED = 20_000
 
 
-def test_every_game_ships_a_checkpoint():
-    assert {p.name for p in CHECKPOINTS} == {f"{e.rsplit('_v', 1)[0]}_ppo.zip" for e in envs.available()}
+def test_every_game_ships_an_agent_in_the_safe_format_only():
+    assert {p.name for p in AGENTS} == {f"{e.rsplit('_v', 1)[0]}_ppo.json" for e in envs.available()}
+    for manifest in AGENTS:
+        assert manifest.with_suffix(".safetensors").exists()
 
 
-@pytest.mark.parametrize("checkpoint", CHECKPOINTS, ids=lambda p: p.stem)
-def test_a_shipped_checkpoint_plays_a_whole_game_legally(checkpoint):
-    meta = json.loads(checkpoint.with_suffix(".json").read_text())
+@pytest.mark.parametrize("manifest", AGENTS, ids=lambda p: p.stem)
+def test_a_shipped_agent_plays_a_whole_game_legally(manifest):
+    meta = json.loads(manifest.read_text())
     env = envs.make(meta["env_id"], **meta["game_config"])
-    agent = agents.make(f"ppo:{checkpoint}", env)
+    agent = agents.make(f"ppo:{manifest}", env)
     agent.reset(0)
     env.reset(seed=1)
     ended = set()
@@ -30,7 +49,121 @@ def test_a_shipped_checkpoint_plays_a_whole_game_legally(checkpoint):
             ended.add(name)
             env.step(None)
             continue
-        action = agent.act(obs)  # the checkpoint plays every seat
+        action = agent.act(obs)  # the agent plays every seat
         assert obs["action_mask"][action] == 1, f"{name} chose illegal {action}"
         env.step(action)
     assert ended == set(env.possible_agents)  # the game reached its end
+
+
+def digest(obs: dict[str, np.ndarray]) -> str:
+    """A short hash of an observation dict (its vector and its mask)."""
+    data = (np.asarray(obs["observation"], np.float32).tobytes()
+            + np.asarray(obs["action_mask"], np.int8).tobytes())
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def play_reference(spec: str, meta: dict, count: int = REFERENCE_DECISIONS):
+    """``count`` decisions of seeded games, the agent of ``spec`` in every seat: one
+    ``{"seed", "decisions": [[observation digest, action], ...]}`` per game. Half of the
+    moves played are the agent's, half a seeded random legal move, so the games reach
+    positions the agent alone would not."""
+    env = envs.make(meta["env_id"], **meta["game_config"])
+    agent = agents.make(spec, env)
+    rng = np.random.default_rng(REFERENCE_SEED)
+    games, total = [], 0
+    while total < count:
+        seed = REFERENCE_SEED + len(games)
+        env.reset(seed=seed)
+        agent.reset(seed)
+        decisions = []
+        games.append({"seed": seed, "decisions": decisions})
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            action = agent.act(obs)
+            decisions.append([digest(obs), action])
+            total += 1
+            if total == count:
+                break
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(action if rng.random() < 0.5 else int(rng.choice(legal)))
+    return games
+
+
+@pytest.mark.parametrize("manifest", AGENTS, ids=lambda p: p.stem)
+def test_a_shipped_agent_plays_as_recorded(manifest):
+    recorded = json.loads(REFERENCE.read_text())["agents"][manifest.stem]
+    played = play_reference(f"ppo:{manifest}", json.loads(manifest.read_text()),
+                            sum(len(g["decisions"]) for g in recorded))
+    for want, got in zip(recorded, played):
+        assert got["seed"] == want["seed"]
+        for k, ((want_obs, want_action), (got_obs, got_action)) in enumerate(
+                zip(want["decisions"], got["decisions"])):
+            where = f"{manifest.stem}, game seed {want['seed']}, decision {k}"
+            assert got_obs == want_obs, (
+                f"{where}: the game's observation changed since the reference was recorded "
+                "(a rules or observation change, not the agent): re-record it only if the "
+                "agent is known to be unchanged")
+            assert got_action == want_action, f"{where}: chose {got_action}, recorded {want_action}"
+
+
+def record() -> None:
+    """Write ``reference_actions.json`` from the shipped agents as they load now."""
+    out = {"about": "actions of each shipped agent at seeded decisions "
+                    "(tests/agents/test_pretrained.py)", "agents": {}}
+    for manifest in AGENTS:
+        zipped = manifest.with_suffix(".zip")
+        spec = f"ppo:{zipped if zipped.exists() else manifest}"
+        out["agents"][manifest.stem] = play_reference(spec, json.loads(manifest.read_text()))
+    REFERENCE.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__" and "--record" in sys.argv:
+    record()
+
+
+@pytest.mark.parametrize("manifest", AGENTS, ids=lambda p: p.stem)
+def test_the_safe_agent_computes_what_its_zip_did(manifest, monkeypatch):
+    """While the zips are still here: over seeded games, the safetensors agent and the
+    zip it was exported from compute bit-identical logits and choose the same action."""
+    import torch
+
+    zipped = manifest.with_suffix(".zip")
+    if not zipped.exists():
+        pytest.skip("the zip is gone")
+    meta = json.loads(manifest.read_text())
+    env = envs.make(meta["env_id"], **meta["game_config"])
+    safe = agents.make(f"ppo:{manifest}", env)
+    monkeypatch.setenv("OTRIO_TRUST_CHECKPOINTS", "1")
+    old = agents.make(f"ppo:{zipped}", env)
+    rng = np.random.default_rng(1)
+    compared = same = 0
+    for seed in range(100):
+        env.reset(seed=seed)
+        safe.reset(seed)
+        old.reset(seed)
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            views = []
+            for agent in (safe, old):
+                seen = agent.hints.augment(obs) if agent.hints is not None else obs
+                with torch.no_grad():
+                    dist = agent.policy.get_distribution(
+                        torch.as_tensor(seen["observation"])[None],
+                        action_masks=seen["action_mask"].astype(bool)[None])
+                views.append(dist.distribution.logits[0])
+            assert torch.equal(views[0], views[1])
+            action = safe.act(obs)
+            compared += 1
+            same += action == old.act(obs)
+            env.step(action if rng.random() < 0.5 else
+                     int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if compared >= 400:
+            break
+    print(f"{manifest.stem}: {same}/{compared} same actions, logits bit-identical")
+    assert same == compared
