@@ -18,6 +18,38 @@ DEMO_GAMES = {  # env id -> (config, lineup) for the demo tournaments
 PRETRAINED = Path(__file__).parent / "agents" / "pretrained"
 
 
+class UsageError(Exception):
+    """A command line argparse refuses: reported by :func:`main` in one line."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse whose usage errors reach :func:`main` (one line on stderr, exit code 2)
+    instead of printing the usage and exiting from inside the parser."""
+
+    def error(self, message: str):
+        raise UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
+
+
+def _whole_number(text: str, least: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be >= {least}, got {value}")
+    return value
+
+
+def seed_arg(text: str) -> int:
+    """A seed: a whole number >= 0."""
+    return _whole_number(text, 0)
+
+
+def count_arg(text: str) -> int:
+    """A count: a whole number >= 1."""
+    return _whole_number(text, 1)
+
+
 def _demo_lineups(env_id: str) -> tuple[dict, dict[str, str], list[list[str]]]:
     """Config, agents and lineups of the demo tournaments of one game."""
     config, lineup = DEMO_GAMES[env_id]
@@ -42,6 +74,7 @@ def _demo(args: argparse.Namespace) -> int:
     from benchmarks.records import run_identity
     from benchmarks.report import leaderboard_markdown
     from benchmarks.tournament import TournamentConfig, run
+    from envs.core.config import validate
     from envs.core.errors import ConfigError
 
     for env_id in envs.available():
@@ -52,14 +85,16 @@ def _demo(args: argparse.Namespace) -> int:
         for lineup in lineups:
             used = {name: specs[name] for name in set(lineup)}
             name = "_vs_".join(dict.fromkeys(lineup))
-            cfg = TournamentConfig(
+            cfg = validate(TournamentConfig, dict(
                 game=env_id, game_config=config, agents=used, lineup=lineup,
                 games_per_seating=args.games, seed=args.seed,
                 output=str(Path(args.output) / env_id / name),
-            )
+            ))
             try:
                 folder = run(cfg, progress=not args.quiet)
-            except ConfigError:
+            except ConfigError as err:
+                if "holds a run of another config" not in str(err):
+                    raise  # not a folder of another config: a folder in use, a bad agent
                 # the folder holds a demo of another config (say, a checkpoint updated
                 # since): keep it, and play this one beside it
                 identity = json.dumps(run_identity(cfg.identity()), sort_keys=True)
@@ -95,7 +130,10 @@ def _play(args: argparse.Namespace) -> int:
         if seats[index[agent]] != "human":
             print(f"{agent} ({seats[index[agent]]}): {env.unwrapped.action_name(action)}")
 
-    play_seated(env, players, on_action=announce)
+    try:
+        play_seated(env, players, on_action=announce)
+    except EOFError as err:  # a human seat's input ended
+        raise OtrioError(f"{err or 'input closed'}; the game is abandoned") from None
     print(env.unwrapped.game.render(env.unwrapped.state_))
     return 0
 
@@ -128,6 +166,11 @@ def _evaluate_run(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    source = Path(args.source)
+    if not source.exists():
+        raise OtrioError(f"export-checkpoint: the source {source} does not exist")
+    if not source.is_file():
+        raise OtrioError(f"export-checkpoint: the source {source} is not a checkpoint file")
     from training.train import export_checkpoint
 
     manifest = export_checkpoint(Path(args.source), Path(args.target))
@@ -181,12 +224,12 @@ def _trust_flag(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``otrio`` command."""
-    parser = argparse.ArgumentParser(prog="otrio", description=__doc__)
+    parser = Parser(prog="otrio", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="the main job: short greedy-vs-random tournaments")
-    demo.add_argument("--games", type=int, default=25, help="games per seating")
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--games", type=count_arg, default=25, help="games per seating")
+    demo.add_argument("--seed", type=seed_arg, default=0)
     demo.add_argument("--output", default="runs/demo")
     demo.add_argument("--quiet", action="store_true")
     demo.set_defaults(func=_demo)
@@ -195,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument("game", help="oceanos, otys or otontin")
     play.add_argument("--seats", required=True,
                       help="comma-separated specs, e.g. human,greedy,mcts:iterations=64,top=4")
-    play.add_argument("--seed", type=int, default=0)
+    play.add_argument("--seed", type=seed_arg, default=0)
     _trust_flag(play)
     play.set_defaults(func=_play)
 
@@ -264,7 +307,11 @@ def main(argv: list[str] | None = None) -> int:
     bal.add_argument("--quiet", action="store_true")
     bal.set_defaults(func=_balance)
 
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as err:
+        print(err, file=sys.stderr)
+        return 2
     from agents.weights import trusting
 
     try:
@@ -273,6 +320,10 @@ def main(argv: list[str] | None = None) -> int:
     except OtrioError as err:
         print(f"otrio: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: records written so far stay, and a run resumes
+        print(flush=True)  # end an open prompt line
+        print("otrio: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

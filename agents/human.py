@@ -33,11 +33,24 @@ class HumanAgent(Agent):
             print("Choose a number (or an action name): ", end="", file=out, flush=True)
             line = self.stdin.readline()
             if not line:
-                raise EOFError("input closed before a move was chosen")
+                raise EOFError(f"input closed before {self.env.unwrapped.agent_selection} "
+                               "(human) chose a move")
             entry = line.strip()
-            if entry.isdigit() and int(entry) < len(legal):
-                return legal[int(entry)]
+            number = _number(entry)
+            if number is not None and number < len(legal):
+                return legal[number]
             names = {game.action_name(a): a for a in legal}
             if entry in names:
                 return names[entry]
             print(f"'{entry}' is not one of the moves listed; try again.", file=out)
+
+
+def _number(entry: str) -> int | None:
+    """The list number typed, or None: digits only ('²' is a digit to ``isdigit`` but
+    no number to ``int``), no sign."""
+    if not entry.isdecimal():
+        return None
+    try:
+        return int(entry)
+    except ValueError:
+        return None

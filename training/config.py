@@ -79,7 +79,7 @@ class TrainConfig(StrictModel):
     total_timesteps: int = Field(1_000_000, ge=1)
     num_envs: int = Field(1, ge=1)
     vec_env: Literal["dummy", "subproc"] = "dummy"
-    seed: int = 0
+    seed: int = Field(0, ge=0)
     checkpoint_interval: int = Field(50_000, ge=1)
     eval: EvalParams = EvalParams()
     torch_threads: int = Field(1, ge=1)  # two threads ran ~10x slower on 2 cores
@@ -125,5 +125,8 @@ def load_train_config(path: str | Path, **overrides: Any) -> TrainConfig:
         data = yaml.safe_load(Path(path).read_text()) or {}
     except (OSError, yaml.YAMLError) as err:
         raise ConfigError(f"cannot read training config {path}: {err}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"training config {path} must be a mapping of keys to values, "
+                          f"not a {type(data).__name__}")
     data.update({k: v for k, v in overrides.items() if v is not None})
     return validate(TrainConfig, data)
