@@ -10,7 +10,15 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 
-# torch is pinned and installed first so that pip takes the CPU build, not a CUDA one.
+# torch is pinned and installed before the project, so that the project's torch>=2.2 is
+# already met and pip picks no other version. The pin does not choose the build: pip
+# takes whichever torch==2.13.0 wheel its indexes offer first. That is the CPU build
+# (2.13.0+cpu) only where pip is configured with a local wheel or index that offers it
+# first, as on the machines this project is built on; from plain PyPI, Linux x86_64
+# gets the CUDA build (with its nvidia-* packages, gigabytes), macOS and Windows one
+# without CUDA. Elsewhere a CPU-only install adds --index-url https://download.pytorch.org/whl/cpu
+# to the torch line; it is left out here because these machines reach only the package
+# registry.
 $(STAMP): $(PY) pyproject.toml
 	$(PY) -m pip install torch==2.13.0
 	$(PY) -m pip install -e '.[dev]'

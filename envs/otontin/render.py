@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .campaign import DECISION_NAMES, NO_DECISION
 from .data import FACE_NAMES
 from .orders import NO_ORDER, order_name
@@ -14,20 +16,28 @@ def _declared(order: int) -> str:
     return "nothing" if order == NO_ORDER else order_name(order)
 
 
+_SEAT = re.compile(r"\bp(\d+)\b")
+
+
+def _seats_named(entry: str) -> str:
+    """A war-log entry with its seats named as everywhere else (``p2`` -> ``player_2``)."""
+    return _SEAT.sub(r"player_\1", entry)
+
+
 def render_text(state: State) -> str:
     """The table: leaders, pool, dice of the turn, declarations, the last war."""
     final = " (final)" if state.final_round else ""
     lines = [
-        f"Otontin round {state.round}{final} | Starting Leader p{state.start} | "
+        f"Otontin round {state.round}{final} | Starting Leader player_{state.start} | "
         f"phase {PHASE_NAMES[state.phase]} | pool {state.pool_w} warriors, "
         f"{state.pool_b} beans | target {state.config.bean_target}",
-        f"{'seat':<6}{'atk':>4}{'def':>4}{'beans':>6}  {'status':<8} declared",
+        f"{'seat':<10}{'atk':>4}{'def':>4}{'beans':>6}  {'status':<8} declared",
     ]
     for s in range(state.n):
         mark = "*" if s == state.start else " "
         status = "busted" if state.busted[s] else ("done" if state.done[s] else "")
         lines.append(
-            f"p{s}{mark:<4}{state.atk[s]:>4}{state.dfn[s]:>4}{state.beans[s]:>6}  "
+            f"{f'player_{s}{mark}':<10}{state.atk[s]:>4}{state.dfn[s]:>4}{state.beans[s]:>6}  "
             f"{status:<8} {_declared(state.declared[s])}"
         )
     if state.phase == CAMPAIGN:
@@ -35,19 +45,21 @@ def render_text(state: State) -> str:
         aside = ", ".join(f"{c} {k}" for c, k in zip(state.colours, state.aside))
         rolled = ", ".join(f"{k} {f}" for f, k in zip(FACE_NAMES, state.rolled))
         last = ", ".join(f"{state.colours[k]}:{FACE_NAMES[f]}" for k, f in state.last_roll)
-        lines.append(f"campaign of p{state.active}: bag [{bag}] priests aside [{aside}]")
+        lines.append(f"campaign of player_{state.active}: bag [{bag}] priests aside [{aside}]")
         lines.append(f"  rolled this turn: {rolled}; last roll: {last}")
         if state.takers:
-            takers = ", ".join(f"p{s}" for s in state.takers)
+            takers = ", ".join(f"player_{s}" for s in state.takers)
             lines.append(f"  saboteurs: {state.theft} each to {takers}")
     if state.decision != NO_DECISION:
-        lines.append(f"pending: p{state.current_player()} {DECISION_NAMES[state.decision]}")
+        lines.append(f"pending: player_{state.current_player()} "
+                     f"{DECISION_NAMES[state.decision]}")
     else:
         capped = " (round cap)" if state.capped else ""
-        lines.append(f"game over{capped}: winners {', '.join(f'p{s}' for s in state.winners())}")
+        winners = ", ".join(f"player_{s}" for s in state.winners())
+        lines.append(f"game over{capped}: winners {winners}")
     if state.revealed_round:
         lines.append(f"war of round {state.revealed_round}:")
         for s, order in enumerate(state.revealed):
-            lines.append(f"  p{s}: {'busted' if order == NO_ORDER else order_name(order)}")
-        lines.extend(f"  {entry}" for entry in state.war_log)
+            lines.append(f"  player_{s}: {'busted' if order == NO_ORDER else order_name(order)}")
+        lines.extend(f"  {_seats_named(entry)}" for entry in state.war_log)
     return "\n".join(lines)

@@ -92,7 +92,8 @@ def render_text(state: State, viewer: int | None = None) -> str:
             lines.append("    hand: " + " | ".join(contract_text(state, c) for c in state.hands[p]))
     if state.over:
         how = "round cap" if state.capped else f"{t.end_pp} PP"
-        lines.append(f"game over ({how}); winners: {state.winners()}")
+        winners = ", ".join(f"player_{s}" for s in state.winners())
+        lines.append(f"game over ({how}); winners: {winners}")
     else:
         key = D.KEY_NAMES[state.key] if state.key >= 0 else "-"
         where = f", key {key} at level {state.lvl + 1}" if state.lvl >= 0 else ""

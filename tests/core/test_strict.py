@@ -161,3 +161,43 @@ def test_otontin_empty_dice_are_refused():
         envs.make("otontin_v0", dice=[{"colour": "green", "count": 2, "faces": []}])
     with pytest.raises(ConfigError, match="count"):
         envs.make("otontin_v0", dice=[{"colour": "green", "count": 0, "faces": ["bean"]}])
+
+
+# ------------------------------------------------------------------ seat names
+@pytest.mark.parametrize("game", GAMES)
+def test_every_text_names_seats_player_n(game):
+    import re
+
+    env = envs.make(game, render_mode="ansi")
+    env.reset(seed=4)
+    texts = [env.render()]
+    for _ in env.agent_iter():
+        _, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else env.unwrapped.legal_actions()[-1])
+        texts.append(env.render())
+    for text in texts:
+        assert not re.search(r"\bp\d+\b", text), text
+        assert not re.search(r"[Ww]inners?[^\n]*\[", text), text
+    final = texts[-1]
+    winners = env.unwrapped.state_.winners()
+    line = next(ln for ln in final.splitlines() if "inner" in ln)
+    assert all(f"player_{s}" in line for s in winners), line
+
+
+def test_the_readme_says_how_pettingzoo_finds_the_ids():
+    """PettingZoo 1.27's registry has no plugin discovery: ``import envs`` registers the
+    ids, and the README says so next to ``pettingzoo.make``."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = ("import pettingzoo\ntry:\n    pettingzoo.make('aec', 'otrio/oceanos_v0')\n"
+            "except Exception as err:\n    print(type(err).__name__)\n"
+            "import envs\nprint(type(pettingzoo.make('aec', 'otrio/oceanos_v0')).__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["NamespaceNotFound", "raw_env"]
+    use = (root / "README.md").read_text().split("## Use", 1)[1].split("\n## ", 1)[0]
+    line = next(ln for ln in use.splitlines() if 'pettingzoo.make("aec", "otrio/' in ln)
+    assert "import envs" in line

@@ -104,7 +104,7 @@ def test_render_ansi():
     env = envs.make("otontin_v0", num_players=4, render_mode="ansi")
     env.reset(seed=3)
     text = env.render()
-    assert text.startswith("Otontin round 1") and "p3" in text and "pending" in text
+    assert text.startswith("Otontin round 1") and "player_3" in text and "pending" in text
 
 
 def _play_to_end(env, seed):
