@@ -1,23 +1,18 @@
-"""Adapt a MaskablePPO checkpoint to an observation that gained pieces.
+"""Adapt an exported agent (``X.json`` + ``X.safetensors``) to an observation that
+gained values.
 
 When a game's observation layout gains values (a new piece inserted at ``--at``), a
-trained policy can keep playing exactly as before by giving its first layers zero
-weights for the new inputs; it then ignores them until it is trained further. The
-metadata's ``observation_size`` is updated beside the checkpoint.
+trained MLP policy can keep playing exactly as before by giving its first layers zero
+weights for the new inputs; it ignores them until it is trained further. The agent is
+loaded and saved with the safe format of ``agents/weights.py`` (nothing unpickled):
 
-    python tools/widen_checkpoint.py agents/pretrained/oceanos_ppo.zip --at 469 --count 15
-
-Only for the user's own checkpoints: loading an sb3 zip unpickles parts of it.
+    python tools/widen_checkpoint.py agents/pretrained/oceanos_ppo.json --at 469 --count 15
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 
-import gymnasium as gym
-import numpy as np
 import torch
 
 
@@ -34,25 +29,26 @@ def widen_linear(layer: torch.nn.Linear, at: int, count: int) -> torch.nn.Linear
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("checkpoint", type=Path)
+    parser.add_argument("agent", help="the agent's manifest (X.json)")
     parser.add_argument("--at", type=int, required=True, help="offset of the new values")
     parser.add_argument("--count", type=int, required=True, help="how many values were inserted")
     args = parser.parse_args()
-    from sb3_contrib import MaskablePPO
+    import gymnasium as gym
+    import numpy as np
 
-    model = MaskablePPO.load(str(args.checkpoint), device="cpu")
-    size = model.observation_space.shape[0] + args.count
-    space = gym.spaces.Box(-np.inf, np.inf, (size,), np.float32)
-    model.observation_space = model.policy.observation_space = space
-    extractor = model.policy.mlp_extractor
-    for net in (extractor.policy_net, extractor.value_net):
+    from agents.weights import load_policy, save_policy
+
+    policy, manifest = load_policy(args.agent)
+    if manifest.policy.encoder != "mlp" or manifest.hints:
+        raise SystemExit("only plain MLP agents without hints can be widened this way")
+    size = manifest.observation_size + args.count
+    policy.observation_space = gym.spaces.Box(-np.inf, np.inf, (size,), np.float32)
+    for net in (policy.mlp_extractor.policy_net, policy.mlp_extractor.value_net):
         net[0] = widen_linear(net[0], args.at, args.count)
-    model.save(str(args.checkpoint))
-    meta_path = args.checkpoint.with_suffix(".json")
-    meta = json.loads(meta_path.read_text())
+    meta = manifest.model_dump(mode="json")
     meta["observation_size"] = size
-    meta_path.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
-    print(f"{args.checkpoint}: observation {size - args.count} -> {size} values")
+    save_policy(policy, args.agent, meta)
+    print(f"{args.agent}: observation {size - args.count} -> {size} values")
 
 
 if __name__ == "__main__":
