@@ -352,7 +352,7 @@ def run(cfg: BalanceConfig, progress: bool = True, command: str | None = None) -
 
 def _play_and_report(cfg: BalanceConfig, setups: list[Setup], folder: Path, progress: bool,
                      command: str | None) -> None:
-    done = open_run(folder, cfg.model_dump(mode="json"), RESUME_IGNORES)
+    done = open_run(folder, cfg.model_dump(mode="json"), RESUME_IGNORES, unique_by=("game",))
     (folder / SETUPS_FILE).write_text(json.dumps(
         [asdict(setup) for setup in setups], indent=1, sort_keys=True) + "\n")
     done_ids = {r["game"] for r in done}

@@ -3,9 +3,10 @@
 A run folder holds ``run.json`` (the validated config that made it) and
 ``games.jsonl`` (one record per finished game, flushed as it lands). Re-running the
 same config resumes after the last complete record; a torn last line from a crash
-is dropped; a run folder made by another config is refused. A record whose game id
-is already in the file (two writers on one folder, before folders were locked) is
-dropped, the first one kept, with a warning.
+is dropped; a run folder made by another config is refused. Where the caller names
+the fields that identify a game (``unique_by``), a record whose identity is already in
+the file (two writers on one folder, before folders were locked) is dropped, the first
+one kept, with a warning.
 
 One writer per folder: :class:`RunLock` (``run.lock``, holding the owner's pid and
 host) refuses a second tournament, sweep or training run on a folder while the first
@@ -156,11 +157,14 @@ def run_identity(config: dict[str, Any]) -> dict[str, Any]:
     return {**config, "checkpoints": digests} if digests else config
 
 
-def open_run(folder: Path, config: dict[str, Any], resume_keys_ignored: tuple[str, ...] = ()) -> list[dict]:
+def open_run(folder: Path, config: dict[str, Any], resume_keys_ignored: tuple[str, ...] = (),
+             unique_by: tuple[str, ...] = ()) -> list[dict]:
     """Create or reopen a run folder; return the records already there.
 
     ``resume_keys_ignored`` are config keys that may differ on resume (e.g. workers).
     The config is compared with the checkpoints' content (:func:`run_identity`).
+    ``unique_by``: the record fields that identify a game (``("game",)`` for
+    tournaments); records repeating an identity are dropped (:func:`drop_duplicates`).
     """
     config = run_identity(config)
     folder.mkdir(parents=True, exist_ok=True)
@@ -182,19 +186,22 @@ def open_run(folder: Path, config: dict[str, Any], resume_keys_ignored: tuple[st
     else:
         run_file.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
     records = read_records(folder / RECORDS_FILE, repair=True)
-    return drop_duplicate_games(folder / RECORDS_FILE, records)
+    if unique_by:
+        records = drop_duplicates(folder / RECORDS_FILE, records, unique_by)
+    return records
 
 
-def drop_duplicate_games(path: Path, records: list[dict]) -> list[dict]:
-    """``records`` (all of ``path``) with the first record of each game id only; if any
-    were dropped, ``path`` is rewritten without them (atomically) and a warning says so."""
+def drop_duplicates(path: Path, records: list[dict], unique_by: tuple[str, ...]) -> list[dict]:
+    """``records`` (all of ``path``) with the first record of each identity (the values
+    of the ``unique_by`` fields) only; if any were dropped, ``path`` is rewritten without
+    them (atomically) and a warning says so."""
     seen: set = set()
     keep = []
     for record in records:
-        game = record.get("game")
-        if game is None or game not in seen:
+        identity = json.dumps([record.get(k) for k in unique_by], sort_keys=True)
+        if identity not in seen:
             keep.append(record)
-            seen.add(game)
+            seen.add(identity)
     if len(keep) == len(records):
         return records
     dropped = len(records) - len(keep)
@@ -206,7 +213,7 @@ def drop_duplicate_games(path: Path, records: list[dict]) -> list[dict]:
         os.fsync(fh.fileno())
     tmp.replace(path)
     warnings.warn(f"{path}: dropped {dropped} duplicate record(s) of games already recorded "
-                  "(the first record of each game id is kept)", stacklevel=3)
+                  f"(the first record of each {', '.join(unique_by)} is kept)", stacklevel=3)
     return keep
 
 

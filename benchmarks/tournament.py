@@ -127,7 +127,7 @@ def run(cfg: TournamentConfig, progress: bool = True, command: str | None = None
     check_before_start(cfg)
     folder = Path(cfg.output)
     with RunLock(folder):
-        done = open_run(folder, cfg.identity(), RESUME_IGNORES)
+        done = open_run(folder, cfg.identity(), RESUME_IGNORES, unique_by=("game",))
         done_ids = {r["game"] for r in done}
         todo = [t for t in build_tasks(cfg) if t.game not in done_ids]
         bar = None

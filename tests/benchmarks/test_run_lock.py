@@ -153,3 +153,20 @@ def test_a_resume_drops_duplicate_game_ids_and_counts_each_game_once(tmp_path):
     assert (folder / RECORDS_FILE).read_text() == "".join(lines)
     again = json.loads((folder / "summary.json").read_text())
     assert again["games"] == 4 and again == first
+
+
+def test_only_records_of_the_same_identity_are_duplicates(tmp_path):
+    from benchmarks.records import open_run
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    rows = [{"budget": 1, "game": 0, "won": 1}, {"budget": 2, "game": 0, "won": 0},
+            {"budget": 1, "game": 0, "won": 0}]
+    text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows)
+    (folder / RECORDS_FILE).write_text(text)
+    # a study whose games are told apart by more than the game id keeps them all
+    assert open_run(folder, {"study": 1}) == rows
+    assert (folder / RECORDS_FILE).read_text() == text
+    with pytest.warns(UserWarning, match="dropped 1 duplicate record.*budget, game"):
+        assert open_run(folder, {"study": 1}, unique_by=("budget", "game")) == rows[:2]
+    assert read_records(folder / RECORDS_FILE) == rows[:2]
