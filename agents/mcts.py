@@ -101,8 +101,16 @@ _HELP = {
     "crn": "0 or 1",
     "margin": "a number >= 0",
 }
-# per game: the defaults that the budget study picked (benchmarks/results/search/)
-GAME_DEFAULTS: dict[str, dict] = {}
+# Per game: the defaults the budget studies picked (benchmarks/results/search/README.md).
+# Below the root an ISMCTS tree mixes up hand-slot actions of different re-drawn hands,
+# so each game's default is a flat search on common random numbers over greedy's close
+# calls, with greedy rollouts (to the end in Oceanos; depth-limited in the longer Otys
+# and the costly-to-roll-out Otontin).
+GAME_DEFAULTS: dict[str, dict] = {
+    "oceanos_v0": {"iterations": 48, "crn": 1, "top": 4, "gap": 1.0},
+    "otys_v0": {"iterations": 48, "crn": 1, "top": 3, "gap": 1.0, "depth": 30},
+    "otontin_v0": {"iterations": 48, "crn": 1, "top": 3, "gap": 1.0, "depth": 8},
+}
 
 
 def parse_options(text: str, game: str | None = None) -> SearchOptions:
