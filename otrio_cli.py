@@ -194,11 +194,20 @@ def _bench(args: argparse.Namespace) -> int:
 
 def _search_bench(args: argparse.Namespace) -> int:
     from benchmarks.search import SearchBenchConfig, run
+    from envs.core.config import validate
+    from envs.core.errors import ConfigError
 
-    budgets = [int(b) for b in args.budgets.split(",") if b.strip()]
-    cfg = SearchBenchConfig(game=args.game, num_players=args.players, budgets=budgets,
-                            options=args.options, opponent=args.opponent, games=args.games,
-                            seed=args.seed, workers=args.workers, output=args.output)
+    try:
+        budgets = [int(b) for b in args.budgets.split(",") if b.strip()]
+        games_for = {int(b): int(g) for b, g in
+                     (item.split("=") for item in args.games_for.split(",") if item.strip())}
+    except ValueError:
+        raise ConfigError("--budgets takes integers like 8,32,128 and --games-for pairs like "
+                          "128=60") from None
+    cfg = validate(SearchBenchConfig, dict(
+        game=args.game, num_players=args.players, budgets=budgets, options=args.options,
+        opponent=args.opponent, games=args.games, games_for=games_for, seed=args.seed,
+        workers=args.workers, output=args.output))
     folder = run(cfg, progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]))
     print((folder / "report.md").read_text())
     return 0
@@ -292,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     search.add_argument("--options", default="", help="further mcts options, e.g. top=4,gap=1")
     search.add_argument("--opponent", default="greedy", help="agent spec of every other seat")
     search.add_argument("--games", type=int, default=200, help="games per budget")
+    search.add_argument("--games-for", default="", help="other game counts, e.g. 8=100,128=60")
     search.add_argument("--seed", type=int, default=0)
     search.add_argument("--workers", type=int, default=1)
     search.add_argument("--output", default="runs/search")

@@ -107,7 +107,7 @@ _HELP = {
 # calls, with greedy rollouts (to the end in Oceanos; depth-limited in the longer Otys
 # and the costly-to-roll-out Otontin).
 GAME_DEFAULTS: dict[str, dict] = {
-    "oceanos_v0": {"iterations": 48, "crn": 1, "top": 4, "gap": 1.0},
+    "oceanos_v0": {"iterations": 48, "crn": 1, "top": 4},
     "otys_v0": {"iterations": 48, "crn": 1, "top": 3, "gap": 1.0, "depth": 30},
     "otontin_v0": {"iterations": 48, "crn": 1, "top": 3, "gap": 1.0, "depth": 8},
 }

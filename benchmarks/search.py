@@ -26,7 +26,7 @@ from pydantic import Field
 from envs.core.config import StrictModel
 from envs.core.rng import derive_seed
 
-from .records import RECORDS_FILE, RecordWriter, open_run
+from .records import RECORDS_FILE, RecordWriter, RunLock, open_run
 from .stats import wilson
 
 
@@ -39,9 +39,14 @@ class SearchBenchConfig(StrictModel):
     options: str = ""  # further mcts options, key=value,...
     opponent: str = "greedy"
     games: int = Field(200, ge=1)  # games per budget
+    games_for: dict[int, int] = Field(default_factory=dict)  # budget -> games, where not games
     seed: int = Field(0, ge=0)
     workers: int = Field(1, ge=1)
     output: str = "runs/search"
+
+    def games_of(self, budget: int) -> int:
+        """Games played at ``budget``."""
+        return self.games_for.get(budget, self.games)
 
     def spec(self, budget: int) -> str:
         """The agent spec of one budget."""
@@ -177,11 +182,25 @@ def plot(summary: dict[str, Any], path: Path) -> None:
 
 def run(cfg: SearchBenchConfig, progress: bool = True, command: str = "") -> Path:
     """Play (or finish) the study and write its report; returns the output folder."""
+    import agents
+    import envs
+
+    env = envs.make(cfg.game, num_players=cfg.num_players)  # clear errors before anything
+    for budget in cfg.budgets:
+        agents.check_spec(cfg.spec(budget), env)
+    agents.check_spec(cfg.opponent, env)
     folder = Path(cfg.output)
-    done = open_run(folder, cfg.model_dump(mode="json"), resume_keys_ignored=("workers",))
+    with RunLock(folder):
+        return _run(cfg, folder, progress, command)
+
+
+def _run(cfg: SearchBenchConfig, folder: Path, progress: bool, command: str) -> Path:
+    done = open_run(folder, cfg.model_dump(mode="json"), resume_keys_ignored=("workers",),
+                    unique_by=("budget", "game"))
     have = {(r["budget"], r["game"]) for r in done}
     config = cfg.model_dump(mode="json")
-    tasks = [(config, b, g) for b in cfg.budgets for g in range(cfg.games) if (b, g) not in have]
+    tasks = [(config, b, g) for b in cfg.budgets for g in range(cfg.games_of(b))
+             if (b, g) not in have]
     records = list(done)
     with RecordWriter(folder / RECORDS_FILE) as writer:
         for k, record in enumerate(_play(tasks, cfg.workers), 1):
