@@ -7,6 +7,8 @@ import copy
 import numpy as np
 from numpy.random.bit_generator import ISeedSequence, SeedSequence
 
+from .errors import StateError
+
 
 def make_rng(seed: int | None) -> np.random.Generator:
     """A PCG64 generator from a seed (fresh entropy when ``seed`` is None)."""
@@ -18,10 +20,47 @@ def rng_to_dict(rng: np.random.Generator) -> dict:
     return copy.deepcopy(rng.bit_generator.state)
 
 
+_PCG64_KEYS = {"bit_generator", "state", "has_uint32", "uinteger"}
+
+
 def rng_from_dict(state: dict) -> np.random.Generator:
-    """Rebuild a generator from :func:`rng_to_dict` output."""
+    """Rebuild a generator from :func:`rng_to_dict` output.
+
+    Anything else (another bit generator, a missing or extra key, a value that is not
+    an integer or lies outside its range: 128-bit state, odd 128-bit increment, a 0/1
+    flag, a 32-bit buffer) raises :class:`~envs.core.errors.StateError` naming the
+    field, where numpy would raise OverflowError, TypeError or KeyError, or accept it.
+    """
+
+    def bad(field: str, why: str):
+        raise StateError(f"corrupt generator state: rng{field} {why}")
+
+    def whole(value, field: str, bits: int) -> int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            bad(field, f"= {str(value)[:40]!r} is not an integer")
+        if not 0 <= value < 1 << bits:
+            bad(field, f"= {value} is not a {bits}-bit value")
+        return value
+
+    if not isinstance(state, dict):
+        bad("", f"is a {type(state).__name__}, not a dict")
+    if state.get("bit_generator") != "PCG64":
+        bad("['bit_generator']", f"= {str(state.get('bit_generator'))[:40]!r}, not 'PCG64'")
+    if set(state) != _PCG64_KEYS:
+        bad("", f"has keys {sorted(map(str, state))}, not {sorted(_PCG64_KEYS)}")
+    inner = state["state"]
+    if not isinstance(inner, dict) or set(inner) != {"state", "inc"}:
+        bad("['state']", "is not a dict of 'state' and 'inc'")
+    whole(inner["state"], "['state']['state']", 128)
+    if whole(inner["inc"], "['state']['inc']", 128) % 2 == 0:
+        bad("['state']['inc']", "is even (a PCG64 increment is odd)")
+    whole(state["has_uint32"], "['has_uint32']", 1)
+    whole(state["uinteger"], "['uinteger']", 32)
     bit_generator = np.random.PCG64()
-    bit_generator.state = copy.deepcopy(state)
+    try:
+        bit_generator.state = copy.deepcopy(state)
+    except (ValueError, TypeError, OverflowError, KeyError) as err:  # numpy's own checks
+        bad("", f"is refused by numpy: {err}")
     return np.random.Generator(bit_generator)
 
 
