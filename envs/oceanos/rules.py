@@ -528,18 +528,30 @@ class State:
 
     @classmethod
     def from_dict(cls, data: dict) -> State:
-        """Rebuild a state saved by :meth:`to_dict`."""
+        """Rebuild a state saved by :meth:`to_dict`; ``StateError`` naming the field on
+        bad data, including a state no game can reach (``invariants.check_invariants``)."""
+        from .invariants import check_invariants
+
         try:
             config = OceanosConfig.model_validate(data["config"])
             state = cls(config, rng_from_dict(data["rng"]), setup=False)
             for name in cls._FIELDS:
                 setattr(state, name, _plain(data[name]))
             state.divers = [[tuple(d) for d in ds] for ds in data["divers"]]
-            state.decision = Decision(data["decision"])
+            decision, program = data["decision"], data["program"]
+            if type(decision) is not int or decision not in range(len(Decision)):
+                raise ValueError(f"decision = {str(decision)[:40]!r} is no decision kind")
+            if program not in ("captain", "duo", "round_end"):
+                raise ValueError(f"program = {str(program)[:40]!r} is not captain, duo or "
+                                 "round_end")
+            state.decision = Decision(decision)
             state.program = {"captain": CAPTAIN_TURN, "duo": DUO_TURN,
-                             "round_end": ROUND_END}[data["program"]]
+                             "round_end": ROUND_END}[program]
+        except StateError:  # the generator's, naming its field
+            raise
         except (KeyError, TypeError, ValueError) as err:
             raise StateError(f"corrupt Oceanos state: {err!r}") from None
+        check_invariants(state)
         return state
 
     def clone(self) -> State:
