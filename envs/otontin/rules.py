@@ -254,7 +254,10 @@ class State(Campaign):
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> State:
-        """Rebuild a state saved by :meth:`to_dict` (``StateError`` on bad data)."""
+        """Rebuild a state saved by :meth:`to_dict` (``StateError`` naming the field on
+        bad data, including a state no game can reach: ``invariants.check_invariants``)."""
+        from .invariants import check_invariants
+
         try:
             config = validate(Config, data["config"])
             state = cls(config, rng_from_dict(data["rng"]), begin=False)
@@ -264,10 +267,11 @@ class State(Campaign):
                 if type(current) is not type(value):
                     raise TypeError(f"field {name!r}: {type(value).__name__}")
                 setattr(state, name, _plain(value))
-            if len(state.atk) != state.n or len(state.bag) != len(state.kinds):
-                raise ValueError("list sizes do not match the config")
+        except StateError:  # the generator's, naming its field
+            raise
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise StateError(f"corrupt otontin state: {err!r}") from None
+        check_invariants(state)
         return state
 
     @property
