@@ -501,27 +501,38 @@ class State(ContractsMixin, EffectsMixin):
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> State:
-        """Inverse of :meth:`to_dict`; raises StateError on bad data."""
+        """Inverse of :meth:`to_dict`; raises StateError naming the field on bad data,
+        including a state no game can reach (``invariants.check_invariants``)."""
+        from .invariants import check_invariants
+
         if not isinstance(data, dict) or data.get("game") != "otys":
             raise StateError("not a saved Otys state")
+
+        def whole(value, name: str) -> int:  # an integer as saved: no bool, float or text
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError(f"{name} holds {str(value)[:40]!r}, not an integer")
+            return value
+
         try:
             config = validate(Config, data["config"])
             state = cls(config, rng_from_dict(data["rng"]), setup=False)
             missing = [name for name in _DEFAULTS if name not in data]
             for name in _FLAT:
                 if name not in missing:
-                    setattr(state, name, int(data[name]))
+                    setattr(state, name, whole(data[name], name))
             for name in _LISTS:
                 if name not in missing:
-                    setattr(state, name, [int(v) for v in data[name]])
+                    setattr(state, name, [whole(v, name) for v in data[name]])
             for name in _NESTED:
                 if name not in missing:
-                    setattr(state, name, [[int(v) for v in x] for x in data[name]])
+                    setattr(state, name, [[whole(v, name) for v in x] for x in data[name]])
             for name in missing:  # saved before these fields existed
                 setattr(state, name, _DEFAULTS[name](state))
+        except StateError:  # the generator's, naming its field
+            raise
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise StateError(f"corrupt Otys state: {err!r}") from None
-        state._check_shape()
+        check_invariants(state)
         return state
 
     def _check_shape(self) -> None:

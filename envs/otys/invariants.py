@@ -1,0 +1,406 @@
+"""What every Otys position the rules can reach satisfies: one checker for loads and tests.
+
+:func:`check_invariants` raises :class:`~envs.core.errors.StateError` naming the first
+field that breaks a rule. ``State.from_dict`` runs it on every load, so a saved state
+is checked for meaning and not only for shape, and the random-game tests run it after
+every decision, so that these rules have one copy. No step of the engine calls it.
+
+What it checks:
+
+* types and ranges: every table as large as the config makes it, counters integers,
+  credits, batteries, PP and resources never negative, a level's resources within its
+  capacity, improvements, store rows, seats, keys, levels, phases and sources known;
+* components: every contract exactly once across the deck, the public cards, the
+  discard pile, the cards drawn and the hands; every reward token exactly once across
+  the bag, its discard pile, the Colony display, the boards and the token in play;
+  every own key of every seat once (home, Hacker track, or the key in play); the
+  neutral X keys add up to the supply's; each diver column holds each diver once; the
+  sponsors are a rotation of their set-up (and of the configured order, sides);
+* the turn: the round within the cap, the seat to act the turn's player (or, in the
+  designer's Spy variant, the owner of a copied diver), the fields of the pending
+  decision set as the rules set them (the key and its level, the sponsor, the diver
+  uses, the token in play, the contract being completed and its colours, the Spy's
+  copy, the drawn cards) and nothing pending left over; some action is legal unless
+  the game is over, and what the decision may spend is there (a battery for oxygen,
+  two credits for Sponsor #4, room for a resource or a kept card, the credits a
+  declined copy hands back);
+* the end: a finished game ended on the PP target or the round cap, on the last seat.
+"""
+
+from __future__ import annotations
+
+import functools
+from bisect import bisect_left
+from itertools import chain, compress
+from operator import gt
+
+from envs.core.errors import StateError
+
+from . import actions as A
+from . import data as D
+from . import rules
+from .effects import (
+    CONTRACT_COLOUR,
+    COPY,
+    KEEP,
+    KEY,
+    NO_PHASE,
+    NUM_PHASES,
+    SPONSOR5,
+    SPONSOR_FLIP,
+    SPONSOR_TOKEN,
+    STEP1,
+    STEP2,
+    TOKEN_FLIP,
+    TOKEN_RESOURCE,
+    VARIANT,
+)
+from .rules import NUM_YIELDS, PP_SOURCES
+
+NC = D.NUM_COLOURS
+_LIST = {list}
+_DIVERS = frozenset(range(D.NUM_DIVERS))
+_EVERY_DIVER = {_DIVERS}
+_OWN_KEYS = list(range(D.NUM_OWN_KEYS))
+_SPONSOR_TILES = list(range(D.NUM_SPONSORS))
+_LEVEL_BASES = range(0, D.NUM_LEVELS * NC, NC)
+_INT = {int}  # the type of every saved number (bool, float and text are not)
+_BIG = 10**6  # bound of counters with no tighter rule (far above anything reachable)
+MAIN = (KEY, STEP1, STEP2)
+_SPONSOR_PHASES = (SPONSOR_TOKEN, SPONSOR_FLIP, SPONSOR5)  # resume at step 1
+_TOKEN_KIND = {TOKEN_RESOURCE: D.RESOURCE, TOKEN_FLIP: D.UPGRADE, KEEP: D.DRAW}
+_MAX_COPY_DEPTH = 2  # a Spy may copy a neighbour's Spy, which may copy a non-Spy
+
+
+def _bad(field: str, why: str):
+    raise StateError(f"corrupt Otys state: {field} {why}")
+
+
+def _show(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _int(value, field: str, lo: int, hi: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        _bad(field, f"= {_show(value)} is not an integer")
+    if not lo <= value <= hi:
+        _bad(field, f"= {value} is out of range {lo}..{hi}")
+    return value
+
+
+def _list(value, field: str, length: int | None = None, most: int | None = None) -> list:
+    if not isinstance(value, list):
+        _bad(field, f"is a {type(value).__name__}, not a list")
+    if length is not None and len(value) != length:
+        _bad(field, f"has {len(value)} entries, not {length}")
+    if most is not None and len(value) > most:
+        _bad(field, f"has {len(value)} entries, more than {most}")
+    return value
+
+
+def _ints(value, field: str, length: int | None, lo: int, hi: int, most: int | None = None):
+    _list(value, field, length, most)
+    if value and (set(map(type, value)) != _INT or min(value) < lo or max(value) > hi):
+        for i, v in enumerate(value):  # find the culprit and name it
+            _int(v, f"{field}[{i}]", lo, hi)
+    return value
+
+
+def _rows_ok(rows, n: int, lo: int, hi: int, length: int | None = None,
+             most: int | None = None) -> bool:
+    """Whether ``rows`` are ``n`` lists of integers in ``lo..hi``, each ``length`` long
+    (``n`` when None) or at most ``most`` long: one pass, for the common valid case."""
+    if type(rows) not in (list, tuple) or len(rows) != n or set(map(type, rows)) != _LIST:
+        return False
+    sizes = set(map(len, rows))
+    if most is not None:
+        if max(sizes) > most:
+            return False
+    elif sizes != {n if length is None else length}:
+        return False
+    flat = list(chain.from_iterable(rows))
+    return not flat or (set(map(type, flat)) == _INT and lo <= min(flat) and max(flat) <= hi)
+
+
+def _rows(value, field: str, n: int, length: int | None, lo: int, hi: int, most=None):
+    """A list of ``n`` lists of integers in ``lo..hi`` (each ``length`` long, or at most
+    ``most``): checked in one pass, then row by row only to name a culprit."""
+    if not _rows_ok(value, n, lo, hi, length, most) or type(value) is not list:
+        for p, row in enumerate(_list(value, field, n)):
+            _ints(row, f"{field}[{p}]", length, lo, hi, most)
+    return value
+
+
+def check_invariants(s: rules.State) -> None:
+    """Raise StateError naming the field if ``s`` breaks a rule of reachable positions."""
+    n = _int(s.n, "n", 2, D.MAX_PLAYERS)
+    if n != s.config.num_players:
+        _bad("n", f"= {n} disagrees with config.num_players = {s.config.num_players}")
+    _check_seats(s, n)
+    _check_components(s, n)
+    _check_keys(s, n)
+    _check_turn(s, n)
+
+
+def _check_seats(s, n: int) -> None:
+    t = s.t
+    counters = (s.credits, s.batteries, s.pp, s.nx)
+    if not _rows_ok(counters, n, 0, _BIG):  # (one pass; by name to find which)
+        for name in ("credits", "batteries", "pp", "nx"):
+            _ints(getattr(s, name), name, n, 0, _BIG)
+    _ints(s.mech, "mech", n, 0, len(t.moves) - 1)
+    _ints(s.hack, "hack", n, 0, len(t.hacker_capacity) - 1)
+    _rows(s.up, "up", n, D.NUM_DIVERS, 0, 1)
+    _rows(s.col, "col", n, D.NUM_SLOTS, 0, D.NUM_DIVERS - 1)
+    if set(map(frozenset, s.col)) != _EVERY_DIVER:
+        for p in range(n):
+            if frozenset(s.col[p]) != _DIVERS:
+                _bad(f"col[{p}]", "does not hold each of the 8 divers once")
+    _rows(s.res, "res", n, D.NUM_LEVELS * NC, 0, _BIG)
+    capacity = t.capacity
+    for p, r in enumerate(s.res):
+        held = [r[b] + r[b + 1] + r[b + 2] + r[b + 3] for b in _LEVEL_BASES]
+        if any(map(gt, held, capacity)):
+            li = next(li for li in range(D.NUM_LEVELS) if held[li] > capacity[li])
+            _bad(f"res[{p}]", f"holds {held[li]} resources on level {li + 1}, whose capacity "
+                 f"is {capacity[li]}")
+    _rows(s.sp_uses, "sp_uses", n, D.NUM_SPONSORS, 0, _BIG)
+    _rows(s.sp_yield, "sp_yield", n, D.NUM_SPONSORS * NUM_YIELDS, -_BIG, _BIG)
+    _rows(s.pp_src, "pp_src", n, len(PP_SOURCES), 0, _BIG)
+    _ints(s.sp_base, "sp_base", NUM_YIELDS, 0, _BIG)
+    _int(s.sp_tile, "sp_tile", -1, D.NUM_SPONSORS - 1)
+
+
+def _check_components(s, n: int) -> None:
+    """Contracts, reward tokens, sponsors and the store."""
+    t = s.t
+    hands = _rows(s.hands, "hands", n, None, 0, t.num_contracts - 1, most=t.hand_limit)
+    places = [("deck", _ints(s.deck, "deck", None, 0, t.num_contracts - 1)),
+              ("public", _ints(s.public, "public", t.public, -1, t.num_contracts - 1)),
+              ("discard", _ints(s.discard, "discard", None, 0, t.num_contracts - 1)),
+              ("drawn", _ints(s.drawn, "drawn", None, 0, t.num_contracts - 1,
+                              most=D.DRAW_COUNT))]
+    places += [(f"hands[{p}]", hand) for p, hand in enumerate(hands)]
+    _once(places, t.num_contracts, "contract",
+          "no deck, public card, discard pile, drawn cards or hand")
+    _ints(s.seen, "seen", len(s.deck), 0, (1 << n) - 1)
+
+    tok = _int(s.tok, "tok", -1, t.num_tokens - 1)
+    rtok = _rows(s.rtok, "rtok", n, D.NUM_LEVELS, -1, t.num_tokens - 1)
+    places = [("bag", _ints(s.bag, "bag", None, 0, t.num_tokens - 1)),
+              ("tok", [tok]),
+              ("tdiscard", _ints(s.tdiscard, "tdiscard", None, 0, t.num_tokens - 1)),
+              ("display", _ints(s.display, "display", D.NUM_LEVELS * D.DISPLAY_TOKENS, -1,
+                                t.num_tokens - 1))]
+    places += [(f"rtok[{p}]", row) for p, row in enumerate(rtok)]
+    _once(places, t.num_tokens, "reward token",
+          "no bag, discard pile, display space, board or play")
+
+    setup = _ints(s.sponsor_setup, "sponsor_setup", D.NUM_SPONSORS, 0, D.NUM_SPONSORS - 1)
+    if sorted(setup) != _SPONSOR_TILES:
+        _bad("sponsor_setup", "does not hold each sponsor tile once")
+    sponsors = _ints(s.sponsors, "sponsors", D.NUM_SPONSORS, 0, D.NUM_SPONSORS - 1)
+    if sponsors not in _rotations(tuple(setup)):
+        _bad("sponsors", f"= {sponsors} is no rotation of the set-up {setup}")
+    sp = s.config.sponsors
+    if sp.order and sponsors not in _rotations(tuple(k - 1 for k in sp.order)):
+        _bad("sponsors", f"= {sponsors} is no rotation of the configured order")
+    adv = _ints(s.adv, "adv", D.NUM_SPONSORS, 0, 1)
+    if sp.sides != "random":
+        sides = [sp.sides] * D.NUM_SPONSORS if isinstance(sp.sides, str) else list(sp.sides)
+        if adv != [int(side == "advanced") for side in sides]:
+            _bad("adv", f"= {adv} disagrees with the configured sponsor sides")
+    _ints(s.store, "store", NC, 0, D.STORE_ROWS)
+
+
+def _once(places: list[tuple[str, list[int]]], count: int, what: str, nowhere: str) -> None:
+    """Every id 0..count-1 exactly once across ``places`` (-1 marks an empty space)."""
+    held = sorted(chain.from_iterable(cards for _, cards in places))
+    first = bisect_left(held, 0)
+    if held[first:] == list(range(count)):
+        return
+    where: list[str | None] = [None] * count
+    for field, cards in places:
+        for c in cards:
+            if c >= 0:
+                if where[c] is not None:
+                    _bad(field, f"holds {what} {c}, which {where[c]} holds too")
+                where[c] = field
+    _bad(places[0][0], f"lacks {what} {where.index(None)}: it is in {nowhere}")
+
+
+@functools.cache
+def _rotations(tiles: tuple[int, ...]) -> list[list[int]]:
+    return [list(tiles[-k:] + tiles[:-k]) for k in range(len(tiles))]
+
+
+def _check_keys(s, n: int) -> None:
+    t = s.t
+    key = _int(s.key, "key", -1, D.NEUTRAL_X)
+    seat = _int(s.seat, "seat", 0, n - 1)
+    home = _rows(s.home, "home", n, D.NUM_OWN_KEYS, 0, 1)
+    track = _rows(s.track, "track", n, None, 0, D.NEUTRAL_X, most=max(t.hacker_capacity))
+    for p in range(n):
+        own = [k for k in track[p] if k != D.NEUTRAL_X]
+        own += compress(_OWN_KEYS, home[p])
+        if p == seat and 0 <= key < D.NEUTRAL_X:
+            own.append(key)
+        if sorted(own) != _OWN_KEYS:
+            k = next(k for k in _OWN_KEYS if own.count(k) != 1)
+            _bad(f"track[{p}]", f"and home[{p}] hold own key {D.KEY_NAMES[k]} {own.count(k)} "
+                 "times, not once")
+    neutral = _int(s.neutral, "neutral", 0, _BIG)
+    total = neutral + sum(s.nx) + sum(tr.count(D.NEUTRAL_X) for tr in track)
+    total += key == D.NEUTRAL_X
+    if total != t.neutral_x_keys:
+        _bad("neutral", f"= {neutral}: the neutral X keys add up to {total}, not "
+             f"{t.neutral_x_keys}")
+
+
+def _check_turn(s, n: int) -> None:
+    t = s.t
+    seat = s.seat
+    for name in ("end_triggered", "over", "capped", "sponsor_used", "free", "tok_board",
+                 "copy_marked"):
+        _int(getattr(s, name), name, 0, 1)
+    rnd = _int(s.round, "round", 1, t.round_cap)
+    phase = _int(s.phase, "phase", NO_PHASE, NUM_PHASES - 1)
+    if s.end_triggered and max(s.pp) < t.end_pp:
+        _bad("end_triggered", f"is set, but no seat has the {t.end_pp} PP that trigger the end")
+    if s.over or phase == NO_PHASE:
+        if not (s.over and phase == NO_PHASE and s.actor == -1 and seat == n - 1):
+            _bad("over", f"= {s.over} with phase {phase}, actor {s.actor}, seat {seat}: a "
+                 "finished game has no phase, no actor, and ended on the last seat")
+        if not (s.end_triggered or rnd == t.round_cap) or s.capped != (not s.end_triggered):
+            _bad("capped", f"= {s.capped}: a game ends on the PP target or, capped, on the "
+                 "round cap")
+        return
+    if s.capped:
+        _bad("capped", "is set before the game's end")
+    key = s.key
+    lvl = _int(s.lvl, "lvl", -1, D.NUM_LEVELS - 1)
+    resume = _int(s.resume, "resume", KEY, STEP2)
+    uses = _int(s.uses, "uses", 0, D.DOUBLE_USES)
+    tok = s.tok
+    tok_slot = _int(s.tok_slot, "tok_slot", -1, D.NUM_LEVELS * D.DISPLAY_TOKENS - 1)
+    copy_seat = _int(s.copy_seat, "copy_seat", -1, n - 1)
+    copy_depth = _int(s.copy_depth, "copy_depth", 0, _MAX_COPY_DEPTH)
+    copy_gift = _int(s.copy_gift, "copy_gift", 0, max(max(c) for c in D.DIVER_COST))
+    ctr = _int(s.ctr, "ctr", -1, t.num_contracts - 1)
+    ctr_src = _int(s.ctr_src, "ctr_src", -1, A.HAND_SOURCE0 + D.MAX_HAND - 1)
+    ctr_lvl = _int(s.ctr_lvl, "ctr_lvl", -1, D.NUM_LEVELS - 1)
+    picks = _ints(s.picks, "picks", None, 0, NC - 1, most=D.MAX_NUMBERS)
+    marks = _ints(s.marks, "marks", None, 0, n - 1, most=2)
+    neighbours = s._neighbours()
+    if len(set(marks)) != len(marks) or not set(marks) <= set(neighbours):
+        _bad("marks", f"= {marks} are not distinct neighbours of seat {seat}")
+    if marks and not t.spy_variant:
+        _bad("marks", "are set outside the designer's Spy variant")
+    if (copy_gift or s.copy_marked) and not t.spy_variant:
+        _bad("copy_gift", "is set outside the designer's Spy variant")
+    if copy_seat >= 0 and copy_seat not in neighbours:
+        _bad("copy_seat", f"= {copy_seat} is not a neighbour of seat {seat}")
+    if (copy_seat >= 0) != (copy_depth > 0):
+        _bad("copy_depth", f"= {copy_depth} with copy_seat {copy_seat}")
+    expected_actor = marks[0] if phase == VARIANT and marks else seat
+    if _int(s.actor, "actor", 0, n - 1) != expected_actor:
+        _bad("actor", f"= {s.actor}, but seat {expected_actor} decides now")
+
+    # the key: none before it is chosen (and again after the turn, in the variant's
+    # decisions), else one of the seat's, on its level
+    keyless = phase == KEY or phase == VARIANT or (phase == CONTRACT_COLOUR and resume == KEY)
+    if keyless:
+        if key != -1:
+            _bad("key", f"= {key} before a key is chosen (phase {phase})")
+        if (lvl == -1) == (phase == VARIANT):
+            _bad("lvl", f"= {lvl} in phase {phase}")
+    else:
+        if key < 0 or lvl < 0:
+            _bad("key" if key < 0 else "lvl", f"is not set after the key was chosen (phase {phase})")
+        if key < D.OWN_X and lvl != key:
+            _bad("lvl", f"= {lvl}, but numbered key {D.KEY_NAMES[key]} opens level {key + 1}")
+    if phase in MAIN:
+        if resume != phase:
+            _bad("resume", f"= {resume} at main decision {phase}")
+        if s.sp_tile != -1:
+            _bad("sp_tile", "measures a sponsor's yield back at a main decision")
+    elif phase in _SPONSOR_PHASES:
+        if resume != STEP1 or not s.sponsor_used:
+            _bad("resume", f"= {resume}: a sponsor's decision returns to step 1")
+    elif phase != CONTRACT_COLOUR and resume == KEY:
+        _bad("resume", f"= {resume}: phase {phase} comes after the key")
+    if phase == KEY:
+        if s.sponsor_used or uses or s.free or copy_seat >= 0 or marks:
+            _bad("sponsor_used" if s.sponsor_used else "uses" if uses else "free" if s.free
+                 else "copy_seat" if copy_seat >= 0 else "marks",
+                 "is set before the turn's key is chosen")
+    if phase == STEP1 and (not uses or copy_seat >= 0 or marks):
+        _bad("uses" if not uses else "copy_seat" if copy_seat >= 0 else "marks",
+             "is not as step 1 leaves it (the diver unused, nothing copied)")
+    if uses == D.DOUBLE_USES:
+        tile = s.sponsors[lvl] if lvl >= 0 else -1
+        if not s.sponsor_used or tile != rules.SPONSOR_DOUBLE_TILE or s.adv[tile]:
+            _bad("uses", f"= {uses} without Sponsor #2 basic")
+    if s.free and not s.sponsor_used:
+        _bad("free", "is set, but no sponsor was used")
+
+    # the token in play
+    if tok >= 0:
+        if _TOKEN_KIND.get(phase) != t.token_kind[tok]:
+            _bad("tok", f"= {tok}, a {D.TOKEN_KINDS[t.token_kind[tok]]} token, in play in "
+                 f"phase {phase}")
+        if not s.tok_board and (tok_slot // D.DISPLAY_TOKENS != lvl or s.display[tok_slot] != -1):
+            _bad("tok_slot", f"= {tok_slot} is not the emptied display space of level {lvl + 1}")
+    elif phase in (TOKEN_RESOURCE, TOKEN_FLIP):
+        _bad("tok", f"= -1, but phase {phase} resolves a reward token")
+
+    # the contract being completed
+    if phase == CONTRACT_COLOUR:
+        if ctr < 0 or ctr_lvl < 0 or ctr_src < 0 or not t.contract_number[ctr]:
+            _bad("ctr", f"= {ctr} is not a specific-number contract being completed")
+        if ctr_src < A.HAND_SOURCE0:
+            held = s.public[ctr_src] if ctr_src < t.public else -1
+        else:
+            hand = s.hands[seat]
+            held = hand[ctr_src - A.HAND_SOURCE0] if ctr_src - A.HAND_SOURCE0 < len(hand) else -1
+        if held != ctr:
+            _bad("ctr_src", f"= {ctr_src} does not hold contract {ctr}")
+        needs = t.contract_needs[ctr]
+        counts = s.res[seat][ctr_lvl * NC : ctr_lvl * NC + NC]
+        if len(picks) >= len(needs) or len(set(picks)) != len(picks):
+            _bad("picks", f"= {picks} are not distinct colours for the first of {list(needs)}")
+        for need, c in zip(needs, picks):
+            if counts[c] < need:
+                _bad("picks", f"= {picks}: level {ctr_lvl + 1} lacks {need} {D.COLOUR_NAMES[c]}")
+    elif ctr != -1 or ctr_src != -1 or ctr_lvl != -1 or picks:
+        _bad("ctr" if ctr != -1 else "ctr_src" if ctr_src != -1 else "ctr_lvl" if ctr_lvl != -1
+             else "picks", "is set with no contract being completed")
+
+    # the other sub-decisions: what they need is there
+    p = seat
+    if (phase == KEEP) != bool(s.drawn):
+        _bad("drawn", f"holds {len(s.drawn)} cards in phase {phase}")
+    if phase == KEEP and len(s.hands[p]) >= t.hand_limit:
+        _bad(f"hands[{p}]", f"is full ({t.hand_limit}), yet a drawn card must be kept")
+    if phase == COPY:
+        if copy_seat < 0:
+            _bad("copy_seat", "= -1, but a Spy's copy is pending")
+        if resume != STEP2:
+            _bad("resume", f"= {resume}: a Spy's copy returns to step 2")
+        if t.spy_variant and s.credits[copy_seat] < copy_gift:
+            _bad("copy_gift", f"= {copy_gift}, more than seat {copy_seat}'s credits to hand back")
+        if s.copy_marked and copy_seat not in marks:
+            _bad("copy_marked", f"is set, but seat {copy_seat} is not marked")
+    if phase == VARIANT:
+        if not marks or not s.batteries[marks[0]]:
+            _bad("marks", f"= {marks}: the variant's choice needs a marked seat with a battery")
+    if phase == SPONSOR_FLIP and s.credits[p] < D.SPONSOR_UPGRADE_COST:
+        _bad(f"credits[{p}]", f"= {s.credits[p]}: Sponsor #4 costs {D.SPONSOR_UPGRADE_COST}")
+    if phase == TOKEN_RESOURCE and s._space(p, lvl) <= 0:
+        _bad(f"res[{p}]", f"has no room on level {lvl + 1} for the token's resource")
+    legal = s.legal_actions()
+    if not legal:
+        _bad("phase", f"= {phase} has no legal action for seat {s.actor}")
+    if legal != sorted(set(legal)) or legal[0] < 0 or legal[-1] >= A.NUM_ACTIONS:
+        _bad("phase", f"has legal actions {legal}, not sorted distinct ids below {A.NUM_ACTIONS}")
