@@ -10,6 +10,7 @@ after every agent is done, raise :class:`~envs.core.errors.OrderError`.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import gymnasium
@@ -17,7 +18,14 @@ import numpy as np
 from pettingzoo import AECEnv
 
 from .config import validate
-from .errors import IllegalActionError, OrderError, OtrioError, StateError, checked_action
+from .errors import (
+    ConfigError,
+    IllegalActionError,
+    OrderError,
+    OtrioError,
+    StateError,
+    checked_action,
+)
 from .game import TERMINAL, Game
 from .rewards import end_rewards
 from .rng import make_rng
@@ -319,32 +327,140 @@ class BoardGameEnv(AECEnv):
         }
 
     def load_state(self, saved: dict[str, Any]) -> None:
-        """Restore an env saved by :meth:`save_state`; the game continues exactly."""
+        """Restore an env saved by :meth:`save_state`; the game continues exactly.
+
+        Everything is checked before anything changes: the game state by its game
+        (shape and the invariants of reachable positions, generator included), and the
+        env's own fields (see :meth:`_checked_env_fields`). Bad data raises
+        :class:`StateError` naming the field, and leaves the env as it was.
+        """
         if not isinstance(saved, dict) or saved.get("format") != SAVE_FORMAT:
             raise StateError("not a saved otrio env state (missing or unknown 'format')")
         if saved.get("env_id") != self.game.info.env_id:
             raise StateError(
                 f"saved state is for {saved.get('env_id')!r}, this env is {self.game.info.env_id!r}"
             )
-        config = validate(self.game.config_model, saved["config"])
+        missing = [key for key in _SAVED_KEYS if key not in saved]
+        if missing:
+            raise StateError(f"corrupt saved state: no {', '.join(map(repr, missing))}")
+        try:
+            config = validate(self.game.config_model, saved["config"])
+        except ConfigError as err:
+            raise StateError(f"corrupt saved state: config: {err}") from None
         if config != self.config:
             raise StateError("saved state was made with another config; build the env with it")
-        try:
-            self.state_ = self.game.state_from_dict(saved["state"])
-            self.decisions = int(saved["decisions"])
-            self.agents = list(saved["agents"])
-            self.agent_selection = saved["agent_selection"]
-            self._cumulative_rewards = {a: float(v) for a, v in saved["cumulative_rewards"].items()}
-            self.rewards = {a: float(v) for a, v in saved["rewards"].items()}
-            self.terminations = {a: bool(v) for a, v in saved["terminations"].items()}
-            self.truncations = {a: bool(v) for a, v in saved["truncations"].items()}
-            self._last_scores = list(saved["last_scores"])
-        except (KeyError, TypeError, ValueError) as err:
-            raise StateError(f"corrupt saved state: {err!r}") from None
+        state = self.game.state_from_dict(saved["state"])
+        fields = self._checked_env_fields(saved, state)
+        self.state_ = state
+        (self.decisions, self.agents, self.agent_selection, self._cumulative_rewards,
+         self.rewards, self.terminations, self.truncations, self._last_scores) = fields
         self.infos = {a: {} for a in self.agents}
         self._skip_agent_selection = None
         self._legal = None
         self._set_acting()
+
+    def _checked_env_fields(self, saved: dict[str, Any], state) -> tuple:
+        """The env's own saved fields, checked against each other and the game state.
+
+        The state plays this env's config (its player count, its config); ``decisions``
+        is an integer in 0..max_decisions; ``agents`` are this env's agents in seat order,
+        all of them until the game is done; rewards and cumulative rewards are finite
+        numbers and terminations and truncations true/false, for exactly those agents;
+        the agents are done exactly when the game is over (terminated, or truncated if it
+        stopped at a cap) or the decision cap is reached (truncated); until then
+        ``agent_selection`` is the agent of the state's current player (after it, one of
+        the agents left); ``last_scores`` are one finite number per seat (the state's
+        scores with dense rewards, which pay their changes).
+        """
+        n, possible = self.num_players, self.possible_agents
+        if state.num_players != n:
+            raise StateError(f"corrupt saved state: state num_players = {state.num_players} "
+                             f"disagrees with config num_players = {n}")
+        inner = getattr(state, "config", None)
+        if inner is not None and inner != self.config:
+            raise StateError("corrupt saved state: state config disagrees with config")
+        decisions = saved["decisions"]
+        limit = self._max_decisions
+        if not _is_int(decisions) or not 0 <= decisions <= limit:
+            raise StateError(f"corrupt saved state: decisions = {_show(decisions)} is not an "
+                             f"integer in 0..{limit}")
+        agents = saved["agents"]
+        if (not isinstance(agents, list) or not all(isinstance(a, str) for a in agents)
+                or agents != [a for a in possible if a in agents]):
+            raise StateError(f"corrupt saved state: agents = {_show(agents)} are not this "
+                             f"env's agents {possible} in seat order")
+        tables = {}
+        for key, is_value in (("cumulative_rewards", _is_finite), ("rewards", _is_finite),
+                              ("terminations", _is_bool), ("truncations", _is_bool)):
+            table = saved[key]
+            if not isinstance(table, dict) or set(table) != set(agents):
+                raise StateError(f"corrupt saved state: {key} is not a table of the agents "
+                                 f"{agents}")
+            for agent, value in table.items():
+                if not is_value(value):
+                    kind = "a finite number" if is_value is _is_finite else "true/false"
+                    raise StateError(f"corrupt saved state: {key}[{agent!r}] = {_show(value)} "
+                                     f"is not {kind}")
+            tables[key] = {a: float(v) if is_value is _is_finite else v
+                           for a, v in table.items()}
+        over = state.is_terminal()
+        done = over or decisions >= limit
+        truncated = done and (not over or bool(getattr(state, "capped", False)))
+        for agent in agents:
+            flags = (tables["terminations"][agent], tables["truncations"][agent])
+            if flags != (done and not truncated, truncated):
+                raise StateError(
+                    f"corrupt saved state: terminations/truncations of {agent!r} = {flags}, "
+                    f"but the game is {'over' if over else 'at the decision cap' if done else 'on'}")
+        if not done and agents != possible:
+            raise StateError(f"corrupt saved state: agents = {agents}, but the game is on")
+        selection = saved["agent_selection"]
+        if not done:
+            expected = possible[state.current_player()]
+            if selection != expected:
+                raise StateError(f"corrupt saved state: agent_selection = {_show(selection)}, "
+                                 f"but {expected} (seat {state.current_player()}) is to act")
+        elif selection not in (agents or possible):
+            raise StateError(f"corrupt saved state: agent_selection = {_show(selection)} is "
+                             f"none of the agents {agents or possible}")
+        last_scores = saved["last_scores"]
+        if (not isinstance(last_scores, list) or len(last_scores) != n
+                or not all(map(_is_finite, last_scores))):
+            raise StateError(f"corrupt saved state: last_scores = {_show(last_scores)} are not "
+                             f"{n} finite numbers")
+        if self._dense and list(last_scores) != list(state.scores()):
+            raise StateError(f"corrupt saved state: last_scores = {last_scores} are not the "
+                             f"state's scores {list(state.scores())} (dense rewards pay changes)")
+        return (decisions, list(agents), selection, tables["cumulative_rewards"],
+                tables["rewards"], tables["terminations"], tables["truncations"],
+                list(last_scores))
+
+
+_SAVED_KEYS = ("config", "state", "decisions", "agents", "agent_selection",
+               "cumulative_rewards", "rewards", "terminations", "truncations", "last_scores")
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_bool(value) -> bool:
+    return isinstance(value, bool)
+
+
+def _is_finite(value) -> bool:
+    """A real number (an int or float, not a bool) that is neither NaN nor infinite."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int too large for a float
+        return False
+
+
+def _show(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 __all__ = ["BoardGameEnv", "MaskCache", "TERMINAL"]
