@@ -20,6 +20,12 @@ of decisions through it:
   ``margin`` times a squashed score margin over the best rival (a tie-breaker); at a
   depth-limited leaf, the squashed margin alone.
 
+With ``crn=1`` the search is flat instead: in each round one re-drawn world and one
+generator for the luck serve every root candidate (common random numbers), so the
+candidates are compared on the same cards and dice, and the best mean value is played.
+This is each game's default (``GAME_DEFAULTS``): the tree below the root keys nodes by
+action ids, and a hand-slot action means another card in each re-drawn world.
+
 Decisions with one legal action are played at once, in the game and in the tree. At
 the root the candidates can be narrowed to greedy's ``top`` best moves and to those
 within ``gap`` of greedy's best value; where one candidate is left, it is played
@@ -102,14 +108,15 @@ _HELP = {
     "margin": "a number >= 0",
 }
 # Per game: the defaults the budget studies picked (benchmarks/results/search/README.md).
-# Below the root an ISMCTS tree mixes up hand-slot actions of different re-drawn hands,
-# so each game's default is a flat search on common random numbers over greedy's close
-# calls, with greedy rollouts (to the end in Oceanos; depth-limited in the longer Otys
-# and the costly-to-roll-out Otontin).
+# Below the root an ISMCTS tree mixes up the hand-slot actions of different re-drawn
+# hands (slot k is another card in each world), so the defaults search the root alone:
+# flat rounds on common random numbers over greedy's best few moves, each played out by
+# greedy for every seat (to the end in Oceanos; depth-limited in the long Otys and in
+# Otontin, whose greedy is costly). Otys searches only greedy's close calls (gap).
 GAME_DEFAULTS: dict[str, dict] = {
     "oceanos_v0": {"iterations": 48, "crn": 1, "top": 4},
     "otys_v0": {"iterations": 48, "crn": 1, "top": 3, "gap": 1.0, "depth": 30},
-    "otontin_v0": {"iterations": 48, "crn": 1, "top": 3, "gap": 1.0, "depth": 8},
+    "otontin_v0": {"iterations": 48, "crn": 1, "top": 3, "depth": 8},
 }
 
 
