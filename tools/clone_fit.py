@@ -32,12 +32,13 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100, help="games of each kind")
     args = parser.parse_args()
     import torch
-    from sb3_contrib import MaskablePPO
+
+    from agents.weights import load_sb3_zip
 
     torch.set_num_threads(1)
     run = Path(args.run)
     cfg = json.loads((run / "config.json").read_text())
-    model = MaskablePPO.load(run / "imitation.zip", device="cpu")
+    model = load_sb3_zip(run / "imitation.zip", device="cpu")  # refused unless trusted
     teacher = cfg["imitation"]["teacher"]
     for name, seed in (("trained-on games", cfg["seed"]),
                        ("fresh games", cfg["seed"] + FRESH_SEED_OFFSET)):

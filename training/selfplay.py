@@ -45,9 +45,10 @@ class SnapshotAgent(agents.Agent):
         super().__init__()
         self.path = path
         if path not in self._models:
-            from sb3_contrib import MaskablePPO
+            from agents.weights import load_sb3_zip
 
-            self._models[path] = MaskablePPO.load(path, device="cpu")
+            # the learner's own snapshots, written by this run: trusted like its resume
+            self._models[path] = load_sb3_zip(path, trust=True, device="cpu")
         self.model = self._models[path]
         self.hints = hints
 
