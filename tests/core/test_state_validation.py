@@ -42,7 +42,7 @@ SETUPS = [
 ]
 SAVE_EVERY = {"oceanos_v0": 23, "otys_v0": 61, "otontin_v0": 7}  # decisions between saves
 FUZZ = int(os.environ.get("OTRIO_STATE_FUZZ_EXAMPLES", "0"))
-EXAMPLES = FUZZ or 30  # per setup
+EXAMPLES = FUZZ or 200  # per setup (about 20 s for the file)
 
 
 def _checker(env_id: str):
