@@ -362,7 +362,8 @@ class BoardGameEnv(AECEnv):
     def _checked_env_fields(self, saved: dict[str, Any], state) -> tuple:
         """The env's own saved fields, checked against each other and the game state.
 
-        The state plays this env's config (its player count, its config); ``decisions``
+        The state plays this env's config (its player count, its config but for
+        ``dense_reward``, which only the env reads); ``decisions``
         is an integer in 0..max_decisions; ``agents`` are this env's agents in seat order,
         all of them until the game is done; rewards and cumulative rewards are finite
         numbers and terminations and truncations true/false, for exactly those agents;
@@ -376,8 +377,9 @@ class BoardGameEnv(AECEnv):
         if state.num_players != n:
             raise StateError(f"corrupt saved state: state num_players = {state.num_players} "
                              f"disagrees with config num_players = {n}")
-        inner = getattr(state, "config", None)
-        if inner is not None and inner != self.config:
+        inner = getattr(state, "config", None)  # its dense_reward is the env's business
+        dense = {"dense_reward": self.config.dense_reward}
+        if inner is not None and inner.model_copy(update=dense) != self.config:
             raise StateError("corrupt saved state: state config disagrees with config")
         decisions = saved["decisions"]
         limit = self._max_decisions
