@@ -26,6 +26,7 @@ What it checks:
 from __future__ import annotations
 
 import functools
+import math
 from collections import Counter
 
 from envs.core.errors import StateError
@@ -66,7 +67,7 @@ from .rules import (
 )
 
 _INT = {int}  # the type of every saved number (bool, float and text are not)
-_BIG = 10**6  # bound of counters with no tighter rule (far above anything reachable)
+_ANY = math.inf  # no range of its own: a rule below bounds the value
 _MAX_DEALT = COCKPIT_PERISCOPES[-1] + 1  # the largest hand a deal gives
 _MAX_PASSED = COCKPIT_PERISCOPES[-1]  # the most cards a seat hands on in a turn
 
@@ -163,7 +164,7 @@ def _check_players(s, n: int) -> None:
         _ints(levels[p], f"levels[{p}]", len(PARTS), MIN_LEVEL, MAX_LEVEL)
     for name in ("fuel_ready", "fuel_fresh", "fuel_used", "divers_ready", "divers_fresh",
                  "green", "yellow"):
-        _ints(getattr(s, name), name, n, 0, _BIG)
+        _ints(getattr(s, name), name, n, 0, _ANY)  # bounded by the motor, airlock, crystals
     for p in range(n):
         fuel = MOTOR_FUEL[levels[p][MOTOR] - 1]
         if s.fuel_ready[p] + s.fuel_fresh[p] + s.fuel_used[p] != fuel:
@@ -240,11 +241,12 @@ def _check_tokens_and_points(s, n: int, rnd: int, over: bool) -> None:
             pool = (config.kraken.values[i],)
         if not isinstance(kraken[i], int) or isinstance(kraken[i], bool) or kraken[i] not in pool:
             _bad(f"kraken[{i}]", f"= {_show(kraken[i])} is not a {size} Kraken token {pool}")
-    bag = _ints(s.bag, "bag", None, 1, _BIG)
+    most = max(config.treasure_tokens)
+    bag = _ints(s.bag, "bag", None, 1, most)
     treasures = _list(s.treasure_values, "treasure_values", n)
     drawn = Counter(bag)
     for p in range(n):
-        _ints(treasures[p], f"treasure_values[{p}]", None, 1, _BIG)
+        _ints(treasures[p], f"treasure_values[{p}]", None, 1, most)
         if treasures[p] and not over:
             _bad(f"treasure_values[{p}]", "is not empty before the game's end")
         drawn.update(treasures[p])
@@ -273,10 +275,10 @@ def _check_tokens_and_points(s, n: int, rnd: int, over: bool) -> None:
     kraken_floor = sum(kraken[:scored])
     most_animals = STARS_PER_ANIMAL * AQUARIUM_CAPACITY[-1] * scored
     points = _list(s.points, "points", n)
-    score = _ints(s.score, "score", n, -_BIG, _BIG)
+    score = _ints(s.score, "score", n, -_ANY, _ANY)
     green, yellow = s.green, s.yellow
     for p in range(n):
-        pts = _ints(points[p], f"points[{p}]", len(POINT_KINDS), -_BIG, _BIG)
+        pts = _ints(points[p], f"points[{p}]", len(POINT_KINDS), -_ANY, _ANY)
         field = f"points[{p}]"
         if not 0 <= pts[ANIMALS_PTS] <= most_animals:
             _bad(field, f"has {pts[ANIMALS_PTS]} animal points after {scored} scored rounds")

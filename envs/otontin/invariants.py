@@ -25,6 +25,8 @@ What it checks:
 
 from __future__ import annotations
 
+import math
+
 from envs.core.errors import StateError
 
 from . import rules
@@ -43,7 +45,7 @@ from .orders import LEFT, NO_ORDER, NUM_ORDERS, RIGHT, SIDE_STEP
 from .rules import CAMPAIGN, COMMIT_PHASE, GAME_OVER, PHASE_NAMES, TALK, UNSAID
 
 _INT = {int}  # the type of every saved number (bool, float and text are not)
-_BIG = 10**6  # bound of counters with no tighter rule (far above anything reachable)
+_BIG = 10**6  # a loaded counter the rules do not bound stays below this (play may pass it)
 _PHASE_DECISIONS = {
     CAMPAIGN: (ROLL_OR_STOP, CHOOSE_PRIORITY, CHOOSE_STEAL),
     TALK: (DECLARE_ORDER,),
@@ -105,8 +107,12 @@ def _dice(value, field: str, kinds: list, most: int) -> list:
     return value
 
 
-def check_invariants(st: rules.State) -> None:
-    """Raise StateError naming the field if ``st`` breaks a rule of reachable positions."""
+def check_invariants(st: rules.State, loaded: bool = False) -> None:
+    """Raise StateError naming the field if ``st`` breaks a rule of reachable positions.
+
+    ``loaded`` (a state being loaded) also bounds the one count the rules leave open,
+    the priests rolled in a turn (a turn may roll priests for ever, however unlikely),
+    by ``_BIG``: play may pass any such bound, so it is no invariant of play."""
     n, config = st.n, st.config
     rnd = _int(st.round, "round", 1, config.round_cap)
     if _int(st.start, "start", 0, n - 1) != (rnd - 1) % n:
@@ -129,18 +135,19 @@ def check_invariants(st: rules.State) -> None:
         _bad("capped", "is true before the game is over")
     _check_tokens(st, n, config, phase, run_out)
     _check_round(st, n, rnd, phase)
-    _check_dice(st, phase, decision)
+    _check_dice(st, phase, decision, _BIG if loaded else math.inf)
     if phase != GAME_OVER:
         _check_pending(st, n, decision)
 
 
 def _check_tokens(st, n: int, config, phase: int, run_out: bool) -> None:
-    for name in ("atk", "dfn", "beans"):
-        _ints(getattr(st, name), name, n, 0, _BIG)
-    pool_w = _int(st.pool_w, "pool_w", 0, _BIG)
-    pool_b = _int(st.pool_b, "pool_b", 0, _BIG)
     warriors = config.pool_warriors or POOL_BY_PLAYERS[n]
     beans = config.pool_beans or POOL_BY_PLAYERS[n]
+    _ints(st.atk, "atk", n, 0, warriors)
+    _ints(st.dfn, "dfn", n, 0, warriors)
+    _ints(st.beans, "beans", n, 0, beans)
+    pool_w = _int(st.pool_w, "pool_w", 0, warriors)
+    pool_b = _int(st.pool_b, "pool_b", 0, beans)
     if sum(st.atk) + sum(st.dfn) + pool_w != warriors:
         _bad("pool_w", f"= {pool_w}: warriors on the cards plus the pool must be {warriors}")
     if sum(st.beans) + pool_b != beans:
@@ -198,14 +205,14 @@ def _check_round(st, n: int, rnd: int, phase: int) -> None:
             _bad(f"war_log[{i}]", f"= {_show(line)} is not text")
 
 
-def _check_dice(st, phase: int, decision: int) -> None:
+def _check_dice(st, phase: int, decision: int, big: float) -> None:
     kinds, counts = st.kinds, st.kind_counts
-    bag = _ints(st.bag, "bag", len(kinds), 0, _BIG)
-    aside = _ints(st.aside, "aside", len(kinds), 0, _BIG)
+    bag = _ints(st.bag, "bag", len(kinds), 0, max(counts))
+    aside = _ints(st.aside, "aside", len(kinds), 0, max(counts))
     for k, count in enumerate(counts):
         if bag[k] + aside[k] > count:
             _bad(f"bag[{k}]", f"= {bag[k]} with {aside[k]} aside: kind {k} has {count} dice")
-    rolled = _ints(st.rolled, "rolled", NUM_FACES, 0, _BIG)
+    rolled = _ints(st.rolled, "rolled", NUM_FACES, 0, big)  # the other faces: see below
     last_roll = _dice(st.last_roll, "last_roll", kinds, DICE_PER_ROLL)
     for i, roll in enumerate(_list(st.scripted, "scripted")):
         if not _dice(roll, f"scripted[{i}]", kinds, DICE_PER_ROLL):

@@ -271,7 +271,7 @@ class State(Campaign):
             raise
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise StateError(f"corrupt otontin state: {err!r}") from None
-        check_invariants(state)
+        check_invariants(state, loaded=True)
         return state
 
     @property

@@ -30,6 +30,7 @@ What it checks:
 from __future__ import annotations
 
 import functools
+import math
 from bisect import bisect_left
 from itertools import chain, compress
 from operator import gt
@@ -65,7 +66,7 @@ _OWN_KEYS = list(range(D.NUM_OWN_KEYS))
 _SPONSOR_TILES = list(range(D.NUM_SPONSORS))
 _LEVEL_BASES = range(0, D.NUM_LEVELS * NC, NC)
 _INT = {int}  # the type of every saved number (bool, float and text are not)
-_BIG = 10**6  # bound of counters with no tighter rule (far above anything reachable)
+_BIG = 10**6  # a loaded counter the rules do not bound stays below this (play may pass it)
 MAIN = (KEY, STEP1, STEP2)
 _SPONSOR_PHASES = (SPONSOR_TOKEN, SPONSOR_FLIP, SPONSOR5)  # resume at step 1
 _TOKEN_KIND = {TOKEN_RESOURCE: D.RESOURCE, TOKEN_FLIP: D.UPGRADE, KEEP: D.DRAW}
@@ -132,23 +133,28 @@ def _rows(value, field: str, n: int, length: int | None, lo: int, hi: int, most=
     return value
 
 
-def check_invariants(s: rules.State) -> None:
-    """Raise StateError naming the field if ``s`` breaks a rule of reachable positions."""
+def check_invariants(s: rules.State, loaded: bool = False) -> None:
+    """Raise StateError naming the field if ``s`` breaks a rule of reachable positions.
+
+    ``loaded`` (a state being loaded) also bounds the counts the rules leave open
+    (credits, batteries, PP and the record counters can grow turn after turn) by
+    ``_BIG``: play may pass any such bound, so it is no invariant of play."""
     n = _int(s.n, "n", 2, D.MAX_PLAYERS)
     if n != s.config.num_players:
         _bad("n", f"= {n} disagrees with config.num_players = {s.config.num_players}")
-    _check_seats(s, n)
+    _check_seats(s, n, _BIG if loaded else math.inf)
     _check_components(s, n)
     _check_keys(s, n)
     _check_turn(s, n)
 
 
-def _check_seats(s, n: int) -> None:
+def _check_seats(s, n: int, big: float) -> None:
     t = s.t
-    counters = (s.credits, s.batteries, s.pp, s.nx)
-    if not _rows_ok(counters, n, 0, _BIG):  # (one pass; by name to find which)
-        for name in ("credits", "batteries", "pp", "nx"):
-            _ints(getattr(s, name), name, n, 0, _BIG)
+    counters = (s.credits, s.batteries, s.pp)
+    if not _rows_ok(counters, n, 0, big):  # (one pass; by name to find which)
+        for name in ("credits", "batteries", "pp"):
+            _ints(getattr(s, name), name, n, 0, big)
+    _ints(s.nx, "nx", n, 0, t.neutral_x_keys)
     _ints(s.mech, "mech", n, 0, len(t.moves) - 1)
     _ints(s.hack, "hack", n, 0, len(t.hacker_capacity) - 1)
     _rows(s.up, "up", n, D.NUM_DIVERS, 0, 1)
@@ -157,7 +163,7 @@ def _check_seats(s, n: int) -> None:
         for p in range(n):
             if frozenset(s.col[p]) != _DIVERS:
                 _bad(f"col[{p}]", "does not hold each of the 8 divers once")
-    _rows(s.res, "res", n, D.NUM_LEVELS * NC, 0, _BIG)
+    _rows(s.res, "res", n, D.NUM_LEVELS * NC, 0, max(t.capacity))
     capacity = t.capacity
     for p, r in enumerate(s.res):
         held = [r[b] + r[b + 1] + r[b + 2] + r[b + 3] for b in _LEVEL_BASES]
@@ -165,10 +171,10 @@ def _check_seats(s, n: int) -> None:
             li = next(li for li in range(D.NUM_LEVELS) if held[li] > capacity[li])
             _bad(f"res[{p}]", f"holds {held[li]} resources on level {li + 1}, whose capacity "
                  f"is {capacity[li]}")
-    _rows(s.sp_uses, "sp_uses", n, D.NUM_SPONSORS, 0, _BIG)
-    _rows(s.sp_yield, "sp_yield", n, D.NUM_SPONSORS * NUM_YIELDS, -_BIG, _BIG)
-    _rows(s.pp_src, "pp_src", n, len(PP_SOURCES), 0, _BIG)
-    _ints(s.sp_base, "sp_base", NUM_YIELDS, 0, _BIG)
+    _rows(s.sp_uses, "sp_uses", n, D.NUM_SPONSORS, 0, big)
+    _rows(s.sp_yield, "sp_yield", n, D.NUM_SPONSORS * NUM_YIELDS, -big, big)
+    _rows(s.pp_src, "pp_src", n, len(PP_SOURCES), 0, big)
+    _ints(s.sp_base, "sp_base", NUM_YIELDS, 0, big)
     _int(s.sp_tile, "sp_tile", -1, D.NUM_SPONSORS - 1)
 
 
@@ -250,7 +256,7 @@ def _check_keys(s, n: int) -> None:
             k = next(k for k in _OWN_KEYS if own.count(k) != 1)
             _bad(f"track[{p}]", f"and home[{p}] hold own key {D.KEY_NAMES[k]} {own.count(k)} "
                  "times, not once")
-    neutral = _int(s.neutral, "neutral", 0, _BIG)
+    neutral = _int(s.neutral, "neutral", 0, t.neutral_x_keys)
     total = neutral + sum(s.nx) + sum(tr.count(D.NEUTRAL_X) for tr in track)
     total += key == D.NEUTRAL_X
     if total != t.neutral_x_keys:

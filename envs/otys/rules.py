@@ -532,7 +532,7 @@ class State(ContractsMixin, EffectsMixin):
             raise
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise StateError(f"corrupt Otys state: {err!r}") from None
-        check_invariants(state)
+        check_invariants(state, loaded=True)
         return state
 
     def _check_shape(self) -> None:
