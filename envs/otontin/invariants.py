@@ -152,9 +152,10 @@ def _check_tokens(st, n: int, config, phase: int, run_out: bool) -> None:
         _bad("pool_w", f"= {pool_w}: warriors on the cards plus the pool must be {warriors}")
     if sum(st.beans) + pool_b != beans:
         _bad("pool_b", f"= {pool_b}: beans held plus the pool must be {beans}")
-    if phase == CAMPAIGN and (run_out or not pool_w or not pool_b):
-        _bad("run_out" if run_out else "pool_w" if not pool_w else "pool_b",
-             "says the pool ran out, but the campaign goes on")
+    if phase == CAMPAIGN and run_out:
+        _bad("run_out", "says the pool ran out, but the campaign goes on")
+    if (not pool_w or not pool_b) and not run_out:  # only a collection empties the pool
+        _bad("pool_w" if not pool_w else "pool_b", "is empty, but run_out is not set")
 
 
 def _check_round(st, n: int, rnd: int, phase: int) -> None:
