@@ -319,10 +319,12 @@ def _check_turn_shape(s, n: int, rnd: int, turn: int, over: bool) -> None:
         if kept[p] and len(kept[p]) - 1 > s.fuel_used[p]:
             _bad(f"kept[{p}]", f"holds {len(kept[p])} cards; beyond the first each costs a "
                  f"Fuel token, and {s.fuel_used[p]} were spent")
-        if not over and (len(rows[p][rnd]) + unplaced
-                         > min(turn + 1, TURNS_PER_ROUND) + s.fuel_used[p]):
+        # a seat keeps once a turn, plus a card per Fuel token spent: its cards of this
+        # round are at most its keeps so far (this turn's once it has kept) plus its Fuel
+        keeps = turn + (0 if s.program is ROUND_END or _keeps_later(s, p) else 1)
+        if not over and len(rows[p][rnd]) + unplaced > keeps + s.fuel_used[p]:
             _bad(f"rows[{p}][{rnd}]", f"holds {len(rows[p][rnd])} cards (+{unplaced} to place) "
-                 f"by turn {turn + 1}, with {s.fuel_used[p]} Fuel spent")
+                 f"after {keeps} keeps this round, with {s.fuel_used[p]} Fuel spent")
     if over:
         if queue or placing:
             _bad("queue" if queue else "placing", "is not empty after the game's end")
@@ -379,6 +381,15 @@ def _check_turn_shape(s, n: int, rnd: int, turn: int, over: bool) -> None:
     for i, p in enumerate(placers):
         if p not in expected:
             _bad(f"placing[{i}][0]", f"= {p} does not place at this step")
+
+
+def _keeps_later(s, p: int) -> bool:
+    """Whether seat ``p`` still keeps cards in this turn (at the pending decision)."""
+    step = s.program[s.pc]
+    if step == "choose" and p in s.queue and not s.kept[p]:
+        return True  # asked now (nothing kept yet) or later in this step
+    # the Captain keeps after the others have placed
+    return s.captain_mode and p == s.captain and s.pc < CAPTAIN_TURN.index("captain_draw")
 
 
 def _subsequence(seats: list[int], order, field: str) -> None:
