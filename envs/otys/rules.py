@@ -535,27 +535,6 @@ class State(ContractsMixin, EffectsMixin):
         check_invariants(state, loaded=True)
         return state
 
-    def _check_shape(self) -> None:
-        """Reject a loaded state whose tables have the wrong sizes."""
-        n = self.n
-        ok = (
-            n == self.config.num_players
-            and all(len(getattr(self, name)) == n for name in _NESTED)
-            and all(len(c) == D.NUM_SLOTS and sorted(c) == list(range(D.NUM_DIVERS)) for c in self.col)
-            and all(len(r) == D.NUM_LEVELS * NC for r in self.res)
-            and len(self.sponsors) == D.NUM_SPONSORS
-            and len(self.display) == D.NUM_LEVELS * D.DISPLAY_TOKENS
-            and len(self.deck) == len(self.seen)
-            and len(self.store) == NC
-            and sorted(self.sponsor_setup) == list(range(D.NUM_SPONSORS))
-            and len(self.sp_base) == NUM_YIELDS
-            and all(len(r) == D.NUM_SPONSORS for r in self.sp_uses)
-            and all(len(r) == D.NUM_SPONSORS * NUM_YIELDS for r in self.sp_yield)
-            and all(len(r) == len(PP_SOURCES) for r in self.pp_src)
-        )
-        if not ok:
-            raise StateError("corrupt Otys state: component sizes do not match the config")
-
     def resample_hidden(self, seat: int, rng: np.random.Generator) -> State:
         """A copy where what ``seat`` cannot know is re-drawn: others' hands, the deck
         (except cards ``seat`` put at its bottom), another seat's drawn cards, the bag

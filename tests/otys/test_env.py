@@ -186,7 +186,13 @@ def test_dense_reward_is_pp_over_18():
     e = env(num_players=2, dense_reward=True, sponsors={"order": [1, 2, 3, 4, 5], "sides": "basic"})
     e.reset(seed=0)
     s = position(n=2)
-    s.hands[0] = [contract_id("MMPP")]
+    card = contract_id("MMPP")  # taken from where it lies, so the save stays valid
+    if card in s.public:
+        s.public[s.public.index(card)] = s._draw_card()
+    else:
+        del s.seen[s.deck.index(card)]
+        s.deck.remove(card)
+    s.hands[0] = [card]
     set_res(s, 0, 3, "MMPP")
     saved = e.unwrapped.save_state()
     saved["state"] = s.to_dict()
