@@ -208,7 +208,8 @@ def _search_bench(args: argparse.Namespace) -> int:
         game=args.game, num_players=args.players, budgets=budgets, options=args.options,
         opponent=args.opponent, games=args.games, games_for=games_for, seed=args.seed,
         workers=args.workers, output=args.output))
-    folder = run(cfg, progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]))
+    command = "otrio " + " ".join(a for a in sys.argv[1:] if a != "--report-only")
+    folder = run(cfg, progress=not args.quiet, command=command, play=not args.report_only)
     print((folder / "report.md").read_text())
     return 0
 
@@ -306,6 +307,8 @@ def main(argv: list[str] | None = None) -> int:
     search.add_argument("--workers", type=int, default=1)
     search.add_argument("--output", default="runs/search")
     search.add_argument("--quiet", action="store_true")
+    search.add_argument("--report-only", action="store_true",
+                        help="write the report of the games recorded so far; play none")
     search.set_defaults(func=_search_bench)
 
     bal = sub.add_parser("balance", help="run a balance sweep from a YAML config")

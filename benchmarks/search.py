@@ -26,7 +26,7 @@ from pydantic import Field
 from envs.core.config import StrictModel
 from envs.core.rng import derive_seed
 
-from .records import RECORDS_FILE, RecordWriter, RunLock, open_run
+from .records import RECORDS_FILE, RecordWriter, RunLock, open_run, read_records
 from .stats import wilson
 
 
@@ -180,8 +180,12 @@ def plot(summary: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-def run(cfg: SearchBenchConfig, progress: bool = True, command: str = "") -> Path:
-    """Play (or finish) the study and write its report; returns the output folder."""
+def run(cfg: SearchBenchConfig, progress: bool = True, command: str = "",
+        play: bool = True) -> Path:
+    """Play (or finish) the study and write its report; returns the output folder.
+    ``play=False`` writes the report of the games already recorded (a study still
+    running elsewhere, or one stopped early: its table says how many games each
+    budget has)."""
     import agents
     import envs
 
@@ -190,6 +194,8 @@ def run(cfg: SearchBenchConfig, progress: bool = True, command: str = "") -> Pat
         agents.check_spec(cfg.spec(budget), env)
     agents.check_spec(cfg.opponent, env)
     folder = Path(cfg.output)
+    if not play:
+        return _report(cfg, folder, read_records(folder / RECORDS_FILE), command)
     with RunLock(folder):
         return _run(cfg, folder, progress, command)
 
@@ -208,6 +214,10 @@ def _run(cfg: SearchBenchConfig, folder: Path, progress: bool, command: str) -> 
             records.append(record)
             if progress and (k % 10 == 0 or k == len(tasks)):
                 print(f"  {k}/{len(tasks)} games", file=sys.stderr, flush=True)
+    return _report(cfg, folder, records, command)
+
+
+def _report(cfg: SearchBenchConfig, folder: Path, records: list[dict], command: str) -> Path:
     summary = summarise(cfg, records)
     (folder / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
     (folder / "report.md").write_text(report_markdown(cfg, summary, command or "otrio search-bench"))

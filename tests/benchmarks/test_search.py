@@ -40,3 +40,14 @@ def test_an_interrupted_study_resumes_where_it_stopped(tmp_path):
     (folder / RECORDS_FILE).write_text("".join(lines[:3]) + lines[3][:15])
     run(cfg, progress=False)
     assert results(folder) == expected
+
+
+def test_a_report_of_the_games_so_far_plays_nothing(tmp_path):
+    cfg = config(tmp_path, "run")
+    folder = run(cfg, progress=False)
+    lines = (folder / RECORDS_FILE).read_text().splitlines(keepends=True)
+    (folder / RECORDS_FILE).write_text("".join(lines[:3]))
+    run(cfg, progress=False, play=False)
+    assert len(results(folder)) == 3
+    rows = json.loads((folder / "summary.json").read_text())["budgets"]
+    assert [(row["budget"], row["games"]) for row in rows] == [(2, 2), (3, 1)]
