@@ -29,7 +29,8 @@ import functools
 import math
 from collections import Counter
 
-from envs.core.errors import StateError
+from envs.core.fields import FieldChecks
+from envs.core.fields import show as _show
 
 from . import rules, scoring
 from .actions import MAX_HAND, NUM_ACTIONS
@@ -66,45 +67,22 @@ from .rules import (
     Decision,
 )
 
-_INT = {int}  # the type of every saved number (bool, float and text are not)
+_CHECKS = FieldChecks("Oceanos")
+_bad, _int, _list, _ints = _CHECKS.bad, _CHECKS.int, _CHECKS.list, _CHECKS.ints
+
 _ANY = math.inf  # no range of its own: a rule below bounds the value
 _MAX_DEALT = COCKPIT_PERISCOPES[-1] + 1  # the largest hand a deal gives
 _MAX_PASSED = COCKPIT_PERISCOPES[-1]  # the most cards a seat hands on in a turn
 
 
-def _bad(field: str, why: str):
-    raise StateError(f"corrupt Oceanos state: {field} {why}")
 
 
-def _show(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _int(value, field: str, lo: int, hi: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        _bad(field, f"= {_show(value)} is not an integer")
-    if not lo <= value <= hi:
-        _bad(field, f"= {value} is out of range {lo}..{hi}")
-    return value
 
 
-def _list(value, field: str, length: int | None = None, most: int | None = None) -> list:
-    if not isinstance(value, list):
-        _bad(field, f"is a {type(value).__name__}, not a list")
-    if length is not None and len(value) != length:
-        _bad(field, f"has {len(value)} entries, not {length}")
-    if most is not None and len(value) > most:
-        _bad(field, f"has {len(value)} entries, more than {most}")
-    return value
 
 
-def _ints(value, field: str, length: int | None, lo: int, hi: int, most: int | None = None):
-    _list(value, field, length, most)
-    if value and (set(map(type, value)) != _INT or min(value) < lo or max(value) > hi):
-        for i, v in enumerate(value):  # find the culprit and name it
-            _int(v, f"{field}[{i}]", lo, hi)
-    return value
 
 
 @functools.cache

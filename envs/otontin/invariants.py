@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import math
 
-from envs.core.errors import StateError
+from envs.core.fields import FieldChecks
+from envs.core.fields import show as _show
 
 from . import rules
 from .actions import NUM_ACTIONS
@@ -44,7 +45,9 @@ from .data import BUST_SABOTEURS, DICE_PER_ROLL, NUM_FACES, POOL_BY_PLAYERS, PRI
 from .orders import LEFT, NO_ORDER, NUM_ORDERS, RIGHT, SIDE_STEP
 from .rules import CAMPAIGN, COMMIT_PHASE, GAME_OVER, PHASE_NAMES, TALK, UNSAID
 
-_INT = {int}  # the type of every saved number (bool, float and text are not)
+_CHECKS = FieldChecks("Otontin")
+_bad, _int, _list, _ints, _flag = _CHECKS.bad, _CHECKS.int, _CHECKS.list, _CHECKS.ints, _CHECKS.flag
+
 _BIG = 10**6  # a loaded counter the rules do not bound stays below this (play may pass it)
 _PHASE_DECISIONS = {
     CAMPAIGN: (ROLL_OR_STOP, CHOOSE_PRIORITY, CHOOSE_STEAL),
@@ -54,45 +57,16 @@ _PHASE_DECISIONS = {
 }
 
 
-def _bad(field: str, why: str):
-    raise StateError(f"corrupt Otontin state: {field} {why}")
 
 
-def _show(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _int(value, field: str, lo: int, hi: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        _bad(field, f"= {_show(value)} is not an integer")
-    if not lo <= value <= hi:
-        _bad(field, f"= {value} is out of range {lo}..{hi}")
-    return value
 
 
-def _flag(value, field: str) -> bool:
-    if type(value) is not bool:
-        _bad(field, f"= {_show(value)} is not true/false")
-    return value
 
 
-def _list(value, field: str, length: int | None = None, most: int | None = None) -> list:
-    if not isinstance(value, list):
-        _bad(field, f"is a {type(value).__name__}, not a list")
-    if length is not None and len(value) != length:
-        _bad(field, f"has {len(value)} entries, not {length}")
-    if most is not None and len(value) > most:
-        _bad(field, f"has {len(value)} entries, more than {most}")
-    return value
 
 
-def _ints(value, field: str, length: int | None, lo: int, hi: int, most: int | None = None):
-    _list(value, field, length, most)
-    if value and (set(map(type, value)) != _INT or min(value) < lo or max(value) > hi):
-        for i, v in enumerate(value):  # find the culprit and name it
-            _int(v, f"{field}[{i}]", lo, hi)
-    return value
 
 
 def _dice(value, field: str, kinds: list, most: int) -> list:

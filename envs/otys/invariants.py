@@ -35,7 +35,7 @@ from bisect import bisect_left
 from itertools import chain, compress
 from operator import gt
 
-from envs.core.errors import StateError
+from envs.core.fields import FieldChecks
 
 from . import actions as A
 from . import data as D
@@ -58,6 +58,9 @@ from .effects import (
 )
 from .rules import NUM_YIELDS, PP_SOURCES
 
+_CHECKS = FieldChecks("Otys")
+_bad, _int, _list, _ints = _CHECKS.bad, _CHECKS.int, _CHECKS.list, _CHECKS.ints
+
 NC = D.NUM_COLOURS
 _LIST = {list}
 _DIVERS = frozenset(range(D.NUM_DIVERS))
@@ -65,7 +68,6 @@ _EVERY_DIVER = {_DIVERS}
 _OWN_KEYS = list(range(D.NUM_OWN_KEYS))
 _SPONSOR_TILES = list(range(D.NUM_SPONSORS))
 _LEVEL_BASES = range(0, D.NUM_LEVELS * NC, NC)
-_INT = {int}  # the type of every saved number (bool, float and text are not)
 _BIG = 10**6  # a loaded counter the rules do not bound stays below this (play may pass it)
 MAIN = (KEY, STEP1, STEP2)
 _SPONSOR_PHASES = (SPONSOR_TOKEN, SPONSOR_FLIP, SPONSOR5)  # resume at step 1
@@ -73,39 +75,14 @@ _TOKEN_KIND = {TOKEN_RESOURCE: D.RESOURCE, TOKEN_FLIP: D.UPGRADE, KEEP: D.DRAW}
 _MAX_COPY_DEPTH = 2  # a Spy may copy a neighbour's Spy, which may copy a non-Spy
 
 
-def _bad(field: str, why: str):
-    raise StateError(f"corrupt Otys state: {field} {why}")
 
 
-def _show(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _int(value, field: str, lo: int, hi: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        _bad(field, f"= {_show(value)} is not an integer")
-    if not lo <= value <= hi:
-        _bad(field, f"= {value} is out of range {lo}..{hi}")
-    return value
 
 
-def _list(value, field: str, length: int | None = None, most: int | None = None) -> list:
-    if not isinstance(value, list):
-        _bad(field, f"is a {type(value).__name__}, not a list")
-    if length is not None and len(value) != length:
-        _bad(field, f"has {len(value)} entries, not {length}")
-    if most is not None and len(value) > most:
-        _bad(field, f"has {len(value)} entries, more than {most}")
-    return value
 
 
-def _ints(value, field: str, length: int | None, lo: int, hi: int, most: int | None = None):
-    _list(value, field, length, most)
-    if value and (set(map(type, value)) != _INT or min(value) < lo or max(value) > hi):
-        for i, v in enumerate(value):  # find the culprit and name it
-            _int(v, f"{field}[{i}]", lo, hi)
-    return value
 
 
 def _rows_ok(rows, n: int, lo: int, hi: int, length: int | None = None,
@@ -121,7 +98,7 @@ def _rows_ok(rows, n: int, lo: int, hi: int, length: int | None = None,
     elif sizes != {n if length is None else length}:
         return False
     flat = list(chain.from_iterable(rows))
-    return not flat or (set(map(type, flat)) == _INT and lo <= min(flat) and max(flat) <= hi)
+    return not flat or (set(map(type, flat)) == {int} and lo <= min(flat) and max(flat) <= hi)
 
 
 def _rows(value, field: str, n: int, length: int | None, lo: int, hi: int, most=None):
