@@ -108,7 +108,7 @@ def play_one(task: tuple) -> dict[str, Any]:
 def summarise(cfg: SearchBenchConfig, records: list[dict]) -> dict[str, Any]:
     """Per budget: games, win rate and its interval, seconds a decision, iterations."""
     rows = []
-    for budget in cfg.budgets:
+    for budget in sorted(cfg.budgets):
         mine = [r for r in records if r["budget"] == budget]
         if not mine:
             continue
