@@ -158,6 +158,7 @@ def plot(summary: dict[str, Any], path: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
 
     rows = summary["budgets"]
     x = [r["seconds_per_decision"] for r in rows]
@@ -170,6 +171,8 @@ def plot(summary: dict[str, Any], path: Path) -> None:
                     fontsize=8)
     ax.axhline(summary["fair_share"], color="grey", linestyle="--", label="fair share")
     ax.set_xscale("log")
+    ax.xaxis.set_minor_formatter(NullFormatter())  # ticks at the measured points instead
+    ax.set_xticks(x, [f"{v:.2g}" for v in x])
     ax.set_xlabel("mean seconds per decision (this machine)")
     ax.set_ylabel(f"win rate vs {summary['opponent']}")
     ax.set_title(f"{summary['game']}, {summary['num_players']} players")
