@@ -114,9 +114,9 @@ _HELP = {
 # greedy for every seat (to the end in Oceanos; depth-limited in the long Otys and in
 # Otontin, whose greedy is costly). Otys searches only greedy's close calls (gap).
 GAME_DEFAULTS: dict[str, dict] = {
-    "oceanos_v0": {"iterations": 48, "crn": 1, "top": 4},
-    "otys_v0": {"iterations": 48, "crn": 1, "top": 3, "gap": 1.0, "depth": 30},
-    "otontin_v0": {"iterations": 48, "crn": 1, "top": 3, "depth": 8},
+    "oceanos": {"iterations": 48, "crn": 1, "top": 4},
+    "otys": {"iterations": 48, "crn": 1, "top": 3, "gap": 1.0, "depth": 30},
+    "otontin": {"iterations": 48, "crn": 1, "top": 3, "depth": 8},
 }
 
 

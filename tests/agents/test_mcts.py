@@ -24,7 +24,18 @@ def test_spec_options_parse_over_the_defaults():
     agent = agents.make("mcts:iterations=17, c=1.5,rollout=random,depth=8,top=3,gap=2", env)
     o = agent.options
     assert (o.iterations, o.c, o.rollout, o.depth, o.top, o.gap) == (17, 1.5, "random", 8, 3, 2.0)
-    assert agents.make("mcts", env).options.iterations >= 1
+
+
+
+@pytest.mark.parametrize("env_id", ["oceanos_v0", "otys_v0", "otontin_v0"])
+def test_the_plain_spec_takes_the_games_studied_defaults(env_id):
+    from agents.mcts import GAME_DEFAULTS
+
+    env = envs.make(env_id)
+    defaults = GAME_DEFAULTS[env.unwrapped.game.info.name]
+    options = agents.make("mcts", env).options
+    assert {key: getattr(options, key) for key in defaults} == defaults
+    assert agents.make("mcts:iterations=7", env).options.crn == defaults["crn"]
 
 
 @pytest.mark.parametrize(("spec", "named"), [
