@@ -26,7 +26,6 @@ def test_spec_options_parse_over_the_defaults():
     assert (o.iterations, o.c, o.rollout, o.depth, o.top, o.gap) == (17, 1.5, "random", 8, 3, 2.0)
 
 
-
 @pytest.mark.parametrize("env_id", ["oceanos_v0", "otys_v0", "otontin_v0"])
 def test_the_plain_spec_takes_the_games_studied_defaults(env_id):
     from agents.mcts import GAME_DEFAULTS
@@ -82,14 +81,16 @@ def test_plays_legal_moves_to_the_end_and_repeats_itself_when_seeded(env_id, n):
     assert _play(env_id, n, spec, seed=3) == _play(env_id, n, spec, seed=3)
 
 
+@pytest.mark.parametrize("crn", [0, 1], ids=["tree", "flat"])
 @pytest.mark.parametrize("env_id", ["oceanos_v0", "otys_v0", "otontin_v0"])
-def test_the_search_sees_only_what_its_seat_may_know(env_id):
+def test_the_search_sees_only_what_its_seat_may_know(env_id, crn):
     """Two states that differ only in what the acting seat cannot see (the hidden part
     re-drawn) get the same move from the same seeded agent."""
     n = 3
     env = envs.make(env_id, num_players=n)
     game = env.unwrapped.game
-    agent = agents.make("mcts:iterations=16,depth=8,rollout=random,prior=none", env)
+    agent = agents.make(f"mcts:iterations=16,depth=8,rollout=random,prior=none,top=0,gap=0,"
+                        f"crn={crn}", env)
     env.reset(seed=4)
     compared = 0
     for step, (_, obs) in enumerate(play_random(env, make_rng(4))):
