@@ -36,8 +36,8 @@ from envs.core.config import StrictModel, validate
 from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed
 
-from .play import ExecutionOptions, GameTask, run_tasks
-from .records import RECORDS_FILE, RecordWriter, RunLock, open_run, read_records
+from .play import ExecutionOptions, GameTask, play_into
+from .records import RECORDS_FILE, RunLock, open_run, read_records
 
 SETUPS_FILE = "setups.json"
 TIMING_FILE = "timing.jsonl"  # wall time of each invocation that played games
@@ -357,20 +357,8 @@ def _play_and_report(cfg: BalanceConfig, setups: list[Setup], folder: Path, prog
         [asdict(setup) for setup in setups], indent=1, sort_keys=True) + "\n")
     done_ids = {r["game"] for r in done}
     todo = [t for t in build_tasks(cfg, setups) if t.game not in done_ids]
-    bar = None
-    if progress and todo:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(todo) + len(done_ids), initial=len(done_ids), unit="game",
-                   desc="balance sweep")
     start = time.perf_counter()
-    with RecordWriter(folder / RECORDS_FILE) as writer:
-        for record in run_tasks(todo, cfg.workers, cfg.backend, cfg.ray_address):
-            writer.write(record)
-            if bar:
-                bar.update(1)
-    if bar:
-        bar.close()
+    play_into(folder / RECORDS_FILE, todo, cfg, len(done_ids), "balance sweep", progress)
     elapsed = time.perf_counter() - start
     from .balance_report import write_balance_report
     from .balance_summary import analyze

@@ -159,6 +159,28 @@ def run_tasks(tasks: list[GameTask], workers: int = 1, backend: str = "local",
         yield from pool.imap(run_task, tasks, chunksize=chunk)
 
 
+def play_into(path, tasks: list[GameTask], execution: ExecutionOptions, already: int,
+              desc: str, progress: bool = True) -> None:
+    """Play ``tasks`` and append each record to the JSONL file ``path`` as it lands
+    (flushed: an interruption loses no finished game), with a progress bar that counts
+    the ``already`` recorded games too."""
+    from .records import RecordWriter
+
+    bar = None
+    if progress and tasks:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(tasks) + already, initial=already, unit="game", desc=desc)
+    with RecordWriter(path) as writer:
+        for record in run_tasks(tasks, execution.workers, execution.backend,
+                                execution.ray_address):
+            writer.write(record)
+            if bar:
+                bar.update(1)
+    if bar:
+        bar.close()
+
+
 def _worker_init() -> None:
     """Each worker process uses one thread for torch (2-core machines).
 

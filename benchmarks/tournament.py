@@ -22,8 +22,8 @@ from envs.core.config import validate
 from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed
 
-from .play import ExecutionOptions, GameTask, run_tasks
-from .records import RECORDS_FILE, RecordWriter, RunLock, open_run
+from .play import ExecutionOptions, GameTask, play_into
+from .records import RECORDS_FILE, RunLock, open_run
 from .stats import mean_and_ci, openskill_ratings, wilson
 
 
@@ -130,19 +130,8 @@ def run(cfg: TournamentConfig, progress: bool = True, command: str | None = None
         done = open_run(folder, cfg.identity(), RESUME_IGNORES, unique_by=("game",))
         done_ids = {r["game"] for r in done}
         todo = [t for t in build_tasks(cfg) if t.game not in done_ids]
-        bar = None
-        if progress and todo:
-            from tqdm import tqdm
-
-            bar = tqdm(total=len(todo) + len(done_ids), initial=len(done_ids), unit="game",
-                       desc=f"{cfg.game} tournament")
-        with RecordWriter(folder / RECORDS_FILE) as writer:
-            for record in run_tasks(todo, cfg.workers, cfg.backend, cfg.ray_address):
-                writer.write(record)
-                if bar:
-                    bar.update(1)
-        if bar:
-            bar.close()
+        play_into(folder / RECORDS_FILE, todo, cfg, len(done_ids), f"{cfg.game} tournament",
+                  progress)
         from .records import read_records
         from .report import write_tournament_report
 

@@ -117,7 +117,9 @@ def test_the_lock_is_released_on_an_error_or_ctrl_c(tmp_path, monkeypatch, error
         raise error("stopped")
         yield
 
-    monkeypatch.setattr(tournament, "run_tasks", broken)
+    import benchmarks.play
+
+    monkeypatch.setattr(benchmarks.play, "run_tasks", broken)
     folder = tmp_path / "run"
     with pytest.raises(error):
         tournament.run(tournament_config(folder), progress=False)
