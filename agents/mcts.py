@@ -196,8 +196,7 @@ class MCTSAgent(Agent):
         if self.greedy is None:
             root.order = list(legal)
         else:
-            values = self.greedy.action_values(observation)
-            root.order = sorted(legal, key=lambda a: -values.get(a, -math.inf))
+            root.order, values = self._ranked(observation, legal)
             if options.gap:
                 best = values.get(root.order[0], -math.inf)
                 root.order = [a for a in root.order if values.get(a, -math.inf) >= best - options.gap]
@@ -346,14 +345,15 @@ class MCTSAgent(Agent):
         values = self.greedy.action_values(self._observe(world, seat, legal))
         return max(legal, key=lambda a: values.get(a, -math.inf))
 
-    def _ranked(self, observation, legal: list[int]) -> list[int]:
-        """``legal`` from greedy's favourite down (ties in id order)."""
+    def _ranked(self, observation, legal: list[int]) -> tuple[list[int], dict[int, float]]:
+        """``legal`` from greedy's favourite down (ties in id order), and greedy's values
+        (an action greedy leaves unvalued ranks last)."""
         values = self.greedy.action_values(observation)
-        return sorted(legal, key=lambda a: -values.get(a, -math.inf))
+        return sorted(legal, key=lambda a: -values.get(a, -math.inf)), values
 
     def _ranked_state(self, world, mover: int, legal: list[int]) -> list[int]:
         if self.options.prior == "greedy" and self.greedy is not None:
-            return self._ranked(self._observe(world, mover, legal), legal)
+            return self._ranked(self._observe(world, mover, legal), legal)[0]
         order = list(legal)
         self.rng.shuffle(order)
         return order
