@@ -82,11 +82,12 @@ class BoardGameEnv(AECEnv):
         info = self.game.info
         self.metadata = {
             "name": info.env_id,
-            "render_modes": ["ansi", "human"],
+            "render_modes": ["ansi", "human", "rgb_array"],
             "is_parallelizable": False,
         }
-        if render_mode not in (None, "ansi", "human"):
-            raise OtrioError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        if render_mode not in (None, "ansi", "human", "rgb_array"):
+            raise OtrioError("render_mode must be None, 'ansi', 'human' or 'rgb_array', "
+                             f"got {render_mode!r}")
         self.render_mode = render_mode
         config.setdefault("num_players", info.default_players)
         self.config = validate(self.game.config_model, config)
@@ -289,9 +290,13 @@ class BoardGameEnv(AECEnv):
                 self._cumulative_rewards[agent] += reward
 
     # ----------------------------------------------------------------- render
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The whole table: text (``"ansi"``; ``"human"`` prints it) or an
+        ``H x W x 3`` uint8 picture (``"rgb_array"``, see :meth:`Game.picture`)."""
         if self.state_ is None:
             raise OtrioError("call reset() before render()")
+        if self.render_mode == "rgb_array":
+            return self.game.picture(self.state_).to_rgb()
         text = self.game.render(self.state_)
         if self.render_mode == "human":
             print(text)

@@ -8,6 +8,7 @@ observation layout and its config model. :class:`envs.core.aec.BoardGameEnv` tur
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Hashable
 from typing import Any, Protocol
 
@@ -16,6 +17,7 @@ import numpy as np
 from .actions import ActionTable
 from .config import GameConfig
 from .observer import ObservationLayout
+from .picture import Picture
 from .spec import GameInfo
 
 TERMINAL = -1  # current_player() of a finished game
@@ -121,6 +123,30 @@ class Game:
         information (other hands) override this.
         """
         return self.render(state)
+
+    def picture(self, state: GameState, viewer: int | None = None) -> Picture:
+        """A drawing of the table (:class:`envs.core.picture.Picture`; ``to_svg()`` or
+        ``to_rgb()``): the whole table when ``viewer`` is None, else only what seat
+        ``viewer`` may know (exactly its observation's information).
+
+        Drawn by ``draw_picture(state, viewer)`` of the game's ``picture`` module (the
+        ``picture.py`` beside its ``env.py``), imported on first use: pictures are drawn
+        only on request, never in the rules' hot path.
+        """
+        if viewer is not None and (
+                isinstance(viewer, bool) or not isinstance(viewer, (int, np.integer))
+                or not 0 <= viewer < state.num_players):
+            raise ValueError(f"viewer must be None or a seat 0..{state.num_players - 1}, "
+                             f"got {viewer!r}")
+        package = type(self).__module__.rpartition(".")[0]
+        try:
+            module = importlib.import_module(f"{package}.picture")
+        except ModuleNotFoundError as err:
+            if err.name != f"{package}.picture":
+                raise
+            raise NotImplementedError(f"{self.info.name} has no picture module "
+                                      f"({package}.picture)") from None
+        return module.draw_picture(state, None if viewer is None else int(viewer))
 
     def resample_hidden(
         self, state: GameState, seat: int, rng: np.random.Generator
