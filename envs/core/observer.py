@@ -3,17 +3,38 @@
 ``ObservationLayout([("hand", (8, 20)), ("round", (3,))])`` gives each piece an offset
 into one vector; ``layout.views(buffer)`` returns named numpy views (reshaped), so an
 observation writer never uses a magic index. ``layout.markdown()`` prints the table
-that each game's README carries. :class:`StateCache` is the base of the incremental
-observation caches that games hang on their states.
+that each game's README carries.
+
+Each game defines its observation once, by a plain writer (``write_plain`` in
+``envs/<game>/observe.py``) that fills the named views from the state. The env uses a
+cached writer (``envs/<game>/observe_cache.py``) built the same way in every game:
+
+* a cache (a :class:`StateCache`) hangs on the state and keeps the pieces that do not
+  depend on the observer, the per-seat rows in absolute seat order;
+* each part of it is rewritten only when the state values it is made of differ from
+  the snapshot taken when it was last written (compared by value, so a state edited
+  by hand is seen too; :func:`changed` and :func:`snapshot`);
+* the writer rotates the seat rows to the observer, by one gather of the cache's
+  vector (:func:`seat_gather`) or, for wide rows, by copying contiguous runs of a
+  :class:`SeatRows`, then adds the observer's private pieces.
+
+A test per game holds the cached writer to ``write_plain`` at every decision of
+random and greedy games.
 """
 
 from __future__ import annotations
 
+import functools
 import weakref
+from array import array
 from collections.abc import Sequence
+from itertools import compress
 from math import prod
+from operator import ne
 
 import numpy as np
+
+FLOAT_BYTES = np.dtype(np.float32).itemsize
 
 
 class ObservationLayout:
@@ -77,3 +98,65 @@ def owned_cache(state):
     """The state's observation cache if that state built it, else ``None``."""
     cache = getattr(state, "_obs_cache", None)
     return cache if cache is not None and cache.owner() is state else None
+
+
+def changed(now: Sequence, seen: Sequence) -> list[int]:
+    """The indices at which ``now`` differs from ``seen`` (compared in C)."""
+    return list(compress(range(len(now)), map(ne, now, seen)))
+
+
+def snapshot(value):
+    """A copy of ``value`` that shares no list with it (lists copied to their depth)."""
+    if type(value) is list:
+        return [snapshot(item) for item in value] if value and type(value[0]) is list else value[:]
+    return value
+
+
+def zeros(size: int) -> array:
+    """A float32 ``array`` of ``size`` zeros."""
+    return array("f", bytes(FLOAT_BYTES * size))
+
+
+@functools.cache
+def seat_gather(layout: ObservationLayout, seat_pieces: tuple[str, ...], n: int,
+                seat: int) -> np.ndarray:
+    """For each value of ``seat``'s observation: its index in a vector laid out like
+    ``layout`` but with the rows of ``seat_pieces`` (first axis: seats) in absolute seat
+    order, plus one zero at index ``layout.size``. Relative row ``k`` reads absolute
+    seat ``(seat + k) % n``; rows past ``n`` read the zero; other pieces stay in place.
+    Shared and read-only."""
+    index = np.arange(layout.size, dtype=np.intp)
+    for name in seat_pieces:
+        a, b, shape = layout.offsets[name]
+        width = (b - a) // shape[0]
+        for k in range(shape[0]):
+            row = index[a + k * width : a + (k + 1) * width]
+            row[:] = layout.size if k >= n else np.arange(width) + a + (seat + k) % n * width
+    index.flags.writeable = False
+    return index
+
+
+class SeatRows:
+    """One float32 row per seat, stored twice (seat ``p`` at rows ``p`` and ``p + n``)
+    so that the ``n`` rows from any seat on, in turn order, are one contiguous run,
+    ``runs[seat]``: rotating wide rows is then one copy instead of a gather."""
+
+    __slots__ = ("n", "width", "data", "floats", "raw", "runs")
+
+    def __init__(self, n: int, width: int):
+        self.n, self.width = n, width
+        self.data = zeros(2 * n * width)
+        floats = self.floats = memoryview(self.data)  # float32 items, written as Python floats
+        self.raw = floats.cast("B")
+        self.runs = [floats[seat * width : (seat + n) * width] for seat in range(n)]
+
+    def set(self, p: int, i: int, value: float) -> None:
+        """Value ``i`` of seat ``p``'s row."""
+        w = self.width
+        self.floats[p * w + i] = self.floats[(p + self.n) * w + i] = value
+
+    def put(self, p: int, i: int, raw: bytes) -> None:
+        """Raw float32 bytes into seat ``p``'s row from value ``i`` on."""
+        at = (p * self.width + i) * FLOAT_BYTES
+        twin = at + self.n * self.width * FLOAT_BYTES
+        self.raw[at : at + len(raw)] = self.raw[twin : twin + len(raw)] = raw

@@ -335,3 +335,24 @@ def check_cached_writer_on_copies(states, write: Write, reference: Reference,
         assert np.array_equal(written(write, state, 1, size), reference(state, 1)), (
             f"step {step}: the original is observed as its edited copy")
     return state
+
+
+def policy_states(env_fn: EnvFn, choose: Callable[[object, dict], int], seeds: range):
+    """The state at every decision (and the end) of games played through the AEC API,
+    ``choose(env, observation) -> action`` picking each move (e.g. a greedy agent's
+    ``act``); the state is the env's own object, played on."""
+    for seed in seeds:
+        env = env_fn()
+        env.reset(seed=seed)
+        for _agent in env.agent_iter():
+            observation, _, term, trunc, _ = env.last()
+            yield env.state_
+            env.step(None if term or trunc else choose(env, observation))
+
+
+def check_against_plain(states, write: Write, plain: Write, seats: Callable[[object], int],
+                        size: int) -> int:
+    """At every state, every seat: the cached ``write`` gives the bytes of the plain
+    writer, also into a buffer full of junk. Returns the observations compared."""
+    return check_cached_writer(states, write, lambda state, seat: written(plain, state, seat, size),
+                               seats, size, every=1)

@@ -13,7 +13,8 @@ from .actions import NUM_ACTIONS, TABLE
 from .config import OceanosConfig
 from .data import NUM_ROUNDS
 from .hidden import resample_hidden
-from .observe import LAYOUT, OBSERVATION_SIZE, write_observation
+from .observe import LAYOUT, OBSERVATION_SIZE
+from .observe_cache import write_observation
 from .render import render_text
 from .rules import POINT_KINDS, State
 

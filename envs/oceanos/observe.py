@@ -4,42 +4,59 @@ Seats are relative: index 0 is the observing seat, then the others in turn order
 (to its left). Everything here is public or the seat's own; the deck order, other
 hands, other players' face-down cards and the bag order never appear.
 
-The per-seat pieces (``levels``, ``player``, ``tableau``) are kept in absolute seat
-order by an :class:`~.observe_cache.ObsCache` on the state, updated only where the
-state changed; the writer copies them in rotated and fills in the rest.
+:func:`write_plain` fills the layout's named views straight from the state, one piece
+after the other; it is the definition of the observation. The env uses the cached
+writer of :mod:`.observe_cache`, which must give the same bytes (its tests compare).
 """
 
 from __future__ import annotations
 
-from array import array
-
 import numpy as np
 
-from envs.core.observer import ObservationLayout, owned_cache
+from envs.core.observer import ObservationLayout
 
 from .actions import MAX_HAND
 from .cards_table import CARD_FEATURES
-from .data import KRAKEN_SIZES, MAX_LEVEL, NUM_ROUNDS, PARTS, TREASURE_TOKENS, TURNS_PER_ROUND
-from .observe_cache import (
-    COLUMN,
-    FLOAT_BYTES,
-    KRAKEN_SCALE,
-    LEVEL_WIDTH,
-    MAX_FUEL,
-    MAX_KEPT,
-    MAX_PLAYERS,
-    MAX_ROW,
-    MIN_PLAYERS,
-    PLAYER_FEATURES,
-    PLAYER_WIDTH,
-    TABLEAU_FEATURES,
-    TABLEAU_WIDTH,
-    ObsCache,
+from .data import (
+    AIRLOCK_DIVERS,
+    ANIMALS,
+    KRAKEN_SIZES,
+    MAX_LEVEL,
+    MOTOR_FUEL,
+    NUM_ROUNDS,
+    PARTS,
+    TREASURE_TOKENS,
+    TURNS_PER_ROUND,
 )
 from .rules import Decision, State
 
+MAX_PLAYERS = 5
+MIN_PLAYERS = 2
+MAX_KEPT = 1 + max(MOTOR_FUEL)  # one card plus one per Fuel token
+MAX_ROW = TURNS_PER_ROUND + max(MOTOR_FUEL)  # cards in one round's row
+MAX_DIVERS = max(AIRLOCK_DIVERS)
+MAX_FUEL = max(MOTOR_FUEL)
+TABLEAU_FEATURES = CARD_FEATURES + 1  # plus "a scuba diver is on this card"
 DECK_SCALE = 50.0
 DISCARD_SCALE = 10.0
+SCORE_SCALE = 50.0
+KRAKEN_SCALE = 4  # divides Kraken token values
+CRYSTAL_SCALE = 4  # divides unspent crystals
+EYES_SCALE = 10  # divides the eyes in this round's row
+
+# the per-seat numbers (the ``player`` piece) and what each is divided by; their
+# values come from player_columns(), in this order
+PLAYER_SCALE = {
+    "present": 1, "captain": 1, "fuel_ready": MAX_FUEL, "fuel_fresh": MAX_FUEL,
+    "fuel_used": MAX_FUEL, "divers_ready": MAX_DIVERS, "divers_placed": MAX_DIVERS,
+    "green": CRYSTAL_SCALE, "yellow": CRYSTAL_SCALE, "score": SCORE_SCALE,
+    "hand_size": MAX_HAND, "kept_face_down": MAX_KEPT, "eyes_this_round": EYES_SCALE,
+    "animal_kinds": len(ANIMALS),
+}  # fmt: skip
+PLAYER_FEATURES = tuple(PLAYER_SCALE)
+# the player features a seat sees truly for itself while keeps are secret (the others
+# see them as before its keeps; own_counts() gives them)
+OWN_COUNTS = ("hand_size", "kept_face_down", "fuel_ready", "fuel_used")
 
 LAYOUT = ObservationLayout([
     ("decision", (len(Decision),), "pending decision kind (one-hot)"),
@@ -62,142 +79,115 @@ LAYOUT = ObservationLayout([
      "every seat's rows of cards (card features + diver)"),
 ])
 OBSERVATION_SIZE = LAYOUT.size
-
-# flat offsets of the pieces
-_AT = {name: a for name, (a, _, _) in LAYOUT.offsets.items()}
-_LEVELS, _PLAYER, _TABLEAU = _AT["levels"], _AT["player"], _AT["tableau"]
-# the header: the observer-independent pieces from round to bag, offsets within it
-_HEADER = _AT["round"]
-_ROUND, _TURN, _PLAYERS, _VARIANTS, _KRAKEN, _DECK, _BAG, _DISCARDS = (
-    _AT[name] - _HEADER for name in ("round", "turn", "players", "variants", "kraken", "deck",
-                                     "bag", "discards"))
-_HEADER_SIZE = _LEVELS - _HEADER
-_CARD_BYTES = CARD_FEATURES * FLOAT_BYTES
+# the pieces write_table() fills: they depend on the table alone, not on the observer
+TABLE_PIECES = ("round", "turn", "players", "variants", "kraken", "deck", "bag", "discards")
 _PLACED = (Decision.DIVER, Decision.UPGRADE)  # decisions about the card being placed
-_KEEP, _KEEP_MORE = Decision.KEEP, Decision.KEEP_MORE
-# the observer's own counts in its player row (the first row)
-_OWN_HAND, _OWN_KEPT, _OWN_FUEL_READY, _OWN_FUEL_USED = (
-    _PLAYER + COLUMN[name] for name in ("hand_size", "kept_face_down", "fuel_ready", "fuel_used"))
 
 
-def _one_hots(decision: int | None, actor: int | None) -> bytes:
-    """The ``decision`` and ``actor`` pieces as float32 bytes (None: all zero)."""
-    row = array("f", bytes((len(Decision) + MAX_PLAYERS) * FLOAT_BYTES))
-    if decision is not None:
-        row[decision] = row[len(Decision) + actor] = 1.0
-    return row.tobytes()
+def write_plain(state: State, seat: int, out: np.ndarray) -> None:
+    """Write ``seat``'s view of ``state`` into the float32 vector ``out``, every value
+    computed from the state (the seat pieces rotated so that row 0 is ``seat``)."""
+    out[:] = 0.0
+    v = LAYOUT.views(out)
+    n, features = state.num_players, state.table.features
+    if not state.over:
+        v["decision"][seen_decision(state, seat)] = 1.0
+        v["actor"][(state.actor - seat) % n] = 1.0
+        card = placing_card(state)
+        if card is not None:
+            v["placing"][:] = features[card]
+    for name, cards in (("hand", state.hands[seat]), ("kept", state.kept[seat]),
+                        ("passed", state.passed[seat])):
+        if cards:
+            v[name][: len(cards)] = features[cards]
+    write_table(state, v)
+    eyes = [sum(state.table.eyes[c] for c in rows[state.round]) for rows in state.rows]
+    animal = state.table.animal
+    kinds = [len({animal[c] for row in rows for c in row if animal[c] >= 0})
+             for rows in state.rows]
+    columns = player_columns(state, eyes, kinds)
+    if state.choosing():
+        for name, value in zip(OWN_COUNTS, own_counts(state, seat)):
+            columns[PLAYER_FEATURES.index(name)][seat] = value
+    for k in range(n):
+        s = (seat + k) % n
+        for part, level in enumerate(state.levels[s]):
+            v["levels"][k, part, level - 1] = 1.0
+        v["player"][k] = [column[s] / scale
+                          for column, scale in zip(columns, PLAYER_SCALE.values())]
+        for r, row in enumerate(state.rows[s]):
+            if row:
+                v["tableau"][k, r, : len(row), :-1] = features[row]
+        for r, c in state.divers[s]:
+            v["tableau"][k, r, c, -1] = 1.0
 
 
-# the pieces before the hand, by pending decision and relative actor; after the game
-_PENDING = [[_one_hots(d, a) for a in range(MAX_PLAYERS)] for d in range(len(Decision))]
-_NOTHING_PENDING = _one_hots(None, None)
-# zero float32 bytes: an empty card slot, and the free slots of a hand / of the kept cards
-_NO_CARD = bytes(_CARD_BYTES)
-_FREE_HAND = [bytes((MAX_HAND - k) * _CARD_BYTES) for k in range(MAX_HAND + 1)]
-_FREE_KEPT = [bytes((MAX_KEPT - k) * _CARD_BYTES) for k in range(MAX_KEPT + 1)]
-_PREFIX_BYTES = _LEVELS * FLOAT_BYTES  # the pieces before the seat rows
-# (byte offset, zeros) of the rows of the seats not in play, by player count
-_ABSENT = {
-    n: [((at + n * width) * FLOAT_BYTES, bytes((MAX_PLAYERS - n) * width * FLOAT_BYTES))
-        for at, width in ((_LEVELS, LEVEL_WIDTH), (_PLAYER, PLAYER_WIDTH),
-                          (_TABLEAU, TABLEAU_WIDTH))
-        if n < MAX_PLAYERS]
-    for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
-}
-# (buffer, its float view, its byte view) of the last buffer written: the adapter
-# reuses one; replaced as a whole, so a reader always gets one buffer's views
-_memory = [(None, None, None)]
-# write_observation joins the pieces before the seat rows in this (layout) order
-assert [name for name, _, _ in LAYOUT.pieces[:7]] == [
-    "decision", "actor", "hand", "kept", "passed", "placing", "round"]
+def seen_decision(state: State, seat: int) -> int:
+    """The pending decision as ``seat`` sees it: how many cards another player keeps is
+    secret, so another's extra keep shows as a plain keep."""
+    if state.decision == Decision.KEEP_MORE and state.actor != seat:
+        return Decision.KEEP
+    return state.decision
 
 
-def _new_cache(state: State) -> ObsCache:
-    """A fresh observation cache for ``state``, brought in step with it."""
-    cache = state._obs_cache = ObsCache(state)
-    cache.update(state)
-    return cache
+def placing_card(state: State) -> int | None:
+    """The card the pending diver or upgrade decision is about (None: no such decision)."""
+    if state.placing and state.decision in _PLACED:
+        return state.placing[0][1]
+    return None
 
 
-def _header(state: State, cache: ObsCache) -> bytes:
-    """The header pieces (round to bag) as float32 bytes, kept on the cache until they
-    change."""
+def write_table(state: State, v: dict[str, np.ndarray]) -> None:
+    """The :data:`TABLE_PIECES` (the same for every observer) into zeroed views ``v``.
+    The cache rewrites them when :func:`table_key` changes."""
+    rnd, pile = state.round, state.discards[state.round]
+    v["round"][rnd] = 1.0
+    v["turn"][min(state.turn, TURNS_PER_ROUND - 1)] = 1.0
+    v["players"][state.num_players - MIN_PLAYERS] = 1.0
+    v["variants"][:] = not state.captain_mode, state.config.troubled_waters
+    known = state.over or state.config.kraken.mode == "fixed"
+    for size, value in enumerate(state.kraken):
+        if known or size < rnd:  # a token is turned over when its round is scored
+            v["kraken"][size] = 1.0, value / KRAKEN_SCALE
+    v["deck"][:] = len(state.decks[rnd]) / DECK_SCALE, len(pile) / DECK_SCALE
+    v["bag"][0] = len(state.bag) / len(TREASURE_TOKENS)
+    if pile:
+        v["discards"][:] = state.table.features[pile].sum(axis=0) / DISCARD_SCALE
+
+
+def table_key(state: State) -> tuple:
+    """Every state value :func:`write_table` reads that can change in play."""
     rnd = state.round
-    discards = state.discards[rnd]
-    key = (rnd, state.turn, state.over, len(state.decks[rnd]), tuple(discards),
-           len(state.bag), *state.kraken)
-    if key != cache.header_key:
-        h = array("f", bytes(_HEADER_SIZE * FLOAT_BYTES))
-        h[_ROUND + rnd] = 1.0
-        h[_TURN + min(state.turn, TURNS_PER_ROUND - 1)] = 1.0
-        h[_PLAYERS + state.num_players - MIN_PLAYERS] = 1.0
-        h[_VARIANTS] = not state.captain_mode
-        h[_VARIANTS + 1] = state.config.troubled_waters
-        known = state.over or state.config.kraken.mode == "fixed"
-        for size, value in enumerate(state.kraken):
-            # a token is turned over when its round is scored
-            if known or size < rnd:
-                h[_KRAKEN + 2 * size] = 1.0
-                h[_KRAKEN + 2 * size + 1] = value / KRAKEN_SCALE
-        h[_DECK] = len(state.decks[rnd]) / DECK_SCALE
-        h[_DECK + 1] = len(discards) / DECK_SCALE
-        h[_BAG] = len(state.bag) / len(TREASURE_TOKENS)
-        if discards:
-            pile = state.table.features[discards].sum(axis=0) / DISCARD_SCALE
-            h[_DISCARDS : _DISCARDS + CARD_FEATURES] = array("f", pile.astype(np.float32).tobytes())
-        cache.header, cache.header_key = h.tobytes(), key
-    return cache.header
+    return (rnd, state.turn, state.over, len(state.decks[rnd]), tuple(state.discards[rnd]),
+            len(state.bag), *state.kraken)
 
 
-def write_observation(state: State, seat: int, out: np.ndarray) -> None:
-    """Write ``seat``'s view of ``state`` into ``out`` (every value of it).
-
-    Everything before the seat rows is joined as one byte string (the pending
-    decision, the own cards padded to their slots, the card being placed, the header);
-    the seat rows are copied from the cache, the observer's first, then zeros for the
-    seats not in play.
-    """
-    held, f, b = _memory[0]
-    if held is not out:
-        if out.dtype != np.float32 or not out.flags.c_contiguous or out.size != LAYOUT.size:
-            raise ValueError("the observation buffer must be a contiguous float32 vector")
-        f = memoryview(out)
-        b = f.cast("B")
-        _memory[0] = out, f, b
+def player_columns(state: State, eyes: list[int], kinds: list[int]) -> list[list]:
+    """Each player feature (:data:`PLAYER_SCALE` order) as a list over the seats in
+    absolute order, undivided, as the other players see them; ``eyes`` and ``kinds``
+    are each seat's eyes in this round's row and animal kinds collected."""
     n = state.num_players
-    cache = owned_cache(state)
-    if cache is None or not cache.update(state):
-        cache = _new_cache(state)
-    card = cache.cards.features.__getitem__
-    hand, kept, passed = state.hands[seat], state.kept[seat], state.passed[seat]
-    choosing = False
-    if state.over:
-        pending, placing = _NOTHING_PENDING, _NO_CARD
+    if state.choosing():
+        hands, kept, ready, used = state.public_counts()
     else:
-        decision, actor = state.decision, state.actor
-        choosing = decision == _KEEP or decision == _KEEP_MORE
-        if decision == _KEEP_MORE and actor != seat:
-            decision = _KEEP  # how many cards another player keeps is secret
-        pending = _PENDING[decision][(actor - seat) % n]
-        placed = state.placing and state.decision in _PLACED
-        placing = card(state.placing[0][1]) if placed else _NO_CARD
-    b[:_PREFIX_BYTES] = b"".join([
-        pending, *map(card, hand), _FREE_HAND[len(hand)], *map(card, kept),
-        _FREE_KEPT[len(kept)], *map(card, passed), _FREE_HAND[len(passed)], placing,
-        _header(state, cache),
-    ])  # fmt: skip
-    f[_LEVELS : _LEVELS + n * LEVEL_WIDTH] = cache.levels.runs[seat]
-    split, first, second = cache.player.pieces[seat]
-    f[_PLAYER : _PLAYER + split] = first
-    f[_PLAYER + split : _PLAYER + n * PLAYER_WIDTH] = second
-    f[_TABLEAU : _TABLEAU + n * TABLEAU_WIDTH] = cache.tableau.runs[seat]
-    if choosing and kept:  # the cache holds what the others see; the seat knows its keeps
-        for column, value, scale in (
-            (_OWN_HAND, len(hand), MAX_HAND), (_OWN_KEPT, len(kept), MAX_KEPT),
-            (_OWN_FUEL_READY, state.fuel_ready[seat], MAX_FUEL),
-            (_OWN_FUEL_USED, state.fuel_used[seat], MAX_FUEL),
-        ):
-            f[column] = value / scale
-    if n < MAX_PLAYERS:
-        for at, zeros in _ABSENT[n]:
-            b[at : at + len(zeros)] = zeros
+        hands, kept = list(map(len, state.hands)), list(map(len, state.kept))
+        ready, used = state.fuel_ready, state.fuel_used
+    return [
+        _PRESENT[n], _CAPTAINS[n][state.captain if state.captain_mode else -1], ready,
+        state.fuel_fresh, used,
+        state.divers_ready, list(map(len, state.divers)), state.green, state.yellow,
+        state.score, hands, kept, eyes, kinds,
+    ]  # fmt: skip
+
+
+def own_counts(state: State, seat: int) -> tuple[int, int, int, int]:
+    """``seat``'s true :data:`OWN_COUNTS`, which only it knows while keeps are secret."""
+    return (len(state.hands[seat]), len(state.kept[seat]), state.fuel_ready[seat],
+            state.fuel_used[seat])
+
+
+# the ``present`` column, and the ``captain`` column by Captain seat (index -1: none,
+# a two-player-turn game), by player count; shared, read-only
+_PRESENT = {n: [1] * n for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+_CAPTAINS = {n: [[p == c for p in range(n)] for c in range(n)] + [[False] * n]
+             for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}

@@ -1,15 +1,20 @@
-"""The per-seat parts of an Oceanos observation, kept in step with the state.
+"""The cached Oceanos observation writer: the same bytes as :func:`.observe.write_plain`,
+rewriting only what changed since the last call (the shared design of
+:mod:`envs.core.observer`).
 
 An :class:`ObsCache` hangs on a state (``state._obs_cache``) and holds every seat's
 ``levels``, ``player`` and ``tableau`` rows in absolute seat order: the levels and the
-tableau twice over (:class:`SeatRows`), so that the rows seen by any observer are one
-contiguous run, and the player features once (:class:`SeatRowsOnce`, two runs), as they
-are written one value at a time.
-:meth:`ObsCache.update` rewrites only what changed since it last ran: rows of cards
-only grow and divers are never removed, so only the new ones are copied in (a row
-that shrank makes the caller start a new cache); every other value is compared with
-the copy it was last written from. A cache serves the state that made it alone: a
-loaded, cloned or copied state builds its own (copying or pickling a cache gives none).
+tableau twice over (:class:`~envs.core.observer.SeatRows`), so that the rows seen by any
+observer are one contiguous run, and the player features once (:class:`SeatRowsOnce`,
+two runs), as they are written one value at a time. It also keeps the table pieces
+(:data:`.observe.TABLE_PIECES`) as bytes, rewritten by :func:`.observe.write_table`
+when :func:`.observe.table_key` changes.
+
+:meth:`ObsCache.update` rewrites only what changed: rows of cards only grow and divers
+are never removed, so only the new ones are copied in (a row that shrank makes the
+writer start a new cache); the player features (:func:`.observe.player_columns`) and
+levels are compared with the copy they were last written from. A cache serves the
+state that made it alone: a loaded, cloned or copied state builds its own.
 """
 
 from __future__ import annotations
@@ -17,56 +22,56 @@ from __future__ import annotations
 import functools
 from array import array
 from itertools import compress
-from operator import attrgetter, itemgetter, ne, or_
+from operator import itemgetter, ne, or_
 
 import numpy as np
 
-from envs.core.observer import StateCache
+from envs.core.observer import FLOAT_BYTES, SeatRows, StateCache, owned_cache, zeros
 
 from .actions import MAX_HAND
 from .cards_table import CARD_FEATURES, CardTable
-from .data import AIRLOCK_DIVERS, ANIMALS, MAX_LEVEL, MOTOR_FUEL, NUM_ROUNDS, PARTS, TURNS_PER_ROUND
+from .data import MAX_LEVEL, NUM_ROUNDS, PARTS
+from .observe import (
+    LAYOUT,
+    MAX_KEPT,
+    MAX_PLAYERS,
+    MAX_ROW,
+    MIN_PLAYERS,
+    OWN_COUNTS,
+    PLAYER_FEATURES,
+    PLAYER_SCALE,
+    TABLE_PIECES,
+    TABLEAU_FEATURES,
+    own_counts,
+    player_columns,
+    table_key,
+    write_table,
+)
+from .rules import Decision, State
 
-MAX_PLAYERS = 5
-MIN_PLAYERS = 2
-MAX_KEPT = 1 + max(MOTOR_FUEL)  # one card plus one per Fuel token
-MAX_ROW = TURNS_PER_ROUND + max(MOTOR_FUEL)  # cards in one round's row
-TABLEAU_FEATURES = CARD_FEATURES + 1  # plus "a scuba diver is on this card"
+__all__ = ["MAX_KEPT", "MAX_ROW", "ObsCache", "write_observation"]
+
 TABLEAU_WIDTH = NUM_ROUNDS * MAX_ROW * TABLEAU_FEATURES  # one seat's rows of cards
 LEVEL_WIDTH = len(PARTS) * MAX_LEVEL  # one seat's part levels, one-hot per part
-SCORE_SCALE = 50.0
-KRAKEN_SCALE = 4  # divides Kraken token values
-CRYSTAL_SCALE = 4  # divides unspent crystals
-EYES_SCALE = 10  # divides the eyes in this round's row
-MAX_DIVERS = max(AIRLOCK_DIVERS)
-MAX_FUEL = max(MOTOR_FUEL)
-PLAYER_FEATURES = (
-    "present", "captain", "fuel_ready", "fuel_fresh", "fuel_used", "divers_ready",
-    "divers_placed", "green", "yellow", "score", "hand_size", "kept_face_down",
-    "eyes_this_round", "animal_kinds",
-)
 PLAYER_WIDTH = len(PLAYER_FEATURES)
-COLUMN = {name: i for i, name in enumerate(PLAYER_FEATURES)}
-# player features that are a state list of the same name, and their divisors
-_COUNTED = (
-    ("fuel_ready", MAX_FUEL), ("fuel_fresh", MAX_FUEL), ("fuel_used", MAX_FUEL),
-    ("divers_ready", MAX_DIVERS), ("green", CRYSTAL_SCALE), ("yellow", CRYSTAL_SCALE),
-    ("score", SCORE_SCALE),
-)
-_counted = attrgetter(*(name for name, _ in _COUNTED))
-# (column, divisor) of the player features that update() compares, in its order (all
-# but "present", which is written once)
-COLUMNS = (
-    *((COLUMN[name], divisor) for name, divisor in _COUNTED),
-    (COLUMN["hand_size"], MAX_HAND), (COLUMN["kept_face_down"], MAX_KEPT),
-    (COLUMN["captain"], 1), (COLUMN["divers_placed"], MAX_DIVERS),
-    (COLUMN["eyes_this_round"], EYES_SCALE), (COLUMN["animal_kinds"], len(ANIMALS)),
-)
-_COLUMN_IDS = range(len(COLUMNS))
+_COLUMN_IDS = range(PLAYER_WIDTH)
+_SCALES = list(PLAYER_SCALE.values())
 _ROUND_ROW = [itemgetter(r) for r in range(NUM_ROUNDS)]  # a seat's rows -> round r's row
-NO_CAPTAIN = -1  # the captain "seat" of a two-player-turn game
-FLOAT_BYTES = np.dtype(np.float32).itemsize
 _DIVER = CARD_FEATURES  # a tableau slot's diver flag follows its card features
+_AT = {name: a for name, (a, _, _) in LAYOUT.offsets.items()}
+_LEVELS, _PLAYER, _TABLEAU = _AT["levels"], _AT["player"], _AT["tableau"]
+# the table pieces, kept as one run of bytes
+_TABLE, _TABLE_END = _AT[TABLE_PIECES[0]], LAYOUT.offsets[TABLE_PIECES[-1]][1]
+_CARD_BYTES = CARD_FEATURES * FLOAT_BYTES
+_KEEP, _KEEP_MORE = Decision.KEEP, Decision.KEEP_MORE
+_PLACED = (Decision.DIVER, Decision.UPGRADE)  # decisions about the card being placed
+# the observer's own counts in its player row (the first row)
+_OWN = [_PLAYER + PLAYER_FEATURES.index(name) for name in OWN_COUNTS]
+_OWN_SCALE = [PLAYER_SCALE[name] for name in OWN_COUNTS]
+# write_observation joins the pieces before the seat rows as bytes, in this order
+assert [name for name, _, _ in LAYOUT.pieces] == [
+    "decision", "actor", "hand", "kept", "passed", "placing", *TABLE_PIECES,
+    "levels", "player", "tableau"], "the cached writer joins the pieces in layout order"
 
 
 class CardBytes:
@@ -92,32 +97,6 @@ def level_bytes(levels: tuple[int, ...]) -> bytes:
     return row.tobytes()
 
 
-class SeatRows:
-    """One float32 row per seat, stored twice (seat ``p`` at rows ``p`` and ``p + n``)
-    so that the ``n`` rows from any seat on, in turn order, are one contiguous run:
-    ``runs[seat]``."""
-
-    __slots__ = ("n", "width", "data", "floats", "raw", "runs")
-
-    def __init__(self, n: int, width: int):
-        self.n, self.width = n, width
-        self.data = array("f", bytes(2 * n * width * FLOAT_BYTES))
-        floats = self.floats = memoryview(self.data)  # float32 items, written as Python floats
-        self.raw = floats.cast("B")
-        self.runs = [floats[seat * width : (seat + n) * width] for seat in range(n)]
-
-    def set(self, p: int, i: int, value: float) -> None:
-        """Value ``i`` of seat ``p``'s row."""
-        w = self.width
-        self.floats[p * w + i] = self.floats[(p + self.n) * w + i] = value
-
-    def put(self, p: int, i: int, raw: bytes) -> None:
-        """Raw float32 bytes into seat ``p``'s row from value ``i`` on."""
-        at = (p * self.width + i) * FLOAT_BYTES
-        twin = at + self.n * self.width * FLOAT_BYTES
-        self.raw[at : at + len(raw)] = self.raw[twin : twin + len(raw)] = raw
-
-
 class SeatRowsOnce:
     """One float32 row per seat, stored once: the ``n`` rows from any seat on, in turn
     order, are two runs, ``pieces[seat] = (floats in the first, first, second)``. For
@@ -126,36 +105,27 @@ class SeatRowsOnce:
     __slots__ = ("data", "floats", "pieces")
 
     def __init__(self, n: int, width: int):
-        self.data = array("f", bytes(n * width * FLOAT_BYTES))
+        self.data = zeros(n * width)
         floats = self.floats = memoryview(self.data)
         self.pieces = [((n - seat) * width, floats[seat * width :], floats[: seat * width])
                        for seat in range(n)]
-
-
-@functools.cache
-def captain_flags(n: int) -> list[list[bool]]:
-    """Each seat's Captain flag, by Captain seat (the last entry: no Captain); shared,
-    read-only."""
-    return [[p == c for p in range(n)] for c in range(n)] + [[False] * n]
 
 
 class ObsCache(StateCache):
     """See the module docstring; ``levels``, ``player`` and ``tableau`` are its rows."""
 
     __slots__ = (
-        "n", "seats", "cards", "captains", "round", "sizes", "lengths", "eyes",
-        "eyes_now", "animals", "kinds", "divers", "tableau", "levels", "player",
-        "seen_levels", "seen_columns", "header", "header_key",
+        "n", "seats", "cards", "round", "sizes", "lengths", "eyes", "eyes_now", "animals",
+        "kinds", "divers", "tableau", "levels", "player", "seen_levels", "seen_columns",
+        "table", "table_key",
     )  # fmt: skip
 
-    def __init__(self, state) -> None:
+    def __init__(self, state: State) -> None:
         """An empty cache for ``state`` (``update`` fills it in)."""
         super().__init__(state)
         n = self.n = state.num_players
         self.seats = range(n)
         self.cards = card_bytes(state.table)
-        # the Captain flag of each seat, by Captain (the last entry: no Captain)
-        self.captains = captain_flags(n)
         self.round = None  # the round last seen (None: not yet)
         self.sizes: list[int] = []  # this round's row sizes, when last seen
         self.lengths = [[0] * NUM_ROUNDS for _ in range(n)]  # cards copied in, per row
@@ -167,16 +137,15 @@ class ObsCache(StateCache):
         self.tableau = SeatRows(n, TABLEAU_WIDTH)
         self.levels = SeatRows(n, LEVEL_WIDTH)
         self.player = SeatRowsOnce(n, PLAYER_WIDTH)
-        self.player.data[COLUMN["present"] :: PLAYER_WIDTH] = array("f", [1.0]) * n
         # the values each part was last written from (None: never written); the rows
         # start as zeros, as if written from all-zero columns (0 / divisor is 0.0)
         self.seen_levels: list = [None] * n
-        self.seen_columns = [[0] * n] * len(COLUMNS)
-        # the observer-independent pieces before the seat rows, kept by the writer
-        self.header: bytes | None = None
-        self.header_key: tuple | None = None
+        self.seen_columns = [[0] * n] * PLAYER_WIDTH
+        # the table pieces as bytes, and the table_key they were written for
+        self.table: bytes | None = None
+        self.table_key: tuple | None = None
 
-    def update(self, state) -> bool:
+    def update(self, state: State) -> bool:
         """Bring every part in step with ``state``; False if its rows or divers shrank."""
         rnd = state.round
         sizes = list(map(len, map(_ROUND_ROW[rnd], state.rows)))
@@ -188,33 +157,28 @@ class ObsCache(StateCache):
             for p in compress(self.seats, map(ne, state.levels, self.seen_levels)):
                 self.levels.put(p, 0, level_bytes(tuple(state.levels[p])))
             self.seen_levels = [list(lv) for lv in state.levels]
-        # the compared player features as lists over the seats (COLUMNS' order); each
-        # that changed (found by C-level iteration) is rewritten for every seat, which
-        # costs less than finding the seats whose value changed
-        # the counts every other seat sees (keeps are secret until all have chosen);
-        # the writer puts the observer's own true counts over its row
-        counted = _counted(state)
-        if state.choosing():
-            hands, kept, ready, used = state.public_counts()
-            counted = (ready, counted[1], used, *counted[3:])
-        else:
-            hands, kept = list(map(len, state.hands)), list(map(len, state.kept))
-        columns = [
-            *counted, hands, kept,
-            self.captains[state.captain if state.captain_mode else NO_CAPTAIN], placed,
-            self.eyes_now, self.kinds,
-        ]  # fmt: skip
+        # each player feature that changed (found by C-level iteration) is rewritten for
+        # every seat, which costs less than finding the seats whose value changed; the
+        # writer puts the observer's own true counts over its row
+        columns = player_columns(state, self.eyes_now, self.kinds)
         seen = self.seen_columns
         floats = self.player.floats
         for k in compress(_COLUMN_IDS, map(ne, columns, seen)):
-            at, divisor = COLUMNS[k]
+            at, scale = k, _SCALES[k]
             now = seen[k] = list(columns[k])  # a copy: some are the state's own lists
             for value in now:
-                floats[at] = value / divisor
+                floats[at] = value / scale
                 at += PLAYER_WIDTH
         return True
 
-    def _rows(self, state, sizes: list[int], placed: list[int]) -> bool:
+    def new_table(self, state: State, key: tuple) -> bytes:
+        """The table pieces as float32 bytes, rewritten for a new ``table_key``."""
+        _SCRATCH[_TABLE:_TABLE_END] = 0.0
+        write_table(state, _SCRATCH_VIEWS)
+        self.table, self.table_key = _SCRATCH[_TABLE:_TABLE_END].tobytes(), key
+        return self.table
+
+    def _rows(self, state: State, sizes: list[int], placed: list[int]) -> bool:
         """New cards and divers, and the eyes and animal kinds of the rows that grew."""
         rnd = state.round
         if rnd == self.round:  # rows of past rounds are complete once their round is seen
@@ -237,7 +201,7 @@ class ObsCache(StateCache):
         self.divers = placed
         return True
 
-    def _grow(self, state, p: int, r: int) -> bool:
+    def _grow(self, state: State, p: int, r: int) -> bool:
         """Copy in the cards added to seat ``p``'s row ``r``; False if the row shrank."""
         row, have = state.rows[p][r], self.lengths[p][r]
         if len(row) <= have:
@@ -252,3 +216,99 @@ class ObsCache(StateCache):
         self.animals[p] = functools.reduce(or_, map(cards.bits.__getitem__, new), self.animals[p])
         self.kinds[p] = self.animals[p].bit_count()
         return True
+
+
+# a whole observation that write_table writes the table pieces into, and its views
+_SCRATCH = np.zeros(LAYOUT.size, np.float32)
+_SCRATCH_VIEWS = LAYOUT.views(_SCRATCH)
+
+
+def _one_hots(decision: int | None, actor: int | None) -> bytes:
+    """The ``decision`` and ``actor`` pieces as float32 bytes (None: all zero)."""
+    row = array("f", bytes((len(Decision) + MAX_PLAYERS) * FLOAT_BYTES))
+    if decision is not None:
+        row[decision] = row[len(Decision) + actor] = 1.0
+    return row.tobytes()
+
+
+# the pieces before the hand, by pending decision and relative actor; after the game
+_PENDING = [[_one_hots(d, a) for a in range(MAX_PLAYERS)] for d in range(len(Decision))]
+_NOTHING_PENDING = _one_hots(None, None)
+# zero float32 bytes: an empty card slot, and the free slots of a hand / of the kept cards
+_NO_CARD = bytes(_CARD_BYTES)
+_FREE_HAND = [bytes((MAX_HAND - k) * _CARD_BYTES) for k in range(MAX_HAND + 1)]
+_FREE_KEPT = [bytes((MAX_KEPT - k) * _CARD_BYTES) for k in range(MAX_KEPT + 1)]
+_PREFIX_BYTES = _LEVELS * FLOAT_BYTES  # the pieces before the seat rows
+# (byte offset, zeros) of the rows of the seats not in play, by player count
+_ABSENT = {
+    n: [((at + n * width) * FLOAT_BYTES, bytes((MAX_PLAYERS - n) * width * FLOAT_BYTES))
+        for at, width in ((_LEVELS, LEVEL_WIDTH), (_PLAYER, PLAYER_WIDTH),
+                          (_TABLEAU, TABLEAU_WIDTH))
+        if n < MAX_PLAYERS]
+    for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
+}
+# (buffer, its float view, its byte view) of the last buffer written: the adapter
+# reuses one; replaced as a whole, so a reader always gets one buffer's views
+_memory = [(None, None, None)]
+
+
+def _new_cache(state: State) -> ObsCache:
+    """A fresh observation cache for ``state``, brought in step with it."""
+    cache = state._obs_cache = ObsCache(state)
+    cache.update(state)
+    return cache
+
+
+def write_observation(state: State, seat: int, out: np.ndarray) -> None:
+    """Write ``seat``'s view of ``state`` into ``out`` (every value of it), as
+    :func:`.observe.write_plain` does.
+
+    Everything before the seat rows is joined as one byte string (the pending
+    decision, the own cards padded to their slots, the card being placed, the table
+    pieces); the seat rows are copied from the cache, the observer's first, then zeros
+    for the seats not in play.
+    """
+    held, f, b = _memory[0]
+    if held is not out:
+        if out.dtype != np.float32 or not out.flags.c_contiguous or out.size != LAYOUT.size:
+            raise ValueError("the observation buffer must be a contiguous float32 vector")
+        f = memoryview(out)
+        b = f.cast("B")
+        _memory[0] = out, f, b
+    n = state.num_players
+    cache = owned_cache(state)
+    if cache is None or not cache.update(state):
+        cache = _new_cache(state)
+    card = cache.cards.features.__getitem__
+    hand, kept, passed = state.hands[seat], state.kept[seat], state.passed[seat]
+    choosing = False
+    if state.over:
+        pending, placing = _NOTHING_PENDING, _NO_CARD
+    else:
+        decision, actor = state.decision, state.actor
+        choosing = decision == _KEEP or decision == _KEEP_MORE
+        if decision == _KEEP_MORE and actor != seat:
+            decision = _KEEP  # as seen_decision(): another's extra keeps are secret
+        pending = _PENDING[decision][(actor - seat) % n]
+        placed = state.placing and state.decision in _PLACED  # as placing_card()
+        placing = card(state.placing[0][1]) if placed else _NO_CARD
+    table = cache.table
+    key = table_key(state)
+    if key != cache.table_key:
+        table = cache.new_table(state, key)
+    b[:_PREFIX_BYTES] = b"".join([
+        pending, *map(card, hand), _FREE_HAND[len(hand)], *map(card, kept),
+        _FREE_KEPT[len(kept)], *map(card, passed), _FREE_HAND[len(passed)], placing,
+        table,
+    ])  # fmt: skip
+    f[_LEVELS : _LEVELS + n * LEVEL_WIDTH] = cache.levels.runs[seat]
+    split, first, second = cache.player.pieces[seat]
+    f[_PLAYER : _PLAYER + split] = first
+    f[_PLAYER + split : _PLAYER + n * PLAYER_WIDTH] = second
+    f[_TABLEAU : _TABLEAU + n * TABLEAU_WIDTH] = cache.tableau.runs[seat]
+    if choosing and kept:  # the cache holds what the others see; the seat knows its keeps
+        for at, value, scale in zip(_OWN, own_counts(state, seat), _OWN_SCALE):
+            f[at] = value / scale
+    if n < MAX_PLAYERS:
+        for at, zeros_ in _ABSENT[n]:
+            b[at : at + len(zeros_)] = zeros_
