@@ -25,6 +25,7 @@ from .errors import (
     OtrioError,
     StateError,
     checked_action,
+    is_integer_action,
 )
 from .game import TERMINAL, Game
 from .rewards import end_rewards
@@ -115,6 +116,8 @@ class BoardGameEnv(AECEnv):
         self._masks = MaskCache(info.num_actions)
         self._dense = self.config.dense_reward
         self._max_decisions = info.max_decisions
+        self._terminate_illegal = self.config.illegal_action == "terminate"
+        self.illegal_end: dict[str, Any] | None = None  # why an illegal action ended the game
 
     # ----------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -139,6 +142,7 @@ class BoardGameEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._skip_agent_selection = None
         self.decisions = 0
+        self.illegal_end = None
         self._last_scores = list(self.state_.scores())
         self._legal = None
         self._after_transition()
@@ -220,7 +224,13 @@ class BoardGameEnv(AECEnv):
         # the fast path: a plain int in the legal set; anything else (numpy integers,
         # and every non-integer, refused there) goes through checked_action
         if type(action) is not int or action not in legal:
-            action = checked_action(action, agent, legal, self.game.action_name)
+            try:
+                action = checked_action(action, agent, legal, self.game.action_name)
+            except IllegalActionError as err:
+                if not self._terminate_illegal:
+                    raise
+                self._end_by_illegal_action(agent, err)
+                return
         self._cumulative_rewards[agent] = 0.0
         self.state_.apply_action(action)
         self.decisions += 1
@@ -228,6 +238,23 @@ class BoardGameEnv(AECEnv):
         self._after_transition()
         if self.render_mode == "human":
             self.render()
+
+    def _end_by_illegal_action(self, agent: str, err: IllegalActionError) -> None:
+        """``illegal_action="terminate"``: the game ends at once, as PettingZoo's
+        ``TerminateIllegalWrapper`` ends it: ``agent`` gets -1 and every other agent 0 for
+        this step, every agent is terminated, and each agent's info names the offence."""
+        action = int(err.action) if is_integer_action(err.action) else _show(err.action)
+        self.illegal_end = {"agent": agent, "action": action, "legal": list(err.legal)}
+        self._cumulative_rewards[agent] = 0.0
+        for other in self.agents:
+            self.rewards[other] = -1.0 if other == agent else 0.0
+            self._cumulative_rewards[other] += self.rewards[other]
+            self.terminations[other] = True
+            self.infos[other] = {"terminated_by": "illegal_action",
+                                 "illegal_action": dict(self.illegal_end)}
+        self.agent_selection = self.agents[0]
+        self._acting = None
+        self._legal = []
 
     def _dead_step(self, agent: str, action) -> None:
         """PettingZoo's step of a done agent (``None`` only), or an OrderError once
@@ -329,6 +356,7 @@ class BoardGameEnv(AECEnv):
             "terminations": dict(self.terminations),
             "truncations": dict(self.truncations),
             "last_scores": list(self._last_scores),
+            "illegal_end": self.illegal_end,
         }
 
     def load_state(self, saved: dict[str, Any]) -> None:
@@ -358,10 +386,15 @@ class BoardGameEnv(AECEnv):
         fields = self._checked_env_fields(saved, state)
         self.state_ = state
         (self.decisions, self.agents, self.agent_selection, self._cumulative_rewards,
-         self.rewards, self.terminations, self.truncations, self._last_scores) = fields
+         self.rewards, self.terminations, self.truncations, self._last_scores) = fields[:-1]
+        self.illegal_end = fields[-1]
         self.infos = {a: {} for a in self.agents}
+        if self.illegal_end is not None:
+            for agent in self.agents:
+                self.infos[agent] = {"terminated_by": "illegal_action",
+                                     "illegal_action": dict(self.illegal_end)}
         self._skip_agent_selection = None
-        self._legal = None
+        self._legal = None if self.illegal_end is None else []
         self._set_acting()
 
     def _checked_env_fields(self, saved: dict[str, Any], state) -> tuple:
@@ -410,7 +443,9 @@ class BoardGameEnv(AECEnv):
                                      f"is not {kind}")
             tables[key] = {a: float(v) if is_value is _is_finite else v
                            for a, v in table.items()}
-        over = state.is_terminal()
+        illegal_end = _checked_illegal_end(saved.get("illegal_end"), possible,
+                                           self._terminate_illegal)
+        over = state.is_terminal() or illegal_end is not None
         done = over or decisions >= limit
         truncated = done and (not over or bool(getattr(state, "capped", False)))
         for agent in agents:
@@ -440,7 +475,22 @@ class BoardGameEnv(AECEnv):
                              f"state's scores {list(state.scores())} (dense rewards pay changes)")
         return (decisions, list(agents), selection, tables["cumulative_rewards"],
                 tables["rewards"], tables["terminations"], tables["truncations"],
-                list(last_scores))
+                list(last_scores), illegal_end)
+
+
+def _checked_illegal_end(value, possible: list[str], terminate: bool) -> dict[str, Any] | None:
+    """A saved ``illegal_end`` (absent in saves made before it existed): None, or what
+    :meth:`BoardGameEnv._end_by_illegal_action` recorded, in an env that terminates."""
+    if value is None:
+        return None
+    if not terminate:
+        raise StateError("corrupt saved state: illegal_end is set, but this env's "
+                         "illegal_action is 'raise'")
+    if (not isinstance(value, dict) or set(value) != {"agent", "action", "legal"}
+            or value["agent"] not in possible or not isinstance(value["legal"], list)):
+        raise StateError(f"corrupt saved state: illegal_end = {_show(value)} is not "
+                         "{agent, action, legal} naming one of the agents")
+    return {"agent": value["agent"], "action": value["action"], "legal": list(value["legal"])}
 
 
 _SAVED_KEYS = ("config", "state", "decisions", "agents", "agent_selection",

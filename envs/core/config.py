@@ -5,7 +5,7 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
 
@@ -38,6 +38,10 @@ class GameConfig(StrictModel):
 
     num_players: int
     dense_reward: bool = False  # add score-change shaping to the +1/-1 end reward
+    # what the env does with an illegal action: "raise" an IllegalActionError, or
+    # "terminate" the game (PettingZoo's TerminateIllegalWrapper: the offender gets -1,
+    # every other agent 0, all are terminated, and each agent's info says why)
+    illegal_action: Literal["raise", "terminate"] = "raise"
 
     @field_validator("*", mode="before")
     @classmethod
