@@ -106,14 +106,19 @@ def play_game(task: GameTask) -> dict[str, Any]:
     """Play one game and return its record (wall time is the only non-deterministic field).
 
     Every seat's agent is reset with a seed derived from the game's first, so a task
-    gives the same game whatever was played before it in this process.
+    gives the same game whatever was played before it in this process. The record's
+    ``replay`` field (env id, config and every action) replays the game exactly with
+    its ``seed`` (:mod:`benchmarks.replay`).
     """
+    from .replay import replay_field
+
     start = time.perf_counter()
     env, seat_agents = _env_and_agents(task)
     for seat, agent in enumerate(seat_agents):
         agent.reset(derive_seed(task.seed, "agent", seat))
     env.reset(seed=task.seed)
-    decisions = play_seated(env, seat_agents)
+    actions: list[int] = []
+    decisions = play_seated(env, seat_agents, on_action=lambda _, a: actions.append(int(a)))
     state = env.unwrapped.state_
     truncated = not state.is_terminal()
     scores = list(state.scores())
@@ -132,6 +137,8 @@ def play_game(task: GameTask) -> dict[str, Any]:
     summary = env.unwrapped.game.game_summary(state)
     if summary:
         record["summary"] = summary
+    record["replay"] = replay_field(task.env_id, task.config,
+                                    env.unwrapped.game.info.num_actions, actions)
     record.update(task.tags)
     return record
 
