@@ -3,6 +3,7 @@
 One :class:`FieldChecks` per game (``FieldChecks("Oceanos")``); its methods raise
 :class:`StateError` with a message such as ``corrupt Oceanos state: fuel_ready[1] = -1
 is out of range 0..3``. The games' ``invariants.py`` build their checks from these.
+:func:`plain_copy` copies a saved field into or out of a state.
 """
 
 from __future__ import annotations
@@ -10,6 +11,14 @@ from __future__ import annotations
 from .errors import StateError
 
 _INT = {int}  # the type of every saved number (bool, float and text are not)
+
+
+def plain_copy(value):
+    """A deep copy of nested lists of plain values (ints, bools, text), without
+    ``copy.deepcopy``'s overhead; anything that is not a list is shared as it is."""
+    if isinstance(value, list):
+        return [plain_copy(v) for v in value]
+    return value
 
 
 def show(value) -> str:

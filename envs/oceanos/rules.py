@@ -28,6 +28,7 @@ from enum import IntEnum
 import numpy as np
 
 from envs.core.errors import StateError
+from envs.core.fields import plain_copy
 from envs.core.game import TERMINAL
 from envs.core.rng import clone_rng, rng_from_dict, rng_to_dict
 
@@ -517,7 +518,7 @@ class State:
 
     def to_dict(self) -> dict:
         """The full state (config and generator included) as a JSON-able dict."""
-        data = {name: _plain(getattr(self, name)) for name in self._FIELDS}
+        data = {name: plain_copy(getattr(self, name)) for name in self._FIELDS}
         data["divers"] = [[list(d) for d in ds] for ds in self.divers]
         data["decision"] = int(self.decision)
         data["program"] = "captain" if self.program is CAPTAIN_TURN else (
@@ -536,7 +537,7 @@ class State:
             config = OceanosConfig.model_validate(data["config"])
             state = cls(config, rng_from_dict(data["rng"]), setup=False)
             for name in cls._FIELDS:
-                setattr(state, name, _plain(data[name]))
+                setattr(state, name, plain_copy(data[name]))
             state.divers = [[tuple(d) for d in ds] for ds in data["divers"]]
             decision, program = data["decision"], data["program"]
             if type(decision) is not int or decision not in range(len(Decision)):
@@ -619,10 +620,3 @@ assert set(CAPTAIN_TURN + DUO_TURN + ROUND_END) == set(_ENTER)
 def turn_orders(n: int) -> list[tuple[int, ...]]:
     """Each seat's turn order of ``n`` players: every seat once from it, to the left."""
     return [tuple((first + k) % n for k in range(n)) for first in range(n)]
-
-
-def _plain(value):
-    """Deep-copy nested lists of ints (and bools) without deepcopy's overhead."""
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value

@@ -21,6 +21,7 @@ from envs.core import (
     rng_to_dict,
     validate,
 )
+from envs.core.fields import plain_copy
 from envs.core.rng import DoubleDraws
 
 from .actions import COMMIT, DECLARE, DECLARE_NOTHING
@@ -92,13 +93,6 @@ _FIELDS = (
     "actives", "cursor", "declared", "committed", "revealed", "revealed_round",
     "war_log", "scripted",
 )  # fmt: skip
-
-def _plain(value):
-    """A deep copy of nested lists of plain values."""
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
 
 _DECLARE_ACTIONS = [DECLARE_NOTHING, *DECLARE]
 _COMMIT_ACTIONS = list(COMMIT)
@@ -249,7 +243,7 @@ class State(Campaign):
         """The full state, generator included, as a JSON-able dict."""
         out = {"config": self.config.model_dump(mode="json"), "rng": rng_to_dict(self.rng)}
         for name in _FIELDS:
-            out[name] = _plain(getattr(self, name))
+            out[name] = plain_copy(getattr(self, name))
         return out
 
     @classmethod
@@ -266,7 +260,7 @@ class State(Campaign):
                 current = getattr(state, name)
                 if type(current) is not type(value):
                     raise TypeError(f"field {name!r}: {type(value).__name__}")
-                setattr(state, name, _plain(value))
+                setattr(state, name, plain_copy(value))
         except StateError:  # the generator's, naming its field
             raise
         except (KeyError, TypeError, ValueError, AttributeError) as err:
