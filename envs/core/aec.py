@@ -316,6 +316,27 @@ class BoardGameEnv(AECEnv):
             for agent, reward in rewards.items():
                 self._cumulative_rewards[agent] += reward
 
+    # ------------------------------------------------------------- full state
+    @property
+    def state_space(self) -> gymnasium.spaces.Box:
+        """The space of :meth:`state`: one float32 vector, the same size at every player
+        count of the game (its layout: the game's README)."""
+        return self._full_state().space
+
+    def state(self) -> np.ndarray:
+        """The full-information state (PettingZoo's ``state()``, for centralised
+        critics): every seat's observation in seat order, then what no seat sees
+        (:mod:`envs.core.full_state`). It is never part of any seat's observation."""
+        if self.state_ is None:
+            raise self._order_error("state")
+        return self._full_state().vector(self.game, self.state_, self._obs_scratch)
+
+    def _full_state(self):
+        full = self.game.full_state
+        if full is None:
+            raise OtrioError(f"{self.game.info.env_id} has no full-state layout")
+        return full
+
     # ----------------------------------------------------------------- render
     def render(self) -> str | np.ndarray | None:
         """The whole table: text (``"ansi"``; ``"human"`` prints it) or an

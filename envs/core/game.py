@@ -16,6 +16,7 @@ import numpy as np
 
 from .actions import ActionTable
 from .config import GameConfig
+from .full_state import FullState
 from .observer import ObservationLayout
 from .picture import Picture
 from .spec import GameInfo
@@ -86,6 +87,8 @@ class Game:
     # True when write_observation sets every value of ``out`` whatever it held, so
     # that the adapter need not zero its reused buffer first
     writes_every_value: bool = False
+    # the layout and writer of env.state() (envs.core.full_state.FullState); None: none
+    full_state: FullState | None = None
 
     def new_state(self, config: GameConfig, rng: np.random.Generator) -> GameState:
         """A fresh game after setup, driven by ``rng`` for all chance."""

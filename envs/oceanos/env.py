@@ -12,6 +12,7 @@ from . import scoring
 from .actions import NUM_ACTIONS, TABLE
 from .config import OceanosConfig
 from .data import NUM_ROUNDS
+from .full_state import state_layout
 from .hidden import resample_hidden
 from .observe import LAYOUT, OBSERVATION_SIZE
 from .observe_cache import write_observation
@@ -44,6 +45,7 @@ class OceanosGame(Game):
     write_observation = staticmethod(write_observation)
     writes_every_value = True
     render_text = staticmethod(render_text)
+    full_state = state_layout(INFO)
 
     def render_for(self, state: State, viewer: int) -> str:
         return render_text(state, viewer)

@@ -10,6 +10,7 @@ from envs.core import BoardGameEnv, Game, GameInfo, make_rng
 
 from .actions import NUM_ACTIONS, TABLE
 from .data import DEFAULT_PLAYERS, MAX_PLAYERS, MAX_ROUND_CAP, MIN_PLAYERS
+from .full_state import state_layout
 from .observe import COUNT_SCALE, LAYOUT, new_observation, write_observation
 from .orders import NO_ORDER, NUM_ORDERS
 from .render import render_text
@@ -49,6 +50,7 @@ class OtontinGame(Game):
     write_observation = staticmethod(write_observation)
     writes_every_value = True
     render_text = staticmethod(render_text)
+    full_state = state_layout(info)
 
     def observation(self, state: State, seat: int, scratch: np.ndarray) -> np.ndarray:
         """The view as a new array, gathered at once (``scratch`` is not needed)."""

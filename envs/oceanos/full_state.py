@@ -1,0 +1,40 @@
+"""Oceanos' full-information state (``env.state()``): every seat's observation, then
+what no seat sees: the face-down Kraken tokens, the treasure bag and what is left of
+this round's deck (summed, its order aside). The layout table is in the README."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.core.full_state import FullState
+from envs.core.spec import GameInfo
+
+from .cards_table import CARD_FEATURES
+from .data import KRAKEN_SIZES
+from .rules import State
+
+KRAKEN_SCALE = 4.0  # the observation's scales
+DECK_SCALE = 50.0
+BAG_SCALE = 30.0
+BAG_VALUE_SCALE = 100.0
+
+HIDDEN = [
+    ("kraken_values", (len(KRAKEN_SIZES),), "each Kraken token's value / 4, face down or not"),
+    ("bag_contents", (2,), "treasure tokens in the bag / 30, their values summed / 100"),
+    ("deck_contents", (CARD_FEATURES,),
+     "this round's deck: its cards' features summed / 50 (its order aside)"),
+]
+
+
+def write_hidden(state: State, views: dict[str, np.ndarray]) -> None:
+    """Fill the pieces that no seat sees."""
+    views["kraken_values"][:] = np.asarray(state.kraken, np.float32) / KRAKEN_SCALE
+    views["bag_contents"][:] = (len(state.bag) / BAG_SCALE, sum(state.bag) / BAG_VALUE_SCALE)
+    deck = state.decks[state.round]
+    if deck:
+        views["deck_contents"][:] = state.table.features[deck].sum(axis=0) / DECK_SCALE
+
+
+def state_layout(info: GameInfo) -> FullState:
+    """Oceanos' full-state layout for its ``GameInfo``."""
+    return FullState(info, HIDDEN, write_hidden)
