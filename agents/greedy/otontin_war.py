@@ -23,19 +23,15 @@ from functools import cache
 from operator import mul
 
 from envs.otontin.data import (
-    ATTACK_VALUE,
-    DEFENCE_VALUE,
     HAND,
     JOIN_ATTACK,
     NO_OFFER,
     OFFER_PAYMENT,
-    RESTING_VALUE,
-    SHIELD,
     SPEAR,
     TRUCE,
 )
-from envs.otontin.orders import LEFT, ORDERS, RIGHT, SIDE_STEP
-from envs.otontin.war import fight, share_losses
+from envs.otontin.orders import LEFT, ORDERS, RIGHT
+from envs.otontin.war import battle_ranks, deployment, resolve_battles
 
 # ------------------------------------------------------------------ value weights
 BEAN_VALUE = 1.0  # a bean in hand (the score)
@@ -111,29 +107,8 @@ JOIN_PER_HAND = sum(1 for _, lo, _, _ in ORDERS if lo == JOIN_ATTACK) / sum(
 
 
 # -------------------------------------------------------------------- the war
-def _deploy(seat: int, pair, m: int) -> tuple[tuple, tuple]:
-    """The Spear ``(seat, target, side)`` and Shield ``(seat, side)`` entries of a pair."""
-    spears, shields = [], []
-    if pair is not NO_CARDS:
-        for side in SIDES:
-            if pair[side] == SPEAR:
-                spears.append((seat, (seat + SIDE_STEP[side]) % m, side))
-            elif pair[side] == SHIELD:
-                shields.append((seat, side))
-    return tuple(spears), tuple(shields)
-
-
-def battle_ranks(atk, dfn, beans, near) -> list[int]:
-    """Each seat's place in the battle order: own army, then beans, then nearness."""
-    order = sorted(range(len(atk)), key=lambda s: (-(atk[s] + dfn[s]), -beans[s], near[s]))
-    rank = [0] * len(order)
-    for place, seat in enumerate(order):
-        rank[seat] = place
-    return rank
-
-
 def local_war(cards, atk, dfn, beans, near, helpers=(), split_spoils=False):
-    """Play a war on a small ring: spears, shields, resting warriors, theft.
+    """Play a war on a small ring with the rules' battles (:func:`resolve_battles`).
 
     ``cards[s]`` is ``(left card, right card)`` or None (busted); ``near[s]`` orders
     ties from the Starting Leader. Hands only matter through ``helpers``: each
@@ -143,93 +118,12 @@ def local_war(cards, atk, dfn, beans, near, helpers=(), split_spoils=False):
     """
     spears, shields = [], []
     for s, pair in enumerate(cards):
-        sp, sh = _deploy(s, pair, len(cards))
+        sp, sh = deployment(s, pair, len(cards))
         spears += sp
         shields += sh
     rank = battle_ranks(atk, dfn, beans, near)
-    na, nd, nb = play_war(spears, shields, helpers, atk, dfn, beans, rank, split_spoils)
+    na, nd, nb = resolve_battles(spears, shields, helpers, atk, dfn, beans, rank, split_spoils)
     return list(na), list(nd), list(nb)
-
-
-def play_war(spears, shields, helpers, atk, dfn, beans, rank, split_spoils):
-    """The war of these Spears and Shields (see :func:`local_war`), ``rank`` giving the
-    battle order. Returns (atk, dfn, beans); an input list comes back unchanged (the
-    same object) where the war leaves it so, so callers must not modify the result."""
-    if not spears:
-        return atk, dfn, beans  # no attack: every warrior goes home, no bean moves
-    rest_a, rest_d = list(atk), list(dfn)
-    attacks: dict[int, list] = {}  # leader -> [target, side, warriors per member, members]
-    for s, target, side in spears:
-        attacks[s] = [target, side, [atk[s]], [s]]
-        rest_a[s] = 0
-    guards: dict[tuple[int, int], int] = {}  # (seat, side) -> warriors behind the Shield
-    for s, side in shields:
-        guards[(s, side)] = dfn[s]
-        rest_d[s] = 0
-    for seat, leader in helpers:
-        if atk[seat] > 0 and leader in attacks:
-            group = attacks[leader]
-            group[2].append(atk[seat])
-            group[3].append(seat)
-            rest_a[seat] = 0
-    order = sorted(attacks, key=rank.__getitem__) if len(attacks) > 1 else list(attacks)
-    new_beans = beans  # copied at the first theft
-    for s in order:
-        target, side, counts, members = attacks[s]
-        total = sum(counts)
-        if not total:
-            continue
-        back = 1 - side
-        counter = attacks.get(target)
-        if counter is not None and counter[1] == back:
-            against = sum(counter[2])
-            if against:
-                lost, won = fight(total, ATTACK_VALUE, against, ATTACK_VALUE)
-                _lose(counts, lost)
-                _lose(counter[2], won)
-                total = sum(counts)
-        guard = guards.get((target, back), 0)
-        if guard and total:
-            lost, won = fight(total, ATTACK_VALUE, guard, DEFENCE_VALUE)
-            _lose(counts, lost)
-            guards[(target, back)] = guard - won
-            total = sum(counts)
-        if not total:
-            continue
-        ra, rd = rest_a[target], rest_d[target]
-        if ra + rd:
-            lost, won = fight(total, ATTACK_VALUE, ra + rd, RESTING_VALUE)
-            _lose(counts, lost)
-            a_lost, d_lost = share_losses([ra, rd], won)
-            ra -= a_lost
-            rd -= d_lost
-            rest_a[target], rest_d[target] = ra, rd
-            total = sum(counts)
-        if total and ra + rd == 0:
-            if new_beans is beans:
-                new_beans = list(beans)
-            loot, new_beans[target] = new_beans[target], 0
-            if split_spoils and len(counts) > 1:
-                share = loot // len(counts)
-                for helper in members[1:]:
-                    new_beans[helper] += share
-                loot -= share * (len(counts) - 1)
-            new_beans[s] += loot
-    for _, _, counts, members in attacks.values():
-        for seat, count in zip(members, counts):
-            rest_a[seat] += count
-    for (s, _), guard in guards.items():
-        rest_d[s] += guard
-    return rest_a, rest_d, new_beans
-
-
-def _lose(counts: list[int], losses: int) -> None:
-    """An attack group loses warriors, its members in proportion (the leader first)."""
-    if len(counts) == 1:
-        counts[0] -= min(losses, counts[0])
-        return
-    for i, lost in enumerate(share_losses(counts, losses)):
-        counts[i] -= lost
 
 
 # --------------------------------------------------------- scenarios (count-free)
@@ -238,7 +132,7 @@ class _Scenarios:
 
     ``chances[i]`` is scenario i's chance; ``truce`` lists ``(order, our pair)`` and
     ``truce_wars`` the order's ``(spears, shields, helpers)`` war in each scenario (see
-    :func:`play_war`); ``join_wars`` are the distinct wars our join offers add, and
+    :func:`resolve_battles`); ``join_wars`` are the distinct wars our join offers add, and
     ``joins`` lists ``(order, base, [(scenario, join war index)])`` for the scenarios
     where the offer sends our warriors somewhere. ``without_us`` holds each scenario's
     war when we sit out (busted), and ``hands[side]`` the chance that the neighbour on
@@ -266,8 +160,8 @@ class _Scenarios:
         self.chances = [sc[2] for sc in scenarios]
         theirs = []  # the neighbours' Spears and Shields in each scenario
         for lpair, rpair, _, _ in scenarios:
-            lsp, lsh = _deploy(LEFT_LOCAL, lpair, m)
-            rsp, rsh = _deploy(right, rpair, m)
+            lsp, lsh = deployment(LEFT_LOCAL, lpair, m)
+            rsp, rsh = deployment(right, rpair, m)
             theirs.append((lsp + rsp, lsh + rsh))
         self.without_us = [(tsp, tsh, sc[3]) for (tsp, tsh), sc in zip(theirs, scenarios)]
         self.truce = []
@@ -275,7 +169,7 @@ class _Scenarios:
         ours = {}
         for order in TRUCE_ORDERS:
             pair = (ORDERS[order][0], ORDERS[order][2])
-            sp, sh = ours[order] = _deploy(0, pair, m)
+            sp, sh = ours[order] = deployment(0, pair, m)
             self.truce.append((order, pair))
             self.truce_wars.append(
                 [(sp + tsp, sh + tsh, sc[3]) for (tsp, tsh), sc in zip(theirs, scenarios)]
@@ -382,7 +276,7 @@ class _Plan:
 def effective_war(war: tuple, armed, guarded) -> tuple:
     """The war without the pieces that cannot change its outcome, given which seats
     have Attack (``armed``) and Defence (``guarded``) warriors; wars alike in the
-    rest end alike (:func:`play_war`):
+    rest end alike (:func:`resolve_battles`):
 
     * a helper without Attack warriors stays home, as does one whose leader lays no Spear;
     * a Spear with no warriors behind it (none of its own, no helper) never fights, and
@@ -438,7 +332,7 @@ class _Worth:
     def of_war(self, spears, shields, helpers) -> float:
         """The worth of one war's outcome."""
         lb = self.lb
-        na, nd, nb = play_war(
+        na, nd, nb = resolve_battles(
             spears, shields, helpers, self.la, self.ld, lb, self.rank, self.split_spoils
         )
         if self.final:

@@ -3,6 +3,11 @@ deployment, battles, stealing, the return home. Pure functions on plain lists.
 
 Seats form a ring: the left neighbour of ``s`` is ``s+1``, the right ``s-1`` (mod n).
 Border ``b`` lies between seat ``b`` (its left side) and seat ``b+1`` (its right side).
+
+The battles and the stealing live in one place, :func:`resolve_battles`, on plain
+inputs (the Spears, Shields and helpers, the counts, the battle order): the engine's
+:class:`War` calls it once the pacts, payments and joins are settled, and greedy's
+lookahead calls it on the wars it imagines.
 """
 
 from __future__ import annotations
@@ -63,32 +68,135 @@ def share_losses(counts: list[int], losses: int) -> list[int]:
     return shares
 
 
-@dataclass
-class Group:
-    """Warriors of one or more leaders fighting together.
+def _lose(counts: list[int], losses: int) -> None:
+    """A group loses warriors, its members in proportion (the leader first)."""
+    if len(counts) == 1:
+        counts[0] -= min(losses, counts[0])
+        return
+    for i, lost in enumerate(share_losses(counts, losses)):
+        counts[i] -= lost
 
-    ``members`` are ``[seat, count]`` pairs, the group's leader first, then helpers in
-    order of their distance along the chain of pacts.
+
+def deployment(seat: int, pair, n: int) -> tuple[tuple, tuple]:
+    """The Spear ``(seat, target, side)`` and Shield ``(seat, side)`` entries of the
+    ``(left card, right card)`` ``pair`` of ``seat`` on a ring of ``n`` (None: no cards)."""
+    spears, shields = [], []
+    if pair is not None:
+        for side in SIDES:
+            if pair[side] == SPEAR:
+                spears.append((seat, (seat + SIDE_STEP[side]) % n, side))
+            elif pair[side] == SHIELD:
+                shields.append((seat, side))
+    return tuple(spears), tuple(shields)
+
+
+def battle_ranks(atk, dfn, beans, near) -> list[int]:
+    """Each seat's place in the battle order: own army, then beans, then ``near[s]``
+    (the distance from the Starting Leader)."""
+    order = sorted(range(len(atk)), key=lambda s: (-(atk[s] + dfn[s]), -beans[s], near[s]))
+    rank = [0] * len(order)
+    for place, seat in enumerate(order):
+        rank[seat] = place
+    return rank
+
+
+def resolve_battles(
+    spears, shields, helpers, atk, dfn, beans, rank, split_spoils, shield_helpers=(), log=None
+):
+    """The battles and thefts of a war whose pacts and payments are settled.
+
+    ``spears`` are ``(leader, target, side)``, ``shields`` ``(leader, side)``;
+    ``helpers`` are ``(seat, leader)``: that seat's Attack warriors join the leader's
+    attack, and ``shield_helpers`` ``(seat, (leader, side))`` its Defence warriors the
+    leader's Shield there, each list by distance along the chain of pacts (a helper
+    without warriors, or whose leader lays no such card, stays home). Attack leaders
+    fight in ``rank`` order (:func:`battle_ranks`); ``log``, a list, gets one line per
+    fight and theft. Returns the new ``(atk, dfn, beans)``; an input list comes back
+    unchanged (the same object) where the war leaves it so: never modify the result.
     """
-
-    leader: int
-    side: int  # the side of the leader's city the group faces
-    members: list[list[int]] = field(default_factory=list)
-    sent: list[int] = field(default_factory=list)  # what each member sent, same order
-
-    def add(self, seat: int, count: int) -> None:
-        """Add a member with the warriors it sends."""
-        self.members.append([seat, count])
-        self.sent.append(count)
-
-    def total(self) -> int:
-        """Warriors still in the group."""
-        return sum(m[1] for m in self.members)
-
-    def lose(self, losses: int) -> None:
-        """Remove ``losses`` warriors, shared in proportion."""
-        for member, lost in zip(self.members, share_losses([m[1] for m in self.members], losses)):
-            member[1] -= lost
+    if not spears:
+        return atk, dfn, beans  # no attack: every warrior goes home, no bean moves
+    rest_a, rest_d = list(atk), list(dfn)
+    attacks: dict[int, list] = {}  # leader -> [target, side, warriors per member, members]
+    for s, target, side in spears:
+        attacks[s] = [target, side, [atk[s]], [s]]
+        rest_a[s] = 0
+    guards: dict[tuple[int, int], list] = {}  # (seat, side) -> [warriors per member, members]
+    for s, side in shields:
+        guards[(s, side)] = [[dfn[s]], [s]]
+        rest_d[s] = 0
+    for seat, leader in helpers:
+        if atk[seat] > 0 and leader in attacks:
+            group = attacks[leader]
+            group[2].append(atk[seat])
+            group[3].append(seat)
+            rest_a[seat] = 0
+    for seat, key in shield_helpers:
+        if dfn[seat] > 0 and key in guards:
+            guard = guards[key]
+            guard[0].append(dfn[seat])
+            guard[1].append(seat)
+            rest_d[seat] = 0
+    order = sorted(attacks, key=rank.__getitem__) if len(attacks) > 1 else list(attacks)
+    new_beans = beans  # copied at the first theft
+    for s in order:
+        target, side, counts, members = attacks[s]
+        total = sum(counts)
+        if not total:
+            continue
+        back = 1 - side  # the side of the target's city that faces the leader
+        counter = attacks.get(target)
+        if counter is not None and counter[1] == back:
+            against = sum(counter[2])
+            if against:
+                lost, won = fight(total, ATTACK_VALUE, against, ATTACK_VALUE)
+                if log is not None:
+                    log.append(f"p{s} attack {total} vs p{target} attack {against}: -{lost}/-{won}")
+                _lose(counts, lost)
+                _lose(counter[2], won)
+                total = sum(counts)
+        guard = guards.get((target, back))
+        if guard is not None and total:
+            held = sum(guard[0])
+            if held:
+                lost, won = fight(total, ATTACK_VALUE, held, DEFENCE_VALUE)
+                if log is not None:
+                    log.append(f"p{s} attack {total} vs p{target} shield {held}: -{lost}/-{won}")
+                _lose(counts, lost)
+                _lose(guard[0], won)
+                total = sum(counts)
+        if not total:
+            continue
+        ra, rd = rest_a[target], rest_d[target]
+        if ra + rd:
+            lost, won = fight(total, ATTACK_VALUE, ra + rd, RESTING_VALUE)
+            if log is not None:
+                log.append(f"p{s} attack {total} vs p{target} city {ra + rd}: -{lost}/-{won}")
+            _lose(counts, lost)
+            a_lost, d_lost = share_losses([ra, rd], won)
+            ra -= a_lost
+            rd -= d_lost
+            rest_a[target], rest_d[target] = ra, rd
+            total = sum(counts)
+        if total and ra + rd == 0:
+            if new_beans is beans:
+                new_beans = list(beans)
+            loot, new_beans[target] = new_beans[target], 0
+            if log is not None:
+                log.append(f"p{s} steals {loot} beans from p{target}")
+            if split_spoils and len(counts) > 1:
+                share = loot // len(counts)
+                for helper in members[1:]:
+                    new_beans[helper] += share
+                loot -= share * (len(counts) - 1)
+            new_beans[s] += loot
+    for _, _, counts, members in attacks.values():
+        for seat, count in zip(members, counts):
+            rest_a[seat] += count
+    for counts, members in guards.values():
+        for seat, count in zip(members, counts):
+            rest_d[seat] += count
+    return rest_a, rest_d, new_beans
 
 
 @dataclass
@@ -180,119 +288,41 @@ class War:
                     return found[0], side, found[1]
         return None
 
-    def deploy(self, atk: list[int], dfn: list[int]) -> tuple[dict, dict, list[int], list[int]]:
-        """Attack groups by leader, defence groups by (leader, side), resting counts."""
-        attacks: dict[int, Group] = {}
-        defences: dict[tuple[int, int], Group] = {}
-        rest_atk, rest_def = list(atk), list(dfn)
-        for s in range(self.n):
-            for side in SIDES:
-                if self.cards[s][side] == SPEAR:
-                    attacks[s] = Group(s, side)
-                    attacks[s].add(s, atk[s])
-                    rest_atk[s] = 0
-                elif self.cards[s][side] == SHIELD:
-                    defences[(s, side)] = Group(s, side)
-                    defences[(s, side)].add(s, dfn[s])
-                    rest_def[s] = 0
+    def deploy(self) -> tuple[tuple, tuple, list, list]:
+        """The Spears, Shields, attack helpers and shield helpers of the war, in the
+        form :func:`resolve_battles` takes (helpers nearest along the chain first)."""
+        spears, shields = (), ()
         helpers_atk, helpers_def = [], []
         for s in range(self.n):
             if self.orders[s] == NO_ORDER:
                 continue
+            sp, sh = deployment(s, self.cards[s], self.n)
+            spears += sp
+            shields += sh
             found = self._join(s, SPEAR, JOIN_ATTACK)
-            if found is not None and atk[s] > 0:
+            if found is not None:
                 helpers_atk.append((found[2], s, found[0]))
-                rest_atk[s] = 0
             found = self._join(s, SHIELD, JOIN_DEFENCE)
-            if found is not None and dfn[s] > 0:
+            if found is not None:
                 helpers_def.append((found[2], s, (found[0], found[1])))
-                rest_def[s] = 0
-        for _, s, leader in sorted(helpers_atk):
-            attacks[leader].add(s, atk[s])
-        for _, s, key in sorted(helpers_def):
-            defences[key].add(s, dfn[s])
-        return attacks, defences, rest_atk, rest_def
+        helpers = [(s, leader) for _, s, leader in sorted(helpers_atk)]
+        shield_helpers = [(s, key) for _, s, key in sorted(helpers_def)]
+        return spears, shields, helpers, shield_helpers
 
     # ---------------------------------------------------------------- battles
-    def battle_order(self, attacks: dict, atk: list[int], dfn: list[int], beans: list[int]):
-        """Attack leaders by own army size, then beans, then nearness to the start."""
-        return sorted(
-            attacks,
-            key=lambda s: (-(atk[s] + dfn[s]), -beans[s], (s - self.start) % self.n),
-        )
-
     def run(self, atk: list[int], dfn: list[int], beans: list[int]) -> WarResult:
         """Resolve the whole war, updating ``atk``, ``dfn`` and ``beans`` in place."""
         result = WarResult()
         before = sum(atk) + sum(dfn)
         result.paid = self.payments(beans)
-        attacks, defences, rest_atk, rest_def = self.deploy(atk, dfn)
-        for leader in self.battle_order(attacks, atk, dfn, beans):
-            self._battle(attacks, defences, rest_atk, rest_def, beans, attacks[leader], result)
-        for s in range(self.n):
-            atk[s], dfn[s] = rest_atk[s], rest_def[s]
-        for group in attacks.values():
-            for seat, count in group.members:
-                atk[seat] += count
-        for group in defences.values():
-            for seat, count in group.members:
-                dfn[seat] += count
+        spears, shields, helpers, shield_helpers = self.deploy()
+        rank = battle_ranks(atk, dfn, beans, [(s - self.start) % self.n for s in range(self.n)])
+        atk[:], dfn[:], beans[:] = resolve_battles(
+            spears, shields, helpers, atk, dfn, beans, rank, self.split_spoils,
+            shield_helpers, result.log,
+        )
         result.dead = before - sum(atk) - sum(dfn)
         return result
-
-    def _battle(self, attacks, defences, rest_atk, rest_def, beans, group, result) -> None:
-        """One attack group against its target: spear fight, shield fight, city, steal."""
-        leader = group.leader
-        target = self.neighbour(leader, group.side)
-        back = 1 - group.side  # the side of the target's city that faces the leader
-        if group.total() == 0:
-            return
-        log = result.log
-        counter = attacks.get(target)
-        if counter is not None and counter.side == back and counter.total() > 0:
-            lost, won = fight(group.total(), ATTACK_VALUE, counter.total(), ATTACK_VALUE)
-            log.append(
-                f"p{leader} attack {group.total()} vs p{target} attack {counter.total()}: "
-                f"-{lost}/-{won}"
-            )
-            group.lose(lost)
-            counter.lose(won)
-        shield = defences.get((target, back))
-        if group.total() and shield is not None and shield.total() > 0:
-            lost, won = fight(group.total(), ATTACK_VALUE, shield.total(), DEFENCE_VALUE)
-            log.append(
-                f"p{leader} attack {group.total()} vs p{target} shield {shield.total()}: "
-                f"-{lost}/-{won}"
-            )
-            group.lose(lost)
-            shield.lose(won)
-        if not group.total():
-            return
-        resting = rest_atk[target] + rest_def[target]
-        if resting:
-            lost, won = fight(group.total(), ATTACK_VALUE, resting, RESTING_VALUE)
-            log.append(
-                f"p{leader} attack {group.total()} vs p{target} city {resting}: -{lost}/-{won}"
-            )
-            group.lose(lost)
-            a_lost, d_lost = share_losses([rest_atk[target], rest_def[target]], won)
-            rest_atk[target] -= a_lost
-            rest_def[target] -= d_lost
-        if group.total() and rest_atk[target] + rest_def[target] == 0:
-            self._steal(group, target, beans, log)
-
-    def _steal(self, group: Group, target: int, beans, log) -> None:
-        """The leader takes all the target's beans (split with helpers by config)."""
-        loot, beans[target] = beans[target], 0
-        helpers = [m[0] for m, sent in zip(group.members[1:], group.sent[1:]) if sent > 0]
-        if self.split_spoils and helpers:
-            share = loot // (len(helpers) + 1)
-            for seat in helpers:
-                beans[seat] += share
-            beans[group.leader] += loot - share * len(helpers)
-        else:
-            beans[group.leader] += loot
-        log.append(f"p{group.leader} steals {loot} beans from p{target}")
 
 
 def resolve_war(

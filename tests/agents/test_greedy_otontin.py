@@ -12,7 +12,7 @@ import pytest
 import agents
 import envs
 from agents.greedy.otontin import GreedyOtontin, local_war, roll_outcomes
-from agents.greedy.otontin_war import battle_ranks, effective_war, play_war, scenarios_for
+from agents.greedy.otontin_war import effective_war, scenarios_for
 from envs.core import make_rng
 from envs.otontin.actions import COMMIT, DECLARE, DECLARE_NOTHING, NUM_ACTIONS, TABLE
 from envs.otontin.campaign import (
@@ -42,7 +42,7 @@ from envs.otontin.data import (
 from envs.otontin.observe import LAYOUT, write_observation
 from envs.otontin.orders import NO_ORDER, ORDERS
 from envs.otontin.rules import Config, State
-from envs.otontin.war import War, resolve_war
+from envs.otontin.war import War, battle_ranks, resolve_battles, resolve_war
 
 G, Y, R = 0, 1, 2  # green, yellow, red dice
 W, B, P, S = WARRIOR, BEAN, PRIEST, SABOTEUR
@@ -238,8 +238,8 @@ def test_effective_wars_end_like_the_full_wars(m):
         wars = [w for block in table.truce_wars for w in block] + table.join_wars + table.without_us
         split = rng.random() < 0.5
         for war in rng.sample(wars, min(len(wars), 40)):
-            full = play_war(*war, atk, dfn, beans, rank, split)
-            short = play_war(*effective_war(war, armed, guarded), atk, dfn, beans, rank, split)
+            full = resolve_battles(*war, atk, dfn, beans, rank, split)
+            short = resolve_battles(*effective_war(war, armed, guarded), atk, dfn, beans, rank, split)
             assert [list(x) for x in full] == [list(x) for x in short], (war, atk, dfn, beans)
             checked += 1
     assert checked > 1000
