@@ -24,7 +24,6 @@ random and greedy games.
 
 from __future__ import annotations
 
-import functools
 import weakref
 from array import array
 from collections.abc import Sequence
@@ -117,14 +116,13 @@ def zeros(size: int) -> array:
     return array("f", bytes(FLOAT_BYTES * size))
 
 
-@functools.cache
 def seat_gather(layout: ObservationLayout, seat_pieces: tuple[str, ...], n: int,
                 seat: int) -> np.ndarray:
     """For each value of ``seat``'s observation: its index in a vector laid out like
     ``layout`` but with the rows of ``seat_pieces`` (first axis: seats) in absolute seat
     order, plus one zero at index ``layout.size``. Relative row ``k`` reads absolute
     seat ``(seat + k) % n``; rows past ``n`` read the zero; other pieces stay in place.
-    Shared and read-only."""
+    Read-only; a game builds it once per (player count, seat)."""
     index = np.arange(layout.size, dtype=np.intp)
     for name in seat_pieces:
         a, b, shape = layout.offsets[name]

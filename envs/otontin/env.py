@@ -11,7 +11,8 @@ from envs.core import BoardGameEnv, Game, GameInfo, make_rng
 from .actions import NUM_ACTIONS, TABLE
 from .data import DEFAULT_PLAYERS, MAX_PLAYERS, MAX_ROUND_CAP, MIN_PLAYERS
 from .full_state import state_layout
-from .observe import COUNT_SCALE, LAYOUT, new_observation, write_observation
+from .observe import COUNT_SCALE, LAYOUT
+from .observe_cache import new_observation, write_observation
 from .orders import NO_ORDER, NUM_ORDERS
 from .render import render_text
 from .rules import COMMIT_PHASE, Config, State

@@ -39,7 +39,8 @@ from envs.otontin.data import (
     TRUCE,
     WARRIOR,
 )
-from envs.otontin.observe import LAYOUT, write_observation
+from envs.otontin.observe import LAYOUT
+from envs.otontin.observe_cache import write_observation
 from envs.otontin.orders import NO_ORDER, ORDERS
 from envs.otontin.rules import Config, State
 from envs.otontin.war import War, battle_ranks, resolve_battles, resolve_war

@@ -10,7 +10,8 @@ from envs.core import make_rng
 from envs.otontin.actions import COMMIT, DECLARE, DECLARE_NOTHING, STOP
 from envs.otontin.campaign import COMMIT_ORDER, DECLARE_ORDER
 from envs.otontin.env import GAME
-from envs.otontin.observe import LAYOUT, ORDER_VEC, write_observation
+from envs.otontin.observe import LAYOUT, ORDER_VEC
+from envs.otontin.observe_cache import write_observation
 from envs.otontin.orders import NO_ORDER, ORDERS
 from envs.otontin.rules import CAMPAIGN, COMMIT_PHASE, TALK, Config, State
 
