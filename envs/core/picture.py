@@ -141,9 +141,10 @@ class Picture:
             raise ValueError(f"scale must be positive, got {scale}")
         size = (max(1, round(self.width * scale)), max(1, round(self.height * scale)))
         image = Image.new("RGBA", size, (*_rgb(self.background or "#ffffff"), 255))
+        draw = ImageDraw.Draw(image)
         for shape in self.shapes:
             if shape.opacity >= 1.0:
-                _pil_shape(ImageDraw.Draw(image), shape, scale, 255)
+                _pil_shape(draw, shape, scale, 255)
             elif shape.opacity > 0.0:
                 layer = Image.new("RGBA", size, (0, 0, 0, 0))
                 _pil_shape(ImageDraw.Draw(layer), shape, scale, round(255 * shape.opacity))
