@@ -77,6 +77,7 @@ def _demo(args: argparse.Namespace) -> int:
     from envs.core.config import validate
     from envs.core.errors import ConfigError
 
+    replayed = None
     for env_id in envs.available():
         if not has_greedy(env_id.rsplit("_v", 1)[0]):
             print(f"\n## {env_id}: no greedy agent yet, skipped")
@@ -107,6 +108,37 @@ def _demo(args: argparse.Namespace) -> int:
             print(f"\n## {env_id}, {len(lineup)} players, {' / '.join(lineup)}: "
                   f"{summary['games']} games (report: {folder / 'report.md'})\n")
             print(leaderboard_markdown(summary))
+            replayed = replayed or _demo_replay(folder, cfg, Path(args.output))
+    return 0
+
+
+def _demo_replay(folder: Path, cfg, output: Path) -> Path:
+    """Write the HTML replay of the first game of a demo tournament; print its path."""
+    from benchmarks.play import play_game
+    from benchmarks.replay import load_record
+    from benchmarks.replay_html import build_page
+    from benchmarks.tournament import build_tasks
+
+    record = load_record(folder, 0)
+    if "replay" not in record:  # a demo folder from before records kept their actions:
+        record = play_game(build_tasks(cfg)[0])  # the same game, played again
+    html, _, facts = build_page(record, source=f"{folder} game 0")
+    path = output / f"replay_{cfg.game}_game0.html"
+    path.write_text(html, encoding="utf-8")
+    print(f"\nreplay of one demo game ({facts['frames'] - 1} decisions, "
+          f"{facts['html_bytes'] / 1e3:.0f} kB): {path} (open it in a browser; "
+          f"`otrio replay RUN_DIR --game K --output FILE.html` replays any recorded game)")
+    return path
+
+
+def _replay(args: argparse.Namespace) -> int:
+    """One recorded game of a tournament or balance run as a self-contained HTML page."""
+    from benchmarks.replay_html import write_replay
+
+    output = args.output or str(Path(args.run) / f"replay_game{args.game}.html")
+    path, facts = write_replay(args.run, args.game, output)
+    print(f"{path}: {facts['frames'] - 1} decisions, {facts['pictures']} distinct pictures, "
+          f"{facts['html_bytes'] / 1e3:.0f} kB")
     return 0
 
 
@@ -114,7 +146,7 @@ def _play(args: argparse.Namespace) -> int:
     """Play one game in the terminal: humans against agents."""
     import agents
     import envs
-    from benchmarks.play import play_seated
+    from agents.arena import play_seated
     from envs.core.rng import derive_seed
 
     seats = agents.split_specs(args.seats)
@@ -237,7 +269,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = Parser(prog="otrio", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    demo = sub.add_parser("demo", help="the main job: short greedy-vs-random tournaments")
+    demo = sub.add_parser("demo", help="the main job: short greedy-vs-random tournaments "
+                                       "and the HTML replay of one of their games")
     demo.add_argument("--games", type=count_arg, default=25, help="games per seating")
     demo.add_argument("--seed", type=seed_arg, default=0)
     demo.add_argument("--output", default="runs/demo")
@@ -310,6 +343,19 @@ def main(argv: list[str] | None = None) -> int:
     search.add_argument("--report-only", action="store_true",
                         help="write the report of the games recorded so far; play none")
     search.set_defaults(func=_search_bench)
+
+    rep = sub.add_parser(
+        "replay", help="one recorded game as a self-contained HTML page",
+        description="Replay game K of a tournament or balance run (checking every step "
+                    "against the record) into one self-contained HTML file: the table at "
+                    "every decision, step forward and back, jump to a round, play/pause, "
+                    "and the point of view of the whole table or of any seat (its own view "
+                    "hides what that seat cannot see).")
+    rep.add_argument("run", help="the run folder (holds games.jsonl)")
+    rep.add_argument("--game", type=seed_arg, required=True,
+                     help="the game's number (its 'game' field in games.jsonl)")
+    rep.add_argument("--output", help="the HTML file to write (default: RUN/replay_gameK.html)")
+    rep.set_defaults(func=_replay)
 
     bal = sub.add_parser("balance", help="run a balance sweep from a YAML config")
     bal.add_argument("config")

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from envs.core.errors import IllegalActionError, StateError
+from envs.core.errors import StateError
 
 REPLAY_FORMAT = 1
 DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -140,14 +140,15 @@ def replay_record(record: dict[str, Any], visit: Visit | None = None):
             raise ReplayError(f"game {game} diverged at step {step}: the game is already over "
                               f"but the record has {len(actions) - step} more action(s)", step)
         agent = env.agent_selection
+        legal = env.unwrapped.legal_actions()
+        if action not in legal:  # checked here whatever the env's illegal_action policy
+            shown = ", ".join(f"{a}={_name(game_def, a)}" for a in legal)
+            raise ReplayError(f"game {game} diverged at step {step}: action {action} "
+                              f"({_name(game_def, action)}) is not legal for {agent}; legal "
+                              f"actions: {shown}", step)
         if visit is not None:
             visit(step, env, action)
-        try:
-            env.step(action)
-        except IllegalActionError as err:
-            raise ReplayError(f"game {game} diverged at step {step}: action {action} "
-                              f"({_name(game_def, action)}) is not legal for {agent}: {err}",
-                              step) from None
+        env.step(action)
     _, _, term, trunc, _ = env.last(observe=False)
     if not (term or trunc):
         raise ReplayError(f"game {game} diverged at step {len(actions)}: the record's actions "
@@ -168,7 +169,7 @@ def _name(game_def, action: int) -> str:
 
 def final_result(env) -> dict[str, Any]:
     """What a record says of a finished game, computed from the env at its end."""
-    from .stats import ranks
+    from agents.stats import ranks
 
     state = env.unwrapped.state_
     truncated = not state.is_terminal()
