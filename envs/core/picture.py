@@ -190,10 +190,11 @@ def _svg_shape(shape: Shape) -> str:
         weight = ' font-weight="bold"' if shape.bold else ""
         head = (f'<text x="{_num(g[0])}" y="{_num(g[1])}" font-size="{_num(shape.size)}" '
                 f'text-anchor="{shape.anchor}"{weight} {attrs}')
-        title = f"<title>{escape(shape.title)}</title>" if shape.title else ""
-        return f"{head}>{title}{escape(shape.text)}</text>"
+        title = f"<title>{escape(shape.title, quote=False)}</title>" if shape.title else ""
+        return f"{head}>{title}{escape(shape.text, quote=False)}</text>"
     if shape.title:
-        return f"{head}><title>{escape(shape.title)}</title></{head[1:head.index(' ')]}>"
+        # every kind but text is named as its SVG element
+        return f"{head}><title>{escape(shape.title, quote=False)}</title></{shape.kind}>"
     return head + "/>"
 
 

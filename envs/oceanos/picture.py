@@ -115,10 +115,11 @@ def _header(pic: Picture, state: State, viewer: int | None) -> None:
     for size, (name, value) in enumerate(zip(KRAKEN_SIZES, state.kraken)):
         known = known_all or size < state.round
         r = 9 + 2 * size
-        shown = str(value) if known else "?"
+        # face down: "?" for a seat; the whole table shows its value on a grey token
+        shown = str(value) if known or viewer is None else "?"
         pic.circle(x + r, 51, r, fill="#7a2e3b" if known else "#8e8e99", stroke=INK,
-                   title=f"{name} Kraken token (round {size + 1}): "
-                         f"{shown if known else 'face down until its round is scored'}")
+                   title=f"{name} Kraken token (round {size + 1}): {shown}"
+                         + ("" if known else ", face down until its round is scored"))
         pic.text(x + r, 55, shown, size=11, fill="#ffffff", anchor="middle", bold=True)
         pic.text(x + 2 * r + 4, 56, name, size=11, fill=MUTED)
         x += 2 * r + 60
