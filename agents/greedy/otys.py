@@ -108,13 +108,13 @@ class _Evaluator(Valuer):
         if phase == CONTRACT_COLOUR:
             return self._colour_values(legal)
         if phase == TOKEN_RESOURCE:
-            return {a: 0.0 if a == A.DECLINE else self.change_value(self.li, a - A.COLOUR.start, 1) for a in legal}
+            return {a: 0.0 if a == A.DECLINE else self.change_value(self.level, a - A.COLOUR.start, 1) for a in legal}
         if phase == RETURN_KEY:
             return self._return_values(legal)
         if phase in (SPONSOR_FLIP, TOKEN_FLIP):
-            return {a: 0.0 if a == A.DECLINE else self.upgrade_value(self.col[a - A.FLIP.start]) for a in legal}
+            return {a: 0.0 if a == A.DECLINE else self.upgrade_value(self.divers[a - A.FLIP.start]) for a in legal}
         if phase == SPONSOR_TOKEN:
-            return {a: self.token_now(self.tokens(self.li)[a - A.TOKEN.start], self.li) for a in legal}
+            return {a: self.token_now(self.tokens(self.level)[a - A.TOKEN.start], self.level) for a in legal}
         if phase == SPONSOR5:
             return self._sponsor5_values(legal)
         # the designer's variant: a copied diver's owner keeps it down only for free
@@ -130,19 +130,19 @@ class _Evaluator(Valuer):
                 number = self.contracts[self._contract_index(contract_source(a))][0]
                 out[a] = DEFERRED if number else self.complete_value(a)
                 continue
-            block, li = divmod(a - A.KEY.start, NL)
+            block, level = divmod(a - A.KEY.start, NL)
             if block == 0:
-                out[a] = self.turn_value(li, self.sponsors[li], self.col, True)
+                out[a] = self.turn_value(level, self.sponsors[level], self.divers, True)
             else:
                 cost = OWN_X_USE * self.fut if block == 1 else NEUTRAL_KEY * self.fut
-                out[a] = self.turn_value(li, rotated[li], self.col, False) - cost
+                out[a] = self.turn_value(level, rotated[level], self.divers, False) - cost
         return out
 
     def _step_values(self, legal: list[int]) -> dict[int, float]:
-        li, col = self.li, self.col
-        slot = LEVEL_SLOTS[li]
+        level, col = self.level, self.divers
+        slot = LEVEL_SLOTS[level]
         active = col[slot]
-        tile = None if self.o[_O["sponsor_used"]] else self.sponsors[li]
+        tile = None if self.o[_O["sponsor_used"]] else self.sponsors[level]
         end = {A.RESURFACE: COLUMN_WEIGHT * (self.column_value(moved(col, slot, 0)) - self.column_value(col))}
         if A.OXYGEN in legal:
             end[A.OXYGEN] = -self.battery - FUSS
@@ -156,13 +156,13 @@ class _Evaluator(Valuer):
                 out[a] = self.complete_value(a) + follow
             elif A.PROP.start <= a < A.PROP.stop:
                 s, t = A.PROP_PAIRS[a - A.PROP.start]
-                out[a] = self.plan(li, tile, moved(col, s, t)) - self.battery - FUSS + follow
+                out[a] = self.plan(level, tile, moved(col, s, t)) - self.battery - FUSS + follow
             elif a == A.SPONSOR:
-                value = self.sponsor_plan(li, self.sponsors[li], col, self.credits)
+                value = self.sponsor_plan(level, self.sponsors[level], col, self.credits)
                 out[a] = (value if value is not None else 0.0) + follow
             else:
                 if effects is None:
-                    effects = self.effects(active, self.up[active], li, 0, self.free, self.credits)
+                    effects = self.effects(active, self.upgraded[active], level, 0, self.free_costs, self.credits)
                 out[a] = effects.get(a, 0.0) + follow
         return out
 
@@ -171,16 +171,16 @@ class _Evaluator(Valuer):
         dtype = argmax(o, _O["copy_diver"], D.NUM_DIVERS)
         upg = int(o[_O["copy_upgraded"]])
         depth = int(o[_O["copy_depth"]])
-        options = self.effects(dtype, upg, self.li, depth, False, self.credits)
+        options = self.effects(dtype, upg, self.level, depth, False, self.credits)
         return {a: 0.0 if a == A.DECLINE else options.get(a, 0.0) for a in legal}
 
     def _keep_values(self, legal: list[int]) -> dict[int, float]:
         """A kept card is worth what it adds to the potential of the level it suits best
         (and its PP, a little)."""
         levels = []
-        for li in range(NL):
-            counts = tuple(self.res[li])
-            best, second = self._best_two(li, counts)
+        for level in range(NL):
+            counts = tuple(self.resources[level])
+            best, second = self._best_two(level, counts)
             levels.append((counts, best, second, self._potential(best, second, counts)))
         out = {}
         for a in legal:
@@ -190,9 +190,9 @@ class _Evaluator(Valuer):
             number, needs, total, pp, bc, bb = contract(self.o, _O["drawn"] + (a - A.KEEP.start) * CONTRACT_FEATS)
             card = (number, needs, total, pp, bc, bb, False)
             gain = 0.0
-            for li, (counts, best, second, before) in enumerate(levels):
-                worth = pp + bc * self.credit + bb * self.battery + self._back_worth(li)
-                v = card_value(card, worth, self.cap[li], counts, sorted(counts, reverse=True), sum(counts))
+            for level, (counts, best, second, before) in enumerate(levels):
+                worth = pp + bc * self.credit + bb * self.battery + self._back_worth(level)
+                v = card_value(card, worth, self.cap[level], counts, sorted(counts, reverse=True), sum(counts))
                 if v > best:
                     best, second = v, best
                 elif v > second:
@@ -208,7 +208,7 @@ class _Evaluator(Valuer):
         card = contract(o, _O["contract"])
         if card is None:  # not observed (see _key_values): no preference
             return dict.fromkeys(legal, 0.0)
-        li = argmax(o, _O["contract_level"], NL)
+        level = argmax(o, _O["contract_level"], NL)
         at = _O["contract_picks"]
         picked = [argmax(o, at + i * NC, NC) for i in range(D.MAX_NUMBERS) if any(o[at + i * NC : at + (i + 1) * NC])]
         needs = card[1]
@@ -217,11 +217,11 @@ class _Evaluator(Valuer):
         out = {}
         for a in legal:
             c = a - A.COLOUR.start
-            rest = list(self.res[li])
+            rest = list(self.resources[level])
             rest[c] -= need
             used = frozenset(picked + [c])
             out[a] = max(
-                (self.level_value(li, left, skip) for left in number_remainders(later, tuple(rest), used)),
+                (self.level_value(level, left, skip) for left in number_remainders(later, tuple(rest), used)),
                 default=0.0,
             )
         return out
@@ -231,13 +231,13 @@ class _Evaluator(Valuer):
         for a in legal:
             code = a - A.RETURN_KEY.start
             if code == D.OWN_X:
-                out[a] = max(self.plan(li, None, self.col) for li in range(NL)) + OWN_X_USE
+                out[a] = max(self.plan(level, None, self.divers) for level in range(NL)) + OWN_X_USE
             else:
-                out[a] = self.plan(code, None, self.col)
+                out[a] = self.plan(code, None, self.divers)
         return out
 
     def _sponsor5_values(self, legal: list[int]) -> dict[int, float]:
-        li = self.li
+        level = self.level
         out = {}
         for a in legal:
             if a == A.BATTERY:
@@ -245,6 +245,6 @@ class _Evaluator(Valuer):
                 continue
             rest, other = divmod(a - A.MOVE.start, NL)
             c, direction = divmod(rest, 2)
-            src, dst = (li, other) if direction == 0 else (other, li)
+            src, dst = (level, other) if direction == 0 else (other, level)
             out[a] = self.change_value(src, c, -1) + self.change_value(dst, c, 1) - self.battery
         return out

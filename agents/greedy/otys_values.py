@@ -85,13 +85,13 @@ class Valuer(SeatView):
         context = (self.contracts_key, tuple(self.back), self.fut, tuple(self.cap))
         self._worth, self._level_cache = _bounded_lookup(
             {} if potentials is None else potentials, context, POTENTIAL_CACHES,
-            lambda: ([self._contract_worth(li) for li in range(NL)], {}))
+            lambda: ([self._contract_worth(level) for level in range(NL)], {}))
         # and the effects' values from these (the fields that ``effects`` and what it
         # calls read, the other seats' columns and the display as their bytes)
         scene = (
-            context, tuple(map(tuple, self.res)), tuple(self.up), tuple(self.store),
+            context, tuple(map(tuple, self.resources)), tuple(self.upgraded), tuple(self.store),
             self.own_on_track, self.neutral_supply, self.deck, self.hand_size, self.n,
-            self.mech, self.hack, *self.surroundings(),
+            self.mechanic, self.hacker, *self.surroundings(),
         )  # fmt: skip
         caches = _bounded_lookup({} if scenes is None else scenes, scene, SCENE_CACHES,
                                  lambda: ({}, {}, {}, {}))
@@ -100,27 +100,27 @@ class Valuer(SeatView):
         self._effect_cache, self._changes, self._columns, self._plans = caches
 
     # ------------------------------------------------------------ contract potential
-    def _contract_worth(self, li: int) -> list[float]:
-        """Each contract's worth if completed at level ``li`` (PP, bonuses, token back)."""
-        extra = self._back_worth(li)
+    def _contract_worth(self, level: int) -> list[float]:
+        """Each contract's worth if completed at level ``level`` (PP, bonuses, token back)."""
+        extra = self._back_worth(level)
         return [pp + bc * self.credit + bb * self.battery + extra for _, _, _, pp, bc, bb, _ in self.contracts]
 
-    def _back_worth(self, li: int) -> float:
-        """What the reward token on level ``li`` adds to a contract completed there."""
-        back = self.back[li]
+    def _back_worth(self, level: int) -> float:
+        """What the reward token on level ``level`` adds to a contract completed there."""
+        back = self.back[level]
         if back == D.BACK_PP:
             return float(D.PERMANENT_PP)
         if back == D.BACK_CREDITS:
             return D.PERMANENT_CREDITS * self.credit
         return 0.0
 
-    def level_value(self, li: int, counts: tuple, skip: int = -1) -> float:
-        """Potential of ``counts`` on level ``li``: the best contracts they build toward
+    def level_value(self, level: int, counts: tuple, skip: int = -1) -> float:
+        """Potential of ``counts`` on level ``level``: the best contracts they build toward
         (contract ``skip`` left out), scaled by how much of the future is left."""
-        key = (li, counts, skip)
+        key = (level, counts, skip)
         cached = self._level_cache.get(key)
         if cached is None:
-            best, second = self._best_two(li, counts, skip)
+            best, second = self._best_two(level, counts, skip)
             cached = self._potential(best, second, counts)
             self._level_cache[key] = cached
         return cached
@@ -128,13 +128,13 @@ class Valuer(SeatView):
     def _potential(self, best: float, second: float, counts: tuple) -> float:
         return (best + SECOND_CONTRACT * second) * self.fut + RESOURCE_TIE * sum(counts)
 
-    def _best_two(self, li: int, counts: tuple, skip: int = -1) -> tuple[float, float]:
-        """The two best contract values of ``counts`` on level ``li``."""
+    def _best_two(self, level: int, counts: tuple, skip: int = -1) -> tuple[float, float]:
+        """The two best contract values of ``counts`` on level ``level``."""
         best = second = 0.0
         desc = sorted(counts, reverse=True)
         total = sum(counts)
-        cap = self.cap[li]
-        worth = self._worth[li]
+        cap = self.cap[level]
+        worth = self._worth[level]
         for k, card in enumerate(self.contracts):
             if k != skip:
                 v = card_value(card, worth[k], cap, counts, desc, total)
@@ -144,24 +144,24 @@ class Valuer(SeatView):
                     second = v
         return best, second
 
-    def change_value(self, li: int, colour: int, delta: int) -> float:
-        """Potential gained by adding ``delta`` (negative: removing) of ``colour`` at ``li``."""
-        key = (li, colour, delta)
+    def change_value(self, level: int, colour: int, delta: int) -> float:
+        """Potential gained by adding ``delta`` (negative: removing) of ``colour`` at ``level``."""
+        key = (level, colour, delta)
         value = self._changes.get(key)
         if value is None:
-            counts = self.res[li]
+            counts = self.resources[level]
             new = list(counts)
             new[colour] += delta
-            value = self.level_value(li, tuple(new)) - self.level_value(li, tuple(counts))
+            value = self.level_value(level, tuple(new)) - self.level_value(level, tuple(counts))
             self._changes[key] = value
         return value
 
-    def room(self, li: int) -> int:
-        return self.spaces[li]
+    def room(self, level: int) -> int:
+        return self.spaces[level]
 
-    def tokens(self, li: int) -> list:
-        """The two reward tokens on level ``li`` of the Colony display (None: empty)."""
-        return display_tokens(self.o, li)
+    def tokens(self, level: int) -> list:
+        """The two reward tokens on level ``level`` of the Colony display (None: empty)."""
+        return display_tokens(self.o, level)
 
     # ------------------------------------------------------------ small values
     def upgrade_value(self, dtype: int) -> float:
@@ -173,19 +173,19 @@ class Valuer(SeatView):
         scale = 1.0 if self.hand_size < DRAW_FULL_HAND else 0.5
         return DRAW_VALUE * scale * self.fut
 
-    def token_now(self, token: tuple, li: int) -> float:
-        """A reward token's immediate effect, used at level ``li``."""
+    def token_now(self, token: tuple, level: int) -> float:
+        """A reward token's immediate effect, used at level ``level``."""
         kind, colours, _ = token
         if kind == D.RESOURCE:
-            if self.room(li) <= 0:
+            if self.room(level) <= 0:
                 return 0.0
-            return max(0.0, max(self.change_value(li, c, 1) for c in colours))
+            return max(0.0, max(self.change_value(level, c, 1) for c in colours))
         if kind == D.BATTERY:
             return self.battery
         if kind == D.DRAW:
             return self.draw_value()
         if kind == D.UPGRADE:
-            return max((self.upgrade_value(t) for t in range(D.NUM_DIVERS) if not self.up[t]), default=0.0)
+            return max((self.upgrade_value(t) for t in range(D.NUM_DIVERS) if not self.upgraded[t]), default=0.0)
         return float(D.TOKEN_PP)
 
     def back_value(self, back: int | None) -> float:
@@ -196,13 +196,13 @@ class Valuer(SeatView):
         return PERMANENT_USES * per_use
 
     # ------------------------------------------------------------ diver effects
-    def effects(self, dtype: int, upg: int, li: int, depth: int, free: bool, budget: int) -> dict[int, float]:
-        """Value of each effect action of a diver used at level ``li`` (own: depth 0)."""
+    def effects(self, dtype: int, upg: int, level: int, depth: int, free: bool, budget: int) -> dict[int, float]:
+        """Value of each effect action of a diver used at level ``level`` (own: depth 0)."""
         out: dict[int, float] = {}
         free = free and depth == 0
         if dtype <= D.TECH_EXPERT:
-            room = self.room(li) > 0
-            res = self.change_value(li, dtype, 1) if room else 0.0
+            room = self.room(level) > 0
+            res = self.change_value(level, dtype, 1) if room else 0.0
             bonus = self._expert_bonus(dtype) if upg else None
             if room:
                 out[A.EXPERT_RESOURCE] = res
@@ -212,20 +212,20 @@ class Valuer(SeatView):
                     out[A.EXPERT_BOTH] = res + bonus
         elif dtype == D.TRADER:
             bonus = D.TRADER_UPGRADE_BONUS if upg else 0
-            counts = self.res[li]
+            counts = self.resources[level]
             for c in range(NC):
                 row = self.store[c]
                 if counts[c] and row < D.STORE_ROWS:
-                    loss = self.change_value(li, c, -1)
+                    loss = self.change_value(level, c, -1)
                     out[A.sell_id(c, 0)] = (STORE_CREDITS[row] + bonus) * self.credit + loss
                     if STORE_PP[row] + bonus > 0:
                         out[A.sell_id(c, 1)] = STORE_PP[row] + bonus + loss
-            if self.room(li) > 0:
+            if self.room(level) > 0:
                 for c in range(NC):
                     if self.store[c]:
                         cost = 0 if free else max(STORE_CREDITS[self.store[c] - 1] - bonus, 0)
                         if cost <= budget:
-                            out[A.BUY.start + c] = self.change_value(li, c, 1) - cost * self.credit
+                            out[A.BUY.start + c] = self.change_value(level, c, 1) - cost * self.credit
         elif dtype == D.SPY:
             cost = 0 if free else D.DIVER_COST[dtype][upg]
             if cost <= budget:
@@ -234,28 +234,28 @@ class Valuer(SeatView):
                     out[A.SPY_DRAW] = self.draw_value() - paid
                 for action, block in self._neighbours():
                     ncol, nup = self.neighbour(block)
-                    other = ncol[LEVEL_SLOTS[li]]
+                    other = ncol[LEVEL_SLOTS[level]]
                     if other == D.SPY and depth > 0:
                         continue
-                    options = self.effects(other, nup[other], li, depth + 1, False, budget - cost)
+                    options = self.effects(other, nup[other], level, depth + 1, False, budget - cost)
                     if options:
                         out[action] = max(0.0, max(options.values())) - paid
         elif dtype == D.ENGINEER:
             cost = 0 if free else D.DIVER_COST[dtype][upg]
             if cost <= budget:
                 paid = cost * self.credit
-                if self.mech < MAX_MECHANIC:
+                if self.mechanic < MAX_MECHANIC:
                     out[A.ENGINEER_MECHANIC] = MECHANIC_VALUE * self.fut - paid
-                if self.hack < MAX_HACKER:
+                if self.hacker < MAX_HACKER:
                     out[A.ENGINEER_HACKER] = HACKER_VALUE * self.fut - paid
         else:  # Explorer
             cost = 0 if free else D.DIVER_COST[dtype][upg]
             if cost <= budget:
-                replaced = self.back_value(self.back[li])  # a copied Explorer places on our board too
-                for i, token in enumerate(self.tokens(li)):
+                replaced = self.back_value(self.back[level])  # a copied Explorer places on our board too
+                for i, token in enumerate(self.tokens(level)):
                     if token:
                         out[A.EXPLORE.start + i] = (
-                            self.token_now(token, li) + self.back_value(token[2]) - replaced - cost * self.credit
+                            self.token_now(token, level) + self.back_value(token[2]) - replaced - cost * self.credit
                         )
         return out
 
@@ -278,83 +278,83 @@ class Valuer(SeatView):
     def neighbour(self, block: int) -> tuple[list, list]:
         return column(self.o, block)
 
-    def best_effect(self, dtype: int, upg: int, li: int, free: bool, budget: int) -> float:
-        """The best own effect of a diver at level ``li`` (0 when none pays)."""
-        key = (dtype, upg, li, free, budget)
+    def best_effect(self, dtype: int, upg: int, level: int, free: bool, budget: int) -> float:
+        """The best own effect of a diver at level ``level`` (0 when none pays)."""
+        key = (dtype, upg, level, free, budget)
         value = self._effect_cache.get(key)
         if value is None:
-            options = self.effects(dtype, upg, li, 0, free, budget)
+            options = self.effects(dtype, upg, level, 0, free, budget)
             value = max(0.0, max(options.values())) if options else 0.0
             self._effect_cache[key] = value
         return value
 
-    def double_effect(self, dtype: int, upg: int, li: int, credits: int) -> float:
+    def double_effect(self, dtype: int, upg: int, level: int, credits: int) -> float:
         """Sponsor #2 basic: a diver's effect twice (an Expert's resources valued
         together, as far as the level has room; other divers: the second use discounted)."""
         if dtype > D.TECH_EXPERT:
-            return (1 + SECOND_USE) * self.best_effect(dtype, upg, li, False, credits)
+            return (1 + SECOND_USE) * self.best_effect(dtype, upg, level, False, credits)
         bonus = (self._expert_bonus(dtype) or 0.0) if upg else 0.0
-        counts = self.res[li]
+        counts = self.resources[level]
         gains = [0.0]
-        for extra in range(1, min(self.room(li), DOUBLE_USES) + 1):
+        for extra in range(1, min(self.room(level), DOUBLE_USES) + 1):
             new = list(counts)
             new[dtype] += extra
-            gains.append(self.level_value(li, tuple(new)) - self.level_value(li, tuple(counts)))
+            gains.append(self.level_value(level, tuple(new)) - self.level_value(level, tuple(counts)))
         return max(gains) + DOUBLE_USES * bonus
 
     # ------------------------------------------------------------ sponsors and turn plans
-    def sponsor_plan(self, li: int, tile: int, col: list, credits: int) -> float | None:
-        """Sponsor ``tile`` at level ``li`` then the best diver effect, or None if unusable."""
-        adv = self.adv[tile]
-        active = col[LEVEL_SLOTS[li]]
-        upg = self.up[active]
+    def sponsor_plan(self, level: int, tile: int, col: list, credits: int) -> float | None:
+        """Sponsor ``tile`` at level ``level`` then the best diver effect, or None if unusable."""
+        adv = self.advanced[tile]
+        active = col[LEVEL_SLOTS[level]]
+        upg = self.upgraded[active]
         if tile == SPONSOR_CREDIT_TILE:
             if adv:
-                return self.best_effect(active, upg, li, True, credits)
-            return self.credit + self.best_effect(active, upg, li, False, credits + D.SPONSOR_CREDIT)
+                return self.best_effect(active, upg, level, True, credits)
+            return self.credit + self.best_effect(active, upg, level, False, credits + D.SPONSOR_CREDIT)
         if tile == SPONSOR_DOUBLE_TILE:
             if adv:
-                tokens = [t for t in self.tokens(li) if t]
+                tokens = [t for t in self.tokens(level) if t]
                 if not tokens:
                     return None
-                gain = max(self.token_now(t, li) for t in tokens)
-                return gain + self.best_effect(active, upg, li, False, credits)
-            return self.double_effect(active, upg, li, credits)
+                gain = max(self.token_now(t, level) for t in tokens)
+                return gain + self.best_effect(active, upg, level, False, credits)
+            return self.double_effect(active, upg, level, credits)
         if tile == SPONSOR_KEY_TILE:
             if adv:
                 new = [col[-1]] + col[:-1]
-                moved = new[LEVEL_SLOTS[li]]
-                return self.best_effect(moved, self.up[moved], li, False, credits)
+                moved = new[LEVEL_SLOTS[level]]
+                return self.best_effect(moved, self.upgraded[moved], level, False, credits)
             if not self.own_on_track:
                 return None
-            return KEY_RETURN * self.fut + self.best_effect(active, upg, li, False, credits)
+            return KEY_RETURN * self.fut + self.best_effect(active, upg, level, False, credits)
         if tile == SPONSOR_FLIP_TILE:
             if credits < D.SPONSOR_UPGRADE_COST:
                 return None
             left = credits - D.SPONSOR_UPGRADE_COST
             paid = D.SPONSOR_UPGRADE_PP - D.SPONSOR_UPGRADE_COST * self.credit
             if adv:
-                flips = [self.upgrade_value(col[s]) for s in range(D.SURFACE_SLOTS) if not self.up[col[s]]]
+                flips = [self.upgrade_value(col[s]) for s in range(D.SURFACE_SLOTS) if not self.upgraded[col[s]]]
                 if not flips:
                     return None
-                return paid + max(flips) + self.best_effect(active, upg, li, False, left)
+                return paid + max(flips) + self.best_effect(active, upg, level, False, left)
             if upg:
                 return None
-            return paid + self.upgrade_value(active) + self.best_effect(active, 1, li, False, left)
+            return paid + self.upgrade_value(active) + self.best_effect(active, 1, level, False, left)
         # Sponsor #5: a battery; advanced, or a battery's resource move
         base = self.battery
         if adv:
-            base = max(base, self.best_move(li) - self.battery)
-        return base + self.best_effect(active, upg, li, False, credits)
+            base = max(base, self.best_move(level) - self.battery)
+        return base + self.best_effect(active, upg, level, False, credits)
 
-    def best_move(self, li: int) -> float:
-        """Sponsor #5 advanced: the best resource move into or out of level ``li``."""
+    def best_move(self, level: int) -> float:
+        """Sponsor #5 advanced: the best resource move into or out of level ``level``."""
         if not self.batteries:
             return 0.0
         best = 0.0
         for other in range(NL):
-            if other != li:
-                best = max(best, self._move_gain(li, other), self._move_gain(other, li))
+            if other != level:
+                best = max(best, self._move_gain(level, other), self._move_gain(other, level))
         return best
 
     def _move_gain(self, src: int, dst: int) -> float:
@@ -362,32 +362,32 @@ class Valuer(SeatView):
             return 0.0
         best = 0.0
         for c in range(NC):
-            if self.res[src][c]:
+            if self.resources[src][c]:
                 best = max(best, self.change_value(src, c, -1) + self.change_value(dst, c, 1))
         return best
 
-    def plan(self, li: int, tile: int | None, col: list) -> float:
+    def plan(self, level: int, tile: int | None, col: list) -> float:
         """Best of the diver alone and the sponsor then the diver (``tile`` None: used)."""
-        key = (li, tile, tuple(col), self.free, self.credits, self.batteries, self.adv)
+        key = (level, tile, tuple(col), self.free_costs, self.credits, self.batteries, self.advanced)
         best = self._plans.get(key)
         if best is None:
-            active = col[LEVEL_SLOTS[li]]
-            best = self.best_effect(active, self.up[active], li, self.free, self.credits)
+            active = col[LEVEL_SLOTS[level]]
+            best = self.best_effect(active, self.upgraded[active], level, self.free_costs, self.credits)
             if tile is not None:
-                with_sponsor = self.sponsor_plan(li, tile, col, self.credits)
+                with_sponsor = self.sponsor_plan(level, tile, col, self.credits)
                 if with_sponsor is not None and with_sponsor > best:
                     best = with_sponsor
             self._plans[key] = best
         return best
 
-    def turn_value(self, li: int, tile: int | None, col: list, propellers: bool) -> float:
-        """The best turn at level ``li``, a propeller (one battery) bringing a diver."""
-        best = self.plan(li, tile, col)
+    def turn_value(self, level: int, tile: int | None, col: list, propellers: bool) -> float:
+        """The best turn at level ``level``, a propeller (one battery) bringing a diver."""
+        best = self.plan(level, tile, col)
         if propellers and self.batteries:
-            target = LEVEL_SLOTS[li]
+            target = LEVEL_SLOTS[level]
             for s in range(max(0, target - self.reach), min(NS - 1, target + self.reach) + 1):
                 if s != target:
-                    best = max(best, self.plan(li, tile, moved(col, s, target)) - self.battery - FUSS)
+                    best = max(best, self.plan(level, tile, moved(col, s, target)) - self.battery - FUSS)
         return best
 
     def column_value(self, col: list) -> float:
@@ -396,8 +396,8 @@ class Valuer(SeatView):
         value = self._columns.get(key)
         if value is None:
             value = self._columns[key] = sum(
-                self.best_effect(col[slot], self.up[col[slot]], li, False, self.credits)
-                for li, slot in enumerate(LEVEL_SLOTS)
+                self.best_effect(col[slot], self.upgraded[col[slot]], level, False, self.credits)
+                for level, slot in enumerate(LEVEL_SLOTS)
             )
         return value
 
@@ -406,16 +406,16 @@ class Valuer(SeatView):
         """PP and bonuses of a completion, plus the potential its level keeps, against
         the level's potential now. (Other levels that build toward the same card lose
         nothing real: a card completes only once.)"""
-        src, li = divmod(action - A.COMPLETE.start, NL)
+        src, level = divmod(action - A.COMPLETE.start, NL)
         k = self._contract_index(src)
         number, needs, _, _, _, _, _ = self.contracts[k]
-        counts = tuple(self.res[li])
+        counts = tuple(self.resources[level])
         if number:
             remainders = number_remainders(needs, counts, frozenset())
-            left = max((self.level_value(li, rest, k) for rest in remainders), default=0.0)
+            left = max((self.level_value(level, rest, k) for rest in remainders), default=0.0)
         else:
-            left = self.level_value(li, tuple(x - y for x, y in zip(counts, needs)), k)
-        return self._worth[li][k] + left - self.level_value(li, counts) + COMPLETE_PRIORITY
+            left = self.level_value(level, tuple(x - y for x, y in zip(counts, needs)), k)
+        return self._worth[level][k] + left - self.level_value(level, counts) + COMPLETE_PRIORITY
 
     def _contract_index(self, src: int) -> int:
         """Index in ``self.contracts`` of a complete action's source (public slot / hand slot)."""

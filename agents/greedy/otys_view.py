@@ -19,7 +19,7 @@ from envs.otys.effects import NUM_PHASES
 from envs.otys.observe import CONTRACT_FEATS, LAYOUT, TOKEN_FEATS
 
 NC, NL, NS = D.NUM_COLOURS, D.NUM_LEVELS, D.NUM_SLOTS
-LEVEL_SLOTS = tuple(D.level_slot(li) for li in range(NL))  # column slot of each level
+LEVEL_SLOTS = tuple(D.level_slot(level) for level in range(NL))  # column slot of each level
 NUM_KINDS = len(D.TOKEN_KINDS)
 MEMO_SIZE = 4096  # decoded pieces kept per memo (cleared when full)
 
@@ -132,10 +132,10 @@ def sponsors(o) -> tuple[tuple, tuple]:
 
 def _decode_sponsors(o) -> tuple[tuple, tuple]:
     tb, ab = OFFSETS["sponsor_tile"], OFFSETS["sponsor_advanced"]
-    tiles = [argmax(o, tb + li * D.NUM_SPONSORS, D.NUM_SPONSORS) for li in range(D.NUM_LEVELS)]
+    tiles = [argmax(o, tb + level * D.NUM_SPONSORS, D.NUM_SPONSORS) for level in range(D.NUM_LEVELS)]
     adv = [0] * D.NUM_SPONSORS
-    for li, tile in enumerate(tiles):
-        adv[tile] = int(o[ab + li])
+    for level, tile in enumerate(tiles):
+        adv[tile] = int(o[ab + level])
     return tuple(tiles), tuple(adv)
 
 
@@ -149,9 +149,9 @@ def token(o, at: int) -> tuple | None:
     return kind, colours, back
 
 
-def display_tokens(o, li: int) -> tuple:
-    """The two reward tokens on level ``li`` of the Colony display (None: empty)."""
-    at = OFFSETS["display"] + li * _DISPLAY_LEVEL
+def display_tokens(o, level: int) -> tuple:
+    """The two reward tokens on level ``level`` of the Colony display (None: empty)."""
+    at = OFFSETS["display"] + level * _DISPLAY_LEVEL
     return _memo(_display_memo, o[at : at + _DISPLAY_LEVEL].tobytes(), _decode_tokens, o, at)
 
 
@@ -169,16 +169,16 @@ class SeatView:
         self.phase = argmax(o, OFFSETS["phase"], NUM_PHASES)
         self.n = int(sum(o[_PRESENT]))
         col, up = column(o, 0)
-        self.col, self.up = list(col), list(up)
+        self.divers, self.upgraded = list(col), list(up)
         counts = list(map(int, o[_RESOURCES]))  # resources per level, colour by colour
-        self.res = [counts[at : at + NC] for at in range(0, NL * NC, NC)]
+        self.resources = [counts[at : at + NC] for at in range(0, NL * NC, NC)]
         self.spaces = [int(free) for free in o[_FREE_SPACE]]  # free spaces per level
-        self.cap = [sum(res) + room for res, room in zip(self.res, self.spaces)]
+        self.cap = [sum(res) + room for res, room in zip(self.resources, self.spaces)]
         self.credits = int(o[OFFSETS["credits"]])
         self.batteries = int(o[OFFSETS["batteries"]])
         self.reach = int(o[OFFSETS["max_move"]])
-        self.mech = int(o[OFFSETS["mechanic"]])
-        self.hack = int(o[OFFSETS["hacker"]])
+        self.mechanic = int(o[OFFSETS["mechanic"]])
+        self.hacker = int(o[OFFSETS["hacker"]])
         self.own_on_track = any(o[_TRACK])
         self.hand_size = int(o[OFFSETS["hand_size"]])
         self.deck = int(o[OFFSETS["deck_size"]])
@@ -192,15 +192,15 @@ class SeatView:
         self.store = [
             int(sum(rows[at : at + D.STORE_ROWS])) for at in range(0, NC * D.STORE_ROWS, D.STORE_ROWS)
         ]
-        tiles, self.adv = sponsors(o)  # the tile on each level, the side of each tile
+        tiles, self.advanced = sponsors(o)  # the tile on each level, the side of each tile
         self.sponsors = list(tiles)
         # (number card, needs, total, PP, bonus credits, bonus batteries, public)
         self.contracts_key, self.contracts, self.public_slots = contracts(o)
         self.round = o[OFFSETS["round"]]
         self.ended = bool(o[OFFSETS["end_triggered"]])
-        self.li = argmax(o, OFFSETS["key_level"], NL) if any(o[_KEY_LEVEL]) else -1
-        self.free = bool(o[OFFSETS["free_costs"]])
-        self.uses = int(o[OFFSETS["uses_left"]])
+        self.level = argmax(o, OFFSETS["key_level"], NL) if any(o[_KEY_LEVEL]) else -1
+        self.free_costs = bool(o[OFFSETS["free_costs"]])
+        self.uses_left = int(o[OFFSETS["uses_left"]])
 
     def surroundings(self) -> tuple[bytes, bytes, bytes]:
         """The other seats' divers and upgrades and the Colony display, as bytes."""

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from itertools import chain
 
-from . import actions as A
-from . import data as D
+from . import actions, data
 from .effects import CONTRACT_COLOUR
 
-NC = D.NUM_COLOURS
-# per level: the id of ``complete:pub0:<level>`` and the level's first index in ``res``
-_LEVELS = tuple((A.complete_id(0, li), li * NC) for li in range(D.NUM_LEVELS))
+NC = data.NUM_COLOURS
+# per level: the id of ``complete:pub0:<level>`` and the level's first index in ``resources``
+_LEVELS = tuple((actions.complete_id(0, level), level * NC) for level in range(data.NUM_LEVELS))
 
 
 class ContractsMixin:
@@ -25,28 +24,28 @@ class ContractsMixin:
 
     def _fits(self, card: int, base: int) -> bool:
         """Whether ``card`` can be completed with the resources at ``res[base:base+4]``."""
-        counts = self.res[self.seat][base : base + NC]
+        counts = self.resources[self.seat][base : base + NC]
         return self._fits_counts(card, counts, sorted(counts, reverse=True))
 
     def _fits_counts(self, card: int, counts: list, desc: list) -> bool:
         """``card`` against one level's colour counts (and the same sorted, descending):
         a number card fits iff its numbers, descending, fit the counts, descending."""
-        t = self.t
-        have = desc if t.contract_number[card] else counts
-        for need, got in zip(t.contract_needs[card], have):
+        tables = self.tables
+        have = desc if tables.contract_number[card] else counts
+        for need, got in zip(tables.contract_needs[card], have):
             if need > got:
                 return False
         return True
 
     def _fitting_cards(self, counts: tuple) -> int:
         """Bit set of the cards that one level's colour ``counts`` complete, memoised in
-        ``t.fits`` (it depends on the config's tables alone)."""
+        ``tables.fits`` (it depends on the config's tables alone)."""
         desc = sorted(counts, reverse=True)
         mask = 0
-        for card in range(self.t.num_contracts):
+        for card in range(self.tables.num_contracts):
             if self._fits_counts(card, counts, desc):
                 mask |= 1 << card
-        self.t.fits[counts] = mask
+        self.tables.fits[counts] = mask
         return mask
 
     def _fitting_levels(self) -> tuple[list, int]:
@@ -55,14 +54,14 @@ class ContractsMixin:
         bit sets. Kept per seat on the state while the seat's resources stay the same
         (checked by value, so it cannot go stale; clones and loaded states start
         without it)."""
-        p, r = self.seat, self.res[self.seat]
+        p, r = self.seat, self.resources[self.seat]
         kept = getattr(self, "_fitting", None)
         if kept is None or len(kept) != self.n:
             kept = self._fitting = [None] * self.n
         entry = kept[p]
         if entry is not None and entry[0] == r:
             return entry[1], entry[2]
-        fits, levels, union = self.t.fits, [], 0
+        fits, levels, union = self.tables.fits, [], 0
         for at, b in _LEVELS:
             counts = (r[b], r[b + 1], r[b + 2], r[b + 3])
             mask = fits.get(counts)
@@ -80,12 +79,12 @@ class ContractsMixin:
         if not union:
             return
         # the public cards, then the hand's (their sources numbered from HAND_SOURCE0)
-        sources = chain(enumerate(self.public), enumerate(self.hands[self.seat], A.HAND_SOURCE0))
+        sources = chain(enumerate(self.public), enumerate(self.hands[self.seat], actions.HAND_SOURCE0))
         for src, card in sources:
             if card >= 0 and union >> card & 1:
                 for at, mask in levels:
                     if mask >> card & 1:
-                        out.append(at + src * D.NUM_LEVELS)
+                        out.append(at + src * data.NUM_LEVELS)
 
     def _assignable(self, needs: tuple, i: int, used: list, counts: list) -> bool:
         """Whether numbers ``needs[i:]`` fit distinct unused colours (equal numbers in
@@ -104,62 +103,62 @@ class ContractsMixin:
 
     def _colour_options(self) -> list[int]:
         """Colours that may take the next number of the card being completed."""
-        needs = self.t.contract_needs[self.ctr]
-        base = self.ctr_lvl * NC
-        counts = self.res[self.seat][base : base + NC]
-        i = len(self.picks)
-        low = self.picks[-1] + 1 if i and needs[i] == needs[i - 1] else 0
+        needs = self.tables.contract_needs[self.contract]
+        base = self.contract_level * NC
+        counts = self.resources[self.seat][base : base + NC]
+        i = len(self.colour_picks)
+        low = self.colour_picks[-1] + 1 if i and needs[i] == needs[i - 1] else 0
         options = []
         for c in range(low, NC):
-            if c not in self.picks and counts[c] >= needs[i]:
-                self.picks.append(c)
-                if self._assignable(needs, i + 1, self.picks, counts):
+            if c not in self.colour_picks and counts[c] >= needs[i]:
+                self.colour_picks.append(c)
+                if self._assignable(needs, i + 1, self.colour_picks, counts):
                     options.append(c)
-                self.picks.pop()
+                self.colour_picks.pop()
         return options
 
     def _start_contract(self, action: int) -> None:
         """Complete a combination card now, or ask the colours of a number card."""
-        src, li = divmod(action - A.COMPLETE.start, D.NUM_LEVELS)
-        if src < A.HAND_SOURCE0:
+        src, level = divmod(action - actions.COMPLETE.start, data.NUM_LEVELS)
+        if src < actions.HAND_SOURCE0:
             card = self.public[src]
         else:
-            card = self.hands[self.seat][src - A.HAND_SOURCE0]
-        self.resume = self.phase
-        self.ctr, self.ctr_src, self.ctr_lvl = card, src, li
-        if self.t.contract_number[card]:
-            self.picks = []
+            card = self.hands[self.seat][src - actions.HAND_SOURCE0]
+        self.resume_phase = self.phase
+        self.contract, self.contract_source, self.contract_level = card, src, level
+        if self.tables.contract_number[card]:
+            self.colour_picks = []
             self.phase = CONTRACT_COLOUR
         else:
             self._finish_contract()
 
     def _finish_contract(self) -> None:
         """Pay the resources, score the card and its bonuses, discard, refill."""
-        t, p = self.t, self.seat
-        card, src, li = self.ctr, self.ctr_src, self.ctr_lvl
-        base = li * NC
-        r = self.res[p]
-        needs = t.contract_needs[card]
-        if t.contract_number[card]:
-            for need, c in zip(needs, self.picks):
+        tables, p = self.tables, self.seat
+        card, src, level = self.contract, self.contract_source, self.contract_level
+        base = level * NC
+        r = self.resources[p]
+        needs = tables.contract_needs[card]
+        if tables.contract_number[card]:
+            for need, c in zip(needs, self.colour_picks):
                 r[base + c] -= need
         else:
             for c in range(NC):
                 r[base + c] -= needs[c]
-        self.pp[p] += t.contract_pp[card]
-        self.credits[p] += t.contract_credits[card]
-        self.batteries[p] += t.contract_batteries[card]
-        token = self.rtok[p][li]
+        self.pp[p] += tables.contract_pp[card]
+        self.credits[p] += tables.contract_credits[card]
+        self.batteries[p] += tables.contract_batteries[card]
+        token = self.board_tokens[p][level]
         if token >= 0:  # permanent effect of the reward token on that level
-            if t.token_back[token] == D.BACK_CREDITS:
-                self.credits[p] += D.PERMANENT_CREDITS
+            if tables.token_back[token] == data.BACK_CREDITS:
+                self.credits[p] += data.PERMANENT_CREDITS
             else:
-                self.pp[p] += D.PERMANENT_PP
+                self.pp[p] += data.PERMANENT_PP
         self.discard.append(card)
-        if src < A.HAND_SOURCE0:
+        if src < actions.HAND_SOURCE0:
             self.public[src] = self._draw_card()
         else:
-            del self.hands[p][src - A.HAND_SOURCE0]
-        self.ctr = self.ctr_src = self.ctr_lvl = -1
-        self.picks = []
-        self.phase = self.resume
+            del self.hands[p][src - actions.HAND_SOURCE0]
+        self.contract = self.contract_source = self.contract_level = -1
+        self.colour_picks = []
+        self.phase = self.resume_phase

@@ -1,15 +1,14 @@
 """Diver, sponsor and reward-token effects of Otys (a mixin of ``rules.State``).
 
 Every method reads and writes the plain fields of :class:`envs.otys.rules.State`;
-the turn's player is ``self.seat`` and the key's level index ``self.lvl``. Effects
+the turn's player is ``self.seat`` and the key's level index ``self.level``. Effects
 that need a sub-choice set ``self.phase`` to a sub-decision; :meth:`_back` returns
-to ``self.resume`` (the step menu) once it is resolved.
+to ``self.resume_phase`` (the step menu) once it is resolved.
 """
 
 from __future__ import annotations
 
-from . import actions as A
-from . import data as D
+from . import actions, data
 
 # ----------------------------------------------------------------- phases
 (
@@ -46,21 +45,21 @@ NUM_PHASES = len(PHASE_NAMES)
 NO_PHASE = -1  # phase of a finished game
 
 SPONSOR_CREDIT_TILE, SPONSOR_DOUBLE_TILE, SPONSOR_KEY_TILE, SPONSOR_FLIP_TILE, SPONSOR_BATTERY_TILE = (
-    range(D.NUM_SPONSORS)
+    range(data.NUM_SPONSORS)
 )
-LAST_SLOT = D.NUM_SLOTS - 1
-LAST_LEVEL_SLOT = D.level_slot(D.NUM_LEVELS - 1)
+LAST_SLOT = data.NUM_SLOTS - 1
+LAST_LEVEL_SLOT = data.level_slot(data.NUM_LEVELS - 1)
 
 
 class EffectsMixin:
     """Divers (own and copied by a Spy), sponsors and reward tokens."""
 
     # ------------------------------------------------------------ small helpers
-    def _space(self, p: int, li: int) -> int:
-        """Free resource spaces on level ``li`` of seat ``p``."""
-        r = self.res[p]
-        b = li * D.NUM_COLOURS
-        return self.t.capacity[li] - r[b] - r[b + 1] - r[b + 2] - r[b + 3]
+    def _space(self, p: int, level: int) -> int:
+        """Free resource spaces on level ``level`` of seat ``p``."""
+        r = self.resources[p]
+        b = level * data.NUM_COLOURS
+        return self.tables.capacity[level] - r[b] - r[b + 1] - r[b + 2] - r[b + 3]
 
     def _neighbours(self) -> tuple[int, ...]:
         """(left, right) neighbours of the turn's player; one entry with two players."""
@@ -69,133 +68,133 @@ class EffectsMixin:
 
     def _draw_token(self) -> int:
         """Draw a reward token from the bag (refilled from the discards), or -1."""
-        if not self.bag and self.tdiscard:
-            pile = self.tdiscard
+        if not self.bag and self.token_discard:
+            pile = self.token_discard
             self.bag = [pile[i] for i in self.rng.permutation(len(pile)).tolist()]
-            self.tdiscard = []
+            self.token_discard = []
         return self.bag.pop() if self.bag else -1
 
     def _draw_card(self) -> int:
         """Draw the top contract of the deck (-1 when empty)."""
         if not self.deck:
             return -1
-        self.seen.pop()
+        self.deck_seen.pop()
         return self.deck.pop()
 
     def _return_key(self, p: int, code: int) -> None:
         """Put key ``code`` back where it belongs (own keys home, neutral to supply)."""
-        if code == D.NEUTRAL_X:
-            self.neutral += 1
+        if code == data.NEUTRAL_X:
+            self.neutral_supply += 1
         else:
-            self.home[p][code] = 1
+            self.keys_home[p][code] = 1
 
     def _cost(self, dtype: int, upg: int, depth: int) -> int:
         """Credits to use a diver's effect (Sponsor #1 advanced frees own divers)."""
-        if depth == 0 and self.free and dtype in D.SPONSOR1_FREE:
+        if depth == 0 and self.free_costs and dtype in data.SPONSOR1_FREE:
             return 0
-        return D.DIVER_COST[dtype][upg]
+        return data.DIVER_COST[dtype][upg]
 
     def _buy_cost(self, c: int, upg: int, depth: int) -> int:
         """Credits to buy the lowest resource of colour ``c`` from the store."""
-        if depth == 0 and self.free:
+        if depth == 0 and self.free_costs:
             return 0
-        cost = self.t.store_credits[self.store[c] - 1]
+        cost = self.tables.store_credits[self.store[c] - 1]
         if upg:
-            cost -= D.TRADER_UPGRADE_DISCOUNT
+            cost -= data.TRADER_UPGRADE_DISCOUNT
         return max(cost, 0)
 
     def _expert_bonus_ok(self, colour: int) -> bool:
         """Whether an upgraded Expert's bonus can be gained now."""
-        if colour == D.METAL:
-            return self.neutral > 0
-        if colour == D.TECH:
-            return any(code != D.NEUTRAL_X for code in self.track[self.seat])
+        if colour == data.METAL:
+            return self.neutral_supply > 0
+        if colour == data.TECH:
+            return any(code != data.NEUTRAL_X for code in self.hacker_track[self.seat])
         return True
 
     # ------------------------------------------------------------ diver options
     def _diver_options(self, dtype: int, upg: int, depth: int, budget: int, out: list) -> None:
         """Append the legal effect actions of a diver used by the turn's player."""
-        p, li = self.seat, self.lvl
-        if dtype <= D.TECH_EXPERT:
-            res_ok = self._space(p, li) > 0
+        p, level = self.seat, self.level
+        if dtype <= data.TECH_EXPERT:
+            res_ok = self._space(p, level) > 0
             bonus_ok = upg and self._expert_bonus_ok(dtype)
             if res_ok:
-                out.append(A.EXPERT_RESOURCE)
+                out.append(actions.EXPERT_RESOURCE)
             if bonus_ok:
-                out.append(A.EXPERT_BONUS)
+                out.append(actions.EXPERT_BONUS)
                 if res_ok:
-                    out.append(A.EXPERT_BOTH)
-        elif dtype == D.TRADER:
-            r = self.res[p]
-            b = li * D.NUM_COLOURS
-            bonus = D.TRADER_UPGRADE_BONUS if upg else 0
-            for c in range(D.NUM_COLOURS):
+                    out.append(actions.EXPERT_BOTH)
+        elif dtype == data.TRADER:
+            r = self.resources[p]
+            b = level * data.NUM_COLOURS
+            bonus = data.TRADER_UPGRADE_BONUS if upg else 0
+            for c in range(data.NUM_COLOURS):
                 row = self.store[c]
-                if r[b + c] and row < D.STORE_ROWS:
-                    out.append(A.sell_id(c, 0))
-                    if self.t.store_pp[row] + bonus > 0:
-                        out.append(A.sell_id(c, 1))
-            if self._space(p, li) > 0:
-                for c in range(D.NUM_COLOURS):
+                if r[b + c] and row < data.STORE_ROWS:
+                    out.append(actions.sell_id(c, 0))
+                    if self.tables.store_pp[row] + bonus > 0:
+                        out.append(actions.sell_id(c, 1))
+            if self._space(p, level) > 0:
+                for c in range(data.NUM_COLOURS):
                     if self.store[c] and self._buy_cost(c, upg, depth) <= budget:
-                        out.append(A.BUY.start + c)
-        elif dtype == D.SPY:
+                        out.append(actions.BUY.start + c)
+        elif dtype == data.SPY:
             cost = self._cost(dtype, upg, depth)
             if cost > budget:
                 return
-            if self.deck and len(self.hands[p]) < self.t.hand_limit:
-                out.append(A.SPY_DRAW)
-            for action, target in zip((A.SPY_LEFT, A.SPY_RIGHT), self._neighbours()):
+            if self.deck and len(self.hands[p]) < self.tables.hand_limit:
+                out.append(actions.SPY_DRAW)
+            for action, target in zip((actions.SPY_LEFT, actions.SPY_RIGHT), self._neighbours()):
                 if self._copy_ok(target, depth, budget - cost):
                     out.append(action)
-        elif dtype == D.ENGINEER:
+        elif dtype == data.ENGINEER:
             if self._cost(dtype, upg, depth) <= budget:
-                if self.mech[p] < len(self.t.moves) - 1:
-                    out.append(A.ENGINEER_MECHANIC)
-                if self.hack[p] < len(self.t.hacker_capacity) - 1:
-                    out.append(A.ENGINEER_HACKER)
+                if self.mechanic[p] < len(self.tables.moves) - 1:
+                    out.append(actions.ENGINEER_MECHANIC)
+                if self.hacker[p] < len(self.tables.hacker_capacity) - 1:
+                    out.append(actions.ENGINEER_HACKER)
         else:  # Explorer
             if self._cost(dtype, upg, depth) <= budget:
-                base = li * D.DISPLAY_TOKENS
-                for i in range(D.DISPLAY_TOKENS):
+                base = level * data.DISPLAY_TOKENS
+                for i in range(data.DISPLAY_TOKENS):
                     if self.display[base + i] >= 0:
-                        out.append(A.EXPLORE.start + i)
+                        out.append(actions.EXPLORE.start + i)
 
     def _copy_ok(self, target: int, depth: int, budget: int) -> bool:
         """Whether a Spy at ``depth`` may use ``target``'s diver at the key's level."""
-        dtype = self.col[target][D.level_slot(self.lvl)]
-        if dtype == D.SPY and depth > 0:
+        dtype = self.divers[target][data.level_slot(self.level)]
+        if dtype == data.SPY and depth > 0:
             return False  # no Spy chains
         opts: list[int] = []
-        self._diver_options(dtype, self.up[target][dtype], depth + 1, budget, opts)
+        self._diver_options(dtype, self.upgraded[target][dtype], depth + 1, budget, opts)
         return bool(opts)
 
     def _copied(self) -> tuple[int, int]:
         """(type, upgraded) of the diver the pending Spy copy uses."""
         target = self.copy_seat
-        dtype = self.col[target][D.level_slot(self.lvl)]
-        return dtype, self.up[target][dtype]
+        dtype = self.divers[target][data.level_slot(self.level)]
+        return dtype, self.upgraded[target][dtype]
 
     # ------------------------------------------------------------ diver effects
     def _use_diver(self, action: int, dtype: int, upg: int, depth: int) -> None:
         """Resolve one diver effect action; may open a sub-decision."""
-        p, li = self.seat, self.lvl
+        p, level = self.seat, self.level
         self.phase = STEP2
-        if dtype <= D.TECH_EXPERT:
-            if action != A.EXPERT_BONUS:
-                self.res[p][li * D.NUM_COLOURS + dtype] += 1
-            if action != A.EXPERT_RESOURCE:
+        if dtype <= data.TECH_EXPERT:
+            if action != actions.EXPERT_BONUS:
+                self.resources[p][level * data.NUM_COLOURS + dtype] += 1
+            if action != actions.EXPERT_RESOURCE:
                 self._expert_bonus(dtype)
-        elif dtype == D.TRADER:
+        elif dtype == data.TRADER:
             self._trade(action, upg, depth)
-        elif dtype == D.SPY:
+        elif dtype == data.SPY:
             cost = self._cost(dtype, upg, depth)
             self.credits[p] -= cost
-            if action == A.SPY_DRAW:
+            if action == actions.SPY_DRAW:
                 self._start_draw()
             else:
-                target = self._neighbours()[action - A.SPY_LEFT]
-                if self.t.spy_variant:
+                target = self._neighbours()[action - actions.SPY_LEFT]
+                if self.tables.spy_variant:
                     self.credits[target] += cost  # given to the opponent, not spent
                     self.copy_gift = cost
                     self.copy_marked = int(target not in self.marks)
@@ -204,51 +203,51 @@ class EffectsMixin:
                 self.copy_seat = target
                 self.copy_depth = depth + 1
                 self.phase = COPY
-        elif dtype == D.ENGINEER:
+        elif dtype == data.ENGINEER:
             self.credits[p] -= self._cost(dtype, upg, depth)
-            if action == A.ENGINEER_MECHANIC:
-                self.mech[p] += 1
+            if action == actions.ENGINEER_MECHANIC:
+                self.mechanic[p] += 1
             else:
-                self.hack[p] += 1
+                self.hacker[p] += 1
         else:  # Explorer: take a token, refill its space at once, resolve, place it
             self.credits[p] -= self._cost(dtype, upg, depth)
-            slot = li * D.DISPLAY_TOKENS + action - A.EXPLORE.start
-            self.tok = self.display[slot]
-            self.tok_board = 1
+            slot = level * data.DISPLAY_TOKENS + action - actions.EXPLORE.start
+            self.token = self.display[slot]
+            self.token_to_board = 1
             self.display[slot] = self._draw_token()
             self._resolve_token()
 
     def _expert_bonus(self, colour: int) -> None:
         """An upgraded Expert's bonus (the Tech Expert's opens a sub-decision)."""
         p = self.seat
-        if colour == D.METAL:
-            self.neutral -= D.EXPERT_NEUTRAL_KEYS
-            self.nx[p] += D.EXPERT_NEUTRAL_KEYS
-        elif colour == D.PLANT:
-            self.credits[p] += D.EXPERT_CREDIT
-        elif colour == D.FUEL:
-            self.batteries[p] += D.EXPERT_BATTERY
+        if colour == data.METAL:
+            self.neutral_supply -= data.EXPERT_NEUTRAL_KEYS
+            self.neutral_held[p] += data.EXPERT_NEUTRAL_KEYS
+        elif colour == data.PLANT:
+            self.credits[p] += data.EXPERT_CREDIT
+        elif colour == data.FUEL:
+            self.batteries[p] += data.EXPERT_BATTERY
         else:
             self.phase = RETURN_KEY
 
     def _trade(self, action: int, upg: int, depth: int) -> None:
         """A Trader sale (credits or PP) or purchase at the key's level."""
-        p, base = self.seat, self.lvl * D.NUM_COLOURS
-        if action >= A.BUY.start:
-            c = action - A.BUY.start
+        p, base = self.seat, self.level * data.NUM_COLOURS
+        if action >= actions.BUY.start:
+            c = action - actions.BUY.start
             self.credits[p] -= self._buy_cost(c, upg, depth)
             self.store[c] -= 1
-            self.res[p][base + c] += 1
+            self.resources[p][base + c] += 1
             return
-        c, payout = divmod(action - A.SELL.start, 2)
+        c, payout = divmod(action - actions.SELL.start, 2)
         row = self.store[c]
-        bonus = D.TRADER_UPGRADE_BONUS if upg else 0
-        self.res[p][base + c] -= 1
+        bonus = data.TRADER_UPGRADE_BONUS if upg else 0
+        self.resources[p][base + c] -= 1
         self.store[c] += 1
         if payout:
-            self.pp[p] += self.t.store_pp[row] + bonus
+            self.pp[p] += self.tables.store_pp[row] + bonus
         else:
-            self.credits[p] += self.t.store_credits[row] + bonus
+            self.credits[p] += self.tables.store_credits[row] + bonus
 
     def _undo_copy(self) -> None:
         """Designer's variant: the pending copy is declined, so it activated nothing;
@@ -264,7 +263,7 @@ class EffectsMixin:
     def _start_draw(self) -> None:
         """Draw up to 4 contracts for the keep decision."""
         drawn = []
-        while self.deck and len(drawn) < D.DRAW_COUNT:
+        while self.deck and len(drawn) < data.DRAW_COUNT:
             drawn.append(self._draw_card())
         self.drawn = drawn
         self.phase = KEEP
@@ -275,42 +274,42 @@ class EffectsMixin:
         rest = [c for i, c in enumerate(self.drawn) if i != index]
         self.hands[p].append(self.drawn[index])
         self.deck[0:0] = rest
-        self.seen[0:0] = [1 << p] * len(rest)
+        self.deck_seen[0:0] = [1 << p] * len(rest)
         self.drawn = []
         self._back()
 
     def _back(self) -> None:
         """A sub-decision is over: finish a reward token in play, return to the menu."""
-        tid = self.tok
+        tid = self.token
         if tid >= 0:
-            p, li = self.seat, self.lvl
-            if self.tok_board:  # Explorer: onto the board, replacing any token there
-                old = self.rtok[p][li]
+            p, level = self.seat, self.level
+            if self.token_to_board:  # Explorer: onto the board, replacing any token there
+                old = self.board_tokens[p][level]
                 if old >= 0:
-                    self.tdiscard.append(old)
-                self.rtok[p][li] = tid
+                    self.token_discard.append(old)
+                self.board_tokens[p][level] = tid
             else:  # Sponsor #2 advanced: discard, then refill the display space
-                self.tdiscard.append(tid)
-                self.display[self.tok_slot] = self._draw_token()
-            self.tok = -1
-        self.phase = self.resume
+                self.token_discard.append(tid)
+                self.display[self.token_slot] = self._draw_token()
+            self.token = -1
+        self.phase = self.resume_phase
 
     # ------------------------------------------------------------ reward tokens
     def _resolve_token(self) -> None:
-        """The immediate effect of the reward token ``self.tok``."""
-        p, t = self.seat, self.t
-        kind = t.token_kind[self.tok]
-        if kind == D.RESOURCE and self._space(p, self.lvl) > 0:
+        """The immediate effect of the reward token ``self.token``."""
+        p, tables = self.seat, self.tables
+        kind = tables.token_kind[self.token]
+        if kind == data.RESOURCE and self._space(p, self.level) > 0:
             self.phase = TOKEN_RESOURCE
-        elif kind == D.BATTERY:
-            self.batteries[p] += D.TOKEN_BATTERY
+        elif kind == data.BATTERY:
+            self.batteries[p] += data.TOKEN_BATTERY
             self._back()
-        elif kind == D.DRAW and self.deck and len(self.hands[p]) < t.hand_limit:
+        elif kind == data.DRAW and self.deck and len(self.hands[p]) < tables.hand_limit:
             self._start_draw()
-        elif kind == D.UPGRADE and not all(self.up[p]):
+        elif kind == data.UPGRADE and not all(self.upgraded[p]):
             self.phase = TOKEN_FLIP
-        elif kind == D.PRESTIGE:
-            self.pp[p] += D.TOKEN_PP
+        elif kind == data.PRESTIGE:
+            self.pp[p] += data.TOKEN_PP
             self._back()
         else:  # nothing the effect can do now
             self._back()
@@ -318,88 +317,88 @@ class EffectsMixin:
     # ------------------------------------------------------------ sponsors
     def _sponsor_ok(self) -> bool:
         """Whether the sponsor of the key's level can be used now."""
-        p, li = self.seat, self.lvl
-        tile = self.sponsors[li]
-        adv = self.adv[tile]
+        p, level = self.seat, self.level
+        tile = self.sponsors[level]
+        adv = self.advanced[tile]
         if tile == SPONSOR_DOUBLE_TILE and adv:
-            base = li * D.DISPLAY_TOKENS
+            base = level * data.DISPLAY_TOKENS
             return self.display[base] >= 0 or self.display[base + 1] >= 0
         if tile == SPONSOR_KEY_TILE and not adv:
-            return any(code != D.NEUTRAL_X for code in self.track[p])
+            return any(code != data.NEUTRAL_X for code in self.hacker_track[p])
         if tile == SPONSOR_FLIP_TILE:
-            if self.credits[p] < D.SPONSOR_UPGRADE_COST:
+            if self.credits[p] < data.SPONSOR_UPGRADE_COST:
                 return False
-            col, up = self.col[p], self.up[p]
+            column, upgraded = self.divers[p], self.upgraded[p]
             if adv:
-                return any(not up[col[s]] for s in range(D.SURFACE_SLOTS))
-            return not up[col[D.level_slot(li)]]
+                return any(not upgraded[column[s]] for s in range(data.SURFACE_SLOTS))
+            return not upgraded[column[data.level_slot(level)]]
         return True
 
     def _use_sponsor(self) -> None:
         """Use the sponsor of the key's level (may open a sub-decision)."""
-        p, li = self.seat, self.lvl
-        tile = self.sponsors[li]
-        adv = self.adv[tile]
+        p, level = self.seat, self.level
+        tile = self.sponsors[level]
+        adv = self.advanced[tile]
         self.sponsor_used = 1
-        self.resume = STEP1
+        self.resume_phase = STEP1
         if tile == SPONSOR_CREDIT_TILE:
             if adv:
-                self.free = 1
+                self.free_costs = 1
             else:
-                self.credits[p] += D.SPONSOR_CREDIT
+                self.credits[p] += data.SPONSOR_CREDIT
         elif tile == SPONSOR_DOUBLE_TILE:
             if adv:
                 self.phase = SPONSOR_TOKEN
             else:
-                self.uses = D.DOUBLE_USES
+                self.uses_left = data.DOUBLE_USES
         elif tile == SPONSOR_KEY_TILE:
             if adv:  # resurface the diver on level 5
-                col = self.col[p]
-                col.insert(0, col.pop(LAST_LEVEL_SLOT))
+                column = self.divers[p]
+                column.insert(0, column.pop(LAST_LEVEL_SLOT))
             else:
                 self.phase = RETURN_KEY
         elif tile == SPONSOR_FLIP_TILE:
             if adv:
                 self.phase = SPONSOR_FLIP
             else:
-                self._flip(D.level_slot(li), paid=True)
+                self._flip(data.level_slot(level), paid=True)
         else:
             if adv:
                 self.phase = SPONSOR5
             else:
-                self.batteries[p] += D.SPONSOR_BATTERY
+                self.batteries[p] += data.SPONSOR_BATTERY
 
     def _flip(self, slot: int, paid: bool) -> None:
         """Flip the diver in ``slot`` to its upgraded side (Sponsor #4: pay, gain PP)."""
         p = self.seat
-        self.up[p][self.col[p][slot]] = 1
+        self.upgraded[p][self.divers[p][slot]] = 1
         if paid:
-            self.credits[p] -= D.SPONSOR_UPGRADE_COST
-            self.pp[p] += D.SPONSOR_UPGRADE_PP
+            self.credits[p] -= data.SPONSOR_UPGRADE_COST
+            self.pp[p] += data.SPONSOR_UPGRADE_PP
 
     def _move_options(self, out: list) -> None:
         """Sponsor #5 advanced resource moves (a battery each)."""
-        p, li = self.seat, self.lvl
+        p, level = self.seat, self.level
         if not self.batteries[p]:
             return
-        r = self.res[p]
-        here = li * D.NUM_COLOURS
-        space_here = self._space(p, li) > 0
-        for c in range(D.NUM_COLOURS):
-            for other in range(D.NUM_LEVELS):
-                if other == li:
+        r = self.resources[p]
+        here = level * data.NUM_COLOURS
+        space_here = self._space(p, level) > 0
+        for c in range(data.NUM_COLOURS):
+            for other in range(data.NUM_LEVELS):
+                if other == level:
                     continue
                 if r[here + c] and self._space(p, other) > 0:
-                    out.append(A.move_id(c, 0, other))
-                if space_here and r[other * D.NUM_COLOURS + c]:
-                    out.append(A.move_id(c, 1, other))
+                    out.append(actions.move_id(c, 0, other))
+                if space_here and r[other * data.NUM_COLOURS + c]:
+                    out.append(actions.move_id(c, 1, other))
 
     def _move(self, action: int) -> None:
         """Spend a battery to move a resource out of / into the key's level."""
-        p, li = self.seat, self.lvl
-        rest, other = divmod(action - A.MOVE.start, D.NUM_LEVELS)
+        p, level = self.seat, self.level
+        rest, other = divmod(action - actions.MOVE.start, data.NUM_LEVELS)
         c, direction = divmod(rest, 2)
-        src, dst = (li, other) if direction == 0 else (other, li)
+        src, dst = (level, other) if direction == 0 else (other, level)
         self.batteries[p] -= 1
-        self.res[p][src * D.NUM_COLOURS + c] -= 1
-        self.res[p][dst * D.NUM_COLOURS + c] += 1
+        self.resources[p][src * data.NUM_COLOURS + c] -= 1
+        self.resources[p][dst * data.NUM_COLOURS + c] += 1

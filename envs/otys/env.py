@@ -26,7 +26,7 @@ from .rules import NUM_YIELDS, PP_SOURCES, YIELD_KINDS, State
 DECISIONS_PER_TURN = 128
 MAX_DECISIONS = D.MAX_ROUND_CAP * D.MAX_PLAYERS * DECISIONS_PER_TURN
 SCORE_SCALE = 18.0  # the end threshold: dense rewards are PP / 18
-SIDES = ("basic", "advanced")  # a sponsor tile's side, by its ``State.adv`` flag
+SIDES = ("basic", "advanced")  # a sponsor tile's side, by its ``State.advanced`` flag
 
 
 class OtysGame(Game):
@@ -74,18 +74,18 @@ class OtysGame(Game):
         n = state.n
         yields = {
             kind: [
-                [state.sp_yield[p][tile * NUM_YIELDS + k] for tile in range(D.NUM_SPONSORS)]
+                [state.sponsor_yield[p][tile * NUM_YIELDS + k] for tile in range(D.NUM_SPONSORS)]
                 for p in range(n)
             ]
             for k, kind in enumerate(YIELD_KINDS)
         }
         return {
             "sponsor_order": [tile + 1 for tile in state.sponsor_setup],
-            "sponsor_sides": [SIDES[side] for side in state.adv],
-            "sponsor_uses": [list(row) for row in state.sp_uses],
+            "sponsor_sides": [SIDES[side] for side in state.advanced],
+            "sponsor_uses": [list(row) for row in state.sponsor_uses],
             "sponsor_yield": yields,
             "pp_by_source": {
-                source: [state.pp_src[p][k] for p in range(n)] for k, source in enumerate(PP_SOURCES)
+                source: [state.pp_by_source[p][k] for p in range(n)] for k, source in enumerate(PP_SOURCES)
             },
             "pp": list(state.pp),
             "rounds": state.round,

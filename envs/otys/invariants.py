@@ -126,58 +126,59 @@ def check_invariants(s: rules.State, loaded: bool = False) -> None:
 
 
 def _check_seats(s, n: int, big: float) -> None:
-    t = s.t
+    tables = s.tables
     counters = (s.credits, s.batteries, s.pp)
     if not _rows_ok(counters, n, 0, big):  # (one pass; by name to find which)
         for name in ("credits", "batteries", "pp"):
             _ints(getattr(s, name), name, n, 0, big)
-    _ints(s.nx, "nx", n, 0, t.neutral_x_keys)
-    _ints(s.mech, "mech", n, 0, len(t.moves) - 1)
-    _ints(s.hack, "hack", n, 0, len(t.hacker_capacity) - 1)
-    _rows(s.up, "up", n, D.NUM_DIVERS, 0, 1)
-    _rows(s.col, "col", n, D.NUM_SLOTS, 0, D.NUM_DIVERS - 1)
-    if set(map(frozenset, s.col)) != _EVERY_DIVER:
+    _ints(s.neutral_held, "neutral_held", n, 0, tables.neutral_x_keys)
+    _ints(s.mechanic, "mechanic", n, 0, len(tables.moves) - 1)
+    _ints(s.hacker, "hacker", n, 0, len(tables.hacker_capacity) - 1)
+    _rows(s.upgraded, "upgraded", n, D.NUM_DIVERS, 0, 1)
+    _rows(s.divers, "divers", n, D.NUM_SLOTS, 0, D.NUM_DIVERS - 1)
+    if set(map(frozenset, s.divers)) != _EVERY_DIVER:
         for p in range(n):
-            if frozenset(s.col[p]) != _DIVERS:
-                _bad(f"col[{p}]", "does not hold each of the 8 divers once")
-    _rows(s.res, "res", n, D.NUM_LEVELS * NC, 0, max(t.capacity))
-    capacity = t.capacity
-    for p, r in enumerate(s.res):
+            if frozenset(s.divers[p]) != _DIVERS:
+                _bad(f"divers[{p}]", "does not hold each of the 8 divers once")
+    _rows(s.resources, "resources", n, D.NUM_LEVELS * NC, 0, max(tables.capacity))
+    capacity = tables.capacity
+    for p, r in enumerate(s.resources):
         held = [r[b] + r[b + 1] + r[b + 2] + r[b + 3] for b in _LEVEL_BASES]
         if any(map(gt, held, capacity)):
-            li = next(li for li in range(D.NUM_LEVELS) if held[li] > capacity[li])
-            _bad(f"res[{p}]", f"holds {held[li]} resources on level {li + 1}, whose capacity "
-                 f"is {capacity[li]}")
-    _rows(s.sp_uses, "sp_uses", n, D.NUM_SPONSORS, 0, big)
-    _rows(s.sp_yield, "sp_yield", n, D.NUM_SPONSORS * NUM_YIELDS, -big, big)
-    _rows(s.pp_src, "pp_src", n, len(PP_SOURCES), 0, big)
-    _ints(s.sp_base, "sp_base", NUM_YIELDS, 0, big)
-    _int(s.sp_tile, "sp_tile", -1, D.NUM_SPONSORS - 1)
+            level = next(level for level in range(D.NUM_LEVELS) if held[level] > capacity[level])
+            _bad(f"resources[{p}]", f"holds {held[level]} resources on level {level + 1}, "
+                 f"whose capacity is {capacity[level]}")
+    _rows(s.sponsor_uses, "sponsor_uses", n, D.NUM_SPONSORS, 0, big)
+    _rows(s.sponsor_yield, "sponsor_yield", n, D.NUM_SPONSORS * NUM_YIELDS, -big, big)
+    _rows(s.pp_by_source, "pp_by_source", n, len(PP_SOURCES), 0, big)
+    _ints(s.yield_base, "yield_base", NUM_YIELDS, 0, big)
+    _int(s.yield_tile, "yield_tile", -1, D.NUM_SPONSORS - 1)
 
 
 def _check_components(s, n: int) -> None:
     """Contracts, reward tokens, sponsors and the store."""
-    t = s.t
-    hands = _rows(s.hands, "hands", n, None, 0, t.num_contracts - 1, most=t.hand_limit)
-    places = [("deck", _ints(s.deck, "deck", None, 0, t.num_contracts - 1)),
-              ("public", _ints(s.public, "public", t.public, -1, t.num_contracts - 1)),
-              ("discard", _ints(s.discard, "discard", None, 0, t.num_contracts - 1)),
-              ("drawn", _ints(s.drawn, "drawn", None, 0, t.num_contracts - 1,
+    tables = s.tables
+    hands = _rows(s.hands, "hands", n, None, 0, tables.num_contracts - 1, most=tables.hand_limit)
+    places = [("deck", _ints(s.deck, "deck", None, 0, tables.num_contracts - 1)),
+              ("public", _ints(s.public, "public", tables.public, -1, tables.num_contracts - 1)),
+              ("discard", _ints(s.discard, "discard", None, 0, tables.num_contracts - 1)),
+              ("drawn", _ints(s.drawn, "drawn", None, 0, tables.num_contracts - 1,
                               most=D.DRAW_COUNT))]
     places += [(f"hands[{p}]", hand) for p, hand in enumerate(hands)]
-    _once(places, t.num_contracts, "contract",
+    _once(places, tables.num_contracts, "contract",
           "no deck, public card, discard pile, drawn cards or hand")
-    _ints(s.seen, "seen", len(s.deck), 0, (1 << n) - 1)
+    _ints(s.deck_seen, "deck_seen", len(s.deck), 0, (1 << n) - 1)
 
-    tok = _int(s.tok, "tok", -1, t.num_tokens - 1)
-    rtok = _rows(s.rtok, "rtok", n, D.NUM_LEVELS, -1, t.num_tokens - 1)
-    places = [("bag", _ints(s.bag, "bag", None, 0, t.num_tokens - 1)),
-              ("tok", [tok]),
-              ("tdiscard", _ints(s.tdiscard, "tdiscard", None, 0, t.num_tokens - 1)),
+    token = _int(s.token, "token", -1, tables.num_tokens - 1)
+    board_tokens = _rows(s.board_tokens, "board_tokens", n, D.NUM_LEVELS, -1, tables.num_tokens - 1)
+    places = [("bag", _ints(s.bag, "bag", None, 0, tables.num_tokens - 1)),
+              ("token", [token]),
+              ("token_discard",
+               _ints(s.token_discard, "token_discard", None, 0, tables.num_tokens - 1)),
               ("display", _ints(s.display, "display", D.NUM_LEVELS * D.DISPLAY_TOKENS, -1,
-                                t.num_tokens - 1))]
-    places += [(f"rtok[{p}]", row) for p, row in enumerate(rtok)]
-    _once(places, t.num_tokens, "reward token",
+                                tables.num_tokens - 1))]
+    places += [(f"board_tokens[{p}]", row) for p, row in enumerate(board_tokens)]
+    _once(places, tables.num_tokens, "reward token",
           "no bag, discard pile, display space, board or play")
 
     setup = _ints(s.sponsor_setup, "sponsor_setup", D.NUM_SPONSORS, 0, D.NUM_SPONSORS - 1)
@@ -189,11 +190,11 @@ def _check_components(s, n: int) -> None:
     sp = s.config.sponsors
     if sp.order and sponsors not in _rotations(tuple(k - 1 for k in sp.order)):
         _bad("sponsors", f"= {sponsors} is no rotation of the configured order")
-    adv = _ints(s.adv, "adv", D.NUM_SPONSORS, 0, 1)
+    adv = _ints(s.advanced, "advanced", D.NUM_SPONSORS, 0, 1)
     if sp.sides != "random":
         sides = [sp.sides] * D.NUM_SPONSORS if isinstance(sp.sides, str) else list(sp.sides)
         if adv != [int(side == "advanced") for side in sides]:
-            _bad("adv", f"= {adv} disagrees with the configured sponsor sides")
+            _bad("advanced", f"= {adv} disagrees with the configured sponsor sides")
     _ints(s.store, "store", NC, 0, D.STORE_ROWS)
 
 
@@ -219,11 +220,12 @@ def _rotations(tiles: tuple[int, ...]) -> list[list[int]]:
 
 
 def _check_keys(s, n: int) -> None:
-    t = s.t
+    tables = s.tables
     key = _int(s.key, "key", -1, D.NEUTRAL_X)
     seat = _int(s.seat, "seat", 0, n - 1)
-    home = _rows(s.home, "home", n, D.NUM_OWN_KEYS, 0, 1)
-    track = _rows(s.track, "track", n, None, 0, D.NEUTRAL_X, most=max(t.hacker_capacity))
+    home = _rows(s.keys_home, "keys_home", n, D.NUM_OWN_KEYS, 0, 1)
+    track = _rows(s.hacker_track, "hacker_track", n, None, 0, D.NEUTRAL_X,
+                  most=max(tables.hacker_capacity))
     for p in range(n):
         own = [k for k in track[p] if k != D.NEUTRAL_X]
         own += compress(_OWN_KEYS, home[p])
@@ -231,56 +233,57 @@ def _check_keys(s, n: int) -> None:
             own.append(key)
         if sorted(own) != _OWN_KEYS:
             k = next(k for k in _OWN_KEYS if own.count(k) != 1)
-            _bad(f"track[{p}]", f"and home[{p}] hold own key {D.KEY_NAMES[k]} {own.count(k)} "
-                 "times, not once")
-    neutral = _int(s.neutral, "neutral", 0, t.neutral_x_keys)
-    total = neutral + sum(s.nx) + sum(tr.count(D.NEUTRAL_X) for tr in track)
+            _bad(f"hacker_track[{p}]", f"and keys_home[{p}] hold own key {D.KEY_NAMES[k]} "
+                 f"{own.count(k)} times, not once")
+    neutral = _int(s.neutral_supply, "neutral_supply", 0, tables.neutral_x_keys)
+    total = neutral + sum(s.neutral_held) + sum(tr.count(D.NEUTRAL_X) for tr in track)
     total += key == D.NEUTRAL_X
-    if total != t.neutral_x_keys:
-        _bad("neutral", f"= {neutral}: the neutral X keys add up to {total}, not "
-             f"{t.neutral_x_keys}")
+    if total != tables.neutral_x_keys:
+        _bad("neutral_supply", f"= {neutral}: the neutral X keys add up to {total}, not "
+             f"{tables.neutral_x_keys}")
 
 
 def _check_turn(s, n: int) -> None:
-    t = s.t
+    tables = s.tables
     seat = s.seat
-    for name in ("end_triggered", "over", "capped", "sponsor_used", "free", "tok_board",
+    for name in ("end_triggered", "over", "capped", "sponsor_used", "free_costs", "token_to_board",
                  "copy_marked"):
         _int(getattr(s, name), name, 0, 1)
-    rnd = _int(s.round, "round", 1, t.round_cap)
+    rnd = _int(s.round, "round", 1, tables.round_cap)
     phase = _int(s.phase, "phase", NO_PHASE, NUM_PHASES - 1)
-    if s.end_triggered and max(s.pp) < t.end_pp:
-        _bad("end_triggered", f"is set, but no seat has the {t.end_pp} PP that trigger the end")
+    if s.end_triggered and max(s.pp) < tables.end_pp:
+        _bad("end_triggered", f"is set, but no seat has the {tables.end_pp} PP that trigger the end")
     if s.over or phase == NO_PHASE:
         if not (s.over and phase == NO_PHASE and s.actor == -1 and seat == n - 1):
             _bad("over", f"= {s.over} with phase {phase}, actor {s.actor}, seat {seat}: a "
                  "finished game has no phase, no actor, and ended on the last seat")
-        if not (s.end_triggered or rnd == t.round_cap) or s.capped != (not s.end_triggered):
+        if not (s.end_triggered or rnd == tables.round_cap) or s.capped != (not s.end_triggered):
             _bad("capped", f"= {s.capped}: a game ends on the PP target or, capped, on the "
                  "round cap")
         return
     if s.capped:
         _bad("capped", "is set before the game's end")
     key = s.key
-    lvl = _int(s.lvl, "lvl", -1, D.NUM_LEVELS - 1)
-    resume = _int(s.resume, "resume", KEY, STEP2)
-    uses = _int(s.uses, "uses", 0, D.DOUBLE_USES)
-    tok = s.tok
-    tok_slot = _int(s.tok_slot, "tok_slot", -1, D.NUM_LEVELS * D.DISPLAY_TOKENS - 1)
+    level = _int(s.level, "level", -1, D.NUM_LEVELS - 1)
+    resume = _int(s.resume_phase, "resume_phase", KEY, STEP2)
+    uses = _int(s.uses_left, "uses_left", 0, D.DOUBLE_USES)
+    token = s.token
+    token_slot = _int(s.token_slot, "token_slot", -1, D.NUM_LEVELS * D.DISPLAY_TOKENS - 1)
     copy_seat = _int(s.copy_seat, "copy_seat", -1, n - 1)
     copy_depth = _int(s.copy_depth, "copy_depth", 0, _MAX_COPY_DEPTH)
     copy_gift = _int(s.copy_gift, "copy_gift", 0, max(max(c) for c in D.DIVER_COST))
-    ctr = _int(s.ctr, "ctr", -1, t.num_contracts - 1)
-    ctr_src = _int(s.ctr_src, "ctr_src", -1, A.HAND_SOURCE0 + D.MAX_HAND - 1)
-    ctr_lvl = _int(s.ctr_lvl, "ctr_lvl", -1, D.NUM_LEVELS - 1)
-    picks = _ints(s.picks, "picks", None, 0, NC - 1, most=D.MAX_NUMBERS)
+    contract = _int(s.contract, "contract", -1, tables.num_contracts - 1)
+    contract_source = _int(s.contract_source, "contract_source", -1,
+                           A.HAND_SOURCE0 + D.MAX_HAND - 1)
+    contract_level = _int(s.contract_level, "contract_level", -1, D.NUM_LEVELS - 1)
+    picks = _ints(s.colour_picks, "colour_picks", None, 0, NC - 1, most=D.MAX_NUMBERS)
     marks = _ints(s.marks, "marks", None, 0, n - 1, most=2)
     neighbours = s._neighbours()
     if len(set(marks)) != len(marks) or not set(marks) <= set(neighbours):
         _bad("marks", f"= {marks} are not distinct neighbours of seat {seat}")
-    if marks and not t.spy_variant:
+    if marks and not tables.spy_variant:
         _bad("marks", "are set outside the designer's Spy variant")
-    if (copy_gift or s.copy_marked) and not t.spy_variant:
+    if (copy_gift or s.copy_marked) and not tables.spy_variant:
         _bad("copy_gift", "is set outside the designer's Spy variant")
     if copy_seat >= 0 and copy_seat not in neighbours:
         _bad("copy_seat", f"= {copy_seat} is not a neighbour of seat {seat}")
@@ -296,82 +299,91 @@ def _check_turn(s, n: int) -> None:
     if keyless:
         if key != -1:
             _bad("key", f"= {key} before a key is chosen (phase {phase})")
-        if (lvl == -1) == (phase == VARIANT):
-            _bad("lvl", f"= {lvl} in phase {phase}")
+        if (level == -1) == (phase == VARIANT):
+            _bad("level", f"= {level} in phase {phase}")
     else:
-        if key < 0 or lvl < 0:
-            _bad("key" if key < 0 else "lvl", f"is not set after the key was chosen (phase {phase})")
-        if key < D.OWN_X and lvl != key:
-            _bad("lvl", f"= {lvl}, but numbered key {D.KEY_NAMES[key]} opens level {key + 1}")
+        if key < 0 or level < 0:
+            _bad("key" if key < 0 else "level",
+                 f"is not set after the key was chosen (phase {phase})")
+        if key < D.OWN_X and level != key:
+            _bad("level", f"= {level}, but numbered key {D.KEY_NAMES[key]} opens level {key + 1}")
     if phase in MAIN:
         if resume != phase:
-            _bad("resume", f"= {resume} at main decision {phase}")
-        if s.sp_tile != -1:
-            _bad("sp_tile", "measures a sponsor's yield back at a main decision")
+            _bad("resume_phase", f"= {resume} at main decision {phase}")
+        if s.yield_tile != -1:
+            _bad("yield_tile", "measures a sponsor's yield back at a main decision")
     elif phase in _SPONSOR_PHASES:
         if resume != STEP1 or not s.sponsor_used:
-            _bad("resume", f"= {resume}: a sponsor's decision returns to step 1")
+            _bad("resume_phase", f"= {resume}: a sponsor's decision returns to step 1")
     elif phase != CONTRACT_COLOUR and resume == KEY:
-        _bad("resume", f"= {resume}: phase {phase} comes after the key")
+        _bad("resume_phase", f"= {resume}: phase {phase} comes after the key")
     if phase == KEY:
-        if s.sponsor_used or uses or s.free or copy_seat >= 0 or marks:
-            _bad("sponsor_used" if s.sponsor_used else "uses" if uses else "free" if s.free
+        if s.sponsor_used or uses or s.free_costs or copy_seat >= 0 or marks:
+            _bad("sponsor_used" if s.sponsor_used else "uses_left" if uses
+                 else "free_costs" if s.free_costs
                  else "copy_seat" if copy_seat >= 0 else "marks",
                  "is set before the turn's key is chosen")
     if phase == STEP1 and (not uses or copy_seat >= 0 or marks):
-        _bad("uses" if not uses else "copy_seat" if copy_seat >= 0 else "marks",
+        _bad("uses_left" if not uses else "copy_seat" if copy_seat >= 0 else "marks",
              "is not as step 1 leaves it (the diver unused, nothing copied)")
     if uses == D.DOUBLE_USES:
-        tile = s.sponsors[lvl] if lvl >= 0 else -1
-        if not s.sponsor_used or tile != rules.SPONSOR_DOUBLE_TILE or s.adv[tile]:
-            _bad("uses", f"= {uses} without Sponsor #2 basic")
-    if s.free and not s.sponsor_used:
-        _bad("free", "is set, but no sponsor was used")
+        tile = s.sponsors[level] if level >= 0 else -1
+        if not s.sponsor_used or tile != rules.SPONSOR_DOUBLE_TILE or s.advanced[tile]:
+            _bad("uses_left", f"= {uses} without Sponsor #2 basic")
+    if s.free_costs and not s.sponsor_used:
+        _bad("free_costs", "is set, but no sponsor was used")
 
     # the token in play
-    if tok >= 0:
-        if _TOKEN_KIND.get(phase) != t.token_kind[tok]:
-            _bad("tok", f"= {tok}, a {D.TOKEN_KINDS[t.token_kind[tok]]} token, in play in "
-                 f"phase {phase}")
-        if not s.tok_board and (tok_slot // D.DISPLAY_TOKENS != lvl or s.display[tok_slot] != -1):
-            _bad("tok_slot", f"= {tok_slot} is not the emptied display space of level {lvl + 1}")
+    if token >= 0:
+        if _TOKEN_KIND.get(phase) != tables.token_kind[token]:
+            _bad("token", f"= {token}, a {D.TOKEN_KINDS[tables.token_kind[token]]} token, "
+                 f"in play in phase {phase}")
+        emptied = token_slot // D.DISPLAY_TOKENS == level and s.display[token_slot] == -1
+        if not s.token_to_board and not emptied:
+            _bad("token_slot",
+                 f"= {token_slot} is not the emptied display space of level {level + 1}")
     elif phase in (TOKEN_RESOURCE, TOKEN_FLIP):
-        _bad("tok", f"= -1, but phase {phase} resolves a reward token")
+        _bad("token", f"= -1, but phase {phase} resolves a reward token")
 
     # the contract being completed
     if phase == CONTRACT_COLOUR:
-        if ctr < 0 or ctr_lvl < 0 or ctr_src < 0 or not t.contract_number[ctr]:
-            _bad("ctr", f"= {ctr} is not a specific-number contract being completed")
-        if ctr_src < A.HAND_SOURCE0:
-            held = s.public[ctr_src] if ctr_src < t.public else -1
+        if (contract < 0 or contract_level < 0 or contract_source < 0
+                or not tables.contract_number[contract]):
+            _bad("contract", f"= {contract} is not a specific-number contract being completed")
+        if contract_source < A.HAND_SOURCE0:
+            held = s.public[contract_source] if contract_source < tables.public else -1
         else:
             hand = s.hands[seat]
-            held = hand[ctr_src - A.HAND_SOURCE0] if ctr_src - A.HAND_SOURCE0 < len(hand) else -1
-        if held != ctr:
-            _bad("ctr_src", f"= {ctr_src} does not hold contract {ctr}")
-        needs = t.contract_needs[ctr]
-        counts = s.res[seat][ctr_lvl * NC : ctr_lvl * NC + NC]
+            slot = contract_source - A.HAND_SOURCE0
+            held = hand[slot] if slot < len(hand) else -1
+        if held != contract:
+            _bad("contract_source", f"= {contract_source} does not hold contract {contract}")
+        needs = tables.contract_needs[contract]
+        counts = s.resources[seat][contract_level * NC : contract_level * NC + NC]
         if len(picks) >= len(needs) or len(set(picks)) != len(picks):
-            _bad("picks", f"= {picks} are not distinct colours for the first of {list(needs)}")
+            _bad("colour_picks",
+                 f"= {picks} are not distinct colours for the first of {list(needs)}")
         for need, c in zip(needs, picks):
             if counts[c] < need:
-                _bad("picks", f"= {picks}: level {ctr_lvl + 1} lacks {need} {D.COLOUR_NAMES[c]}")
-    elif ctr != -1 or ctr_src != -1 or ctr_lvl != -1 or picks:
-        _bad("ctr" if ctr != -1 else "ctr_src" if ctr_src != -1 else "ctr_lvl" if ctr_lvl != -1
-             else "picks", "is set with no contract being completed")
+                _bad("colour_picks", f"= {picks}: level {contract_level + 1} lacks {need} "
+                     f"{D.COLOUR_NAMES[c]}")
+    elif contract != -1 or contract_source != -1 or contract_level != -1 or picks:
+        _bad("contract" if contract != -1 else "contract_source" if contract_source != -1
+             else "contract_level" if contract_level != -1 else "colour_picks",
+             "is set with no contract being completed")
 
     # the other sub-decisions: what they need is there
     p = seat
     if (phase == KEEP) != bool(s.drawn):
         _bad("drawn", f"holds {len(s.drawn)} cards in phase {phase}")
-    if phase == KEEP and len(s.hands[p]) >= t.hand_limit:
-        _bad(f"hands[{p}]", f"is full ({t.hand_limit}), yet a drawn card must be kept")
+    if phase == KEEP and len(s.hands[p]) >= tables.hand_limit:
+        _bad(f"hands[{p}]", f"is full ({tables.hand_limit}), yet a drawn card must be kept")
     if phase == COPY:
         if copy_seat < 0:
             _bad("copy_seat", "= -1, but a Spy's copy is pending")
         if resume != STEP2:
-            _bad("resume", f"= {resume}: a Spy's copy returns to step 2")
-        if t.spy_variant and s.credits[copy_seat] < copy_gift:
+            _bad("resume_phase", f"= {resume}: a Spy's copy returns to step 2")
+        if tables.spy_variant and s.credits[copy_seat] < copy_gift:
             _bad("copy_gift", f"= {copy_gift}, more than seat {copy_seat}'s credits to hand back")
         if s.copy_marked and copy_seat not in marks:
             _bad("copy_marked", f"is set, but seat {copy_seat} is not marked")
@@ -380,8 +392,8 @@ def _check_turn(s, n: int) -> None:
             _bad("marks", f"= {marks}: the variant's choice needs a marked seat with a battery")
     if phase == SPONSOR_FLIP and s.credits[p] < D.SPONSOR_UPGRADE_COST:
         _bad(f"credits[{p}]", f"= {s.credits[p]}: Sponsor #4 costs {D.SPONSOR_UPGRADE_COST}")
-    if phase == TOKEN_RESOURCE and s._space(p, lvl) <= 0:
-        _bad(f"res[{p}]", f"has no room on level {lvl + 1} for the token's resource")
+    if phase == TOKEN_RESOURCE and s._space(p, level) <= 0:
+        _bad(f"resources[{p}]", f"has no room on level {level + 1} for the token's resource")
     legal = s.legal_actions()
     if not legal:
         _bad("phase", f"= {phase} has no legal action for seat {s.actor}")

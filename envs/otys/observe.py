@@ -133,8 +133,8 @@ def write_observation(s: State, seat: int, out: np.ndarray) -> None:
     the rest by one copy of its tail after the observer's hand and the pending decision
     are filled in."""
     cache = getattr(s, "_obs_cache", None)
-    if cache is None or cache.t is not s.t or cache.n != s.n:
-        cache = s._obs_cache = new_cache(s.t, s.n)
+    if cache is None or cache.tables is not s.tables or cache.n != s.n:
+        cache = s._obs_cache = new_cache(s.tables, s.n)
     cache.update(s)
     # (mode "clip": the indices are valid, and it spares numpy a buffered copy)
     cache.seats.take(cache.orders[seat], out=out[:SEATS_END], mode="clip")
@@ -149,7 +149,7 @@ def write_observation(s: State, seat: int, out: np.ndarray) -> None:
 def _pending(s: State, seat: int, buf, cache: ObsCache) -> None:
     """The pending decision and its context, into the cache's zeroed tail buffer
     (zeros are left unwritten)."""
-    n, p, phase, li = s.n, s.seat, s.phase, s.lvl
+    n, p, phase, li = s.n, s.seat, s.phase, s.level
     buf[_PHASE + phase] = 1
     buf[_ACTOR + (s.actor - seat) % n] = 1
     buf[_TURN_SEAT + (p - seat) % n] = 1
@@ -158,32 +158,32 @@ def _pending(s: State, seat: int, buf, cache: ObsCache) -> None:
     rows = cache.contract_rows
     # a contract's colours can be asked before any key is chosen: write them first
     if phase == CONTRACT_COLOUR:
-        buf[_CONTRACT : _CONTRACT + CONTRACT_FEATS] = rows[s.ctr]
-        buf[_CONTRACT_LEVEL + s.ctr_lvl] = 1
-        for i, c in enumerate(s.picks):
+        buf[_CONTRACT : _CONTRACT + CONTRACT_FEATS] = rows[s.contract]
+        buf[_CONTRACT_LEVEL + s.contract_level] = 1
+        for i, c in enumerate(s.colour_picks):
             buf[_PICKS + i * D.NUM_COLOURS + c] = 1
     if li < 0:
         return
     buf[_KEY_LEVEL + li] = 1
     buf[_KEY_KIND + (s.key - D.OWN_X + 1 if s.key >= D.OWN_X else 0)] = 1
-    if s.uses:
-        buf[_USES_LEFT] = s.uses
+    if s.uses_left:
+        buf[_USES_LEFT] = s.uses_left
     if s.sponsor_used:
         buf[_SPONSOR_USED] = s.sponsor_used
-    if s.free:
-        buf[_FREE_COSTS] = s.free
-    dtype = s.col[p][D.SURFACE_SLOTS + li]  # the diver at the key's level
+    if s.free_costs:
+        buf[_FREE_COSTS] = s.free_costs
+    dtype = s.divers[p][D.SURFACE_SLOTS + li]  # the diver at the key's level
     buf[_ACTIVE_DIVER + dtype] = 1
-    if s.up[p][dtype]:
-        buf[_ACTIVE_UPGRADED] = s.up[p][dtype]
+    if s.upgraded[p][dtype]:
+        buf[_ACTIVE_UPGRADED] = s.upgraded[p][dtype]
     if phase == COPY:
         dtype, upg = s._copied()
         buf[_COPY_DIVER + dtype] = 1
         buf[_COPY_UPGRADED] = upg
         buf[_COPY_OWNER + (s.copy_seat - seat) % n] = 1
         buf[_COPY_DEPTH] = s.copy_depth
-    if s.tok >= 0:
-        buf[_TOKEN : _TOKEN + TOKEN_FEATS] = cache.token_rows[s.tok]
+    if s.token >= 0:
+        buf[_TOKEN : _TOKEN + TOKEN_FEATS] = cache.token_rows[s.token]
     if s.drawn:
         buf[_DRAWN_COUNT] = len(s.drawn)
         if phase == KEEP and seat == p:

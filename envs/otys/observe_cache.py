@@ -63,15 +63,15 @@ class ObsCache:
     ``orders[seat]`` the indices of the seat rows that make ``seat``'s seat blocks."""
 
     __slots__ = (
-        "t", "n", "cols", "row", "seat_buf", "seats", "seat_bytes", "tail_buf", "tail", "at",
+        "tables", "n", "cols", "row", "seat_buf", "seats", "seat_bytes", "tail_buf", "tail", "at",
         "hand_rows", "tokens", "contracts", "token_rows", "contract_rows", "kind_back", "orders",
         # snapshots: what each watched state field was when last written (None: never)
-        "col", "up", "res", "home", "track", "hack", "rtok", "mech", "hands", "credits",
-        "batteries", "pp", "nx", "table",
+        "divers", "upgraded", "resources", "keys_home", "hacker_track", "hacker", "board_tokens",
+        "mechanic", "hands", "credits", "batteries", "pp", "neutral_held", "table",
     )  # fmt: skip
 
     def __init__(self, t: Tables, n: int, offsets: dict, orders: list[np.ndarray]):
-        self.t, self.n, self.orders = t, n, orders
+        self.tables, self.n, self.orders = t, n, orders
         self.cols = cols = seat_columns(offsets)
         self.row = row = sum(seat_size(offsets, name) for name in SEAT_FIELDS)
         assert cols["upgraded"] == cols["divers"] + NSLOT * NDIV, "written together"
@@ -96,26 +96,26 @@ class ObsCache:
 
     def __reduce__(self):
         """A copy (``copy``, ``pickle``) is an empty cache: it rebuilds on first use."""
-        return _empty_cache, (self.t, self.n)
+        return _empty_cache, (self.tables, self.n)
 
     def update(self, s) -> None:
         """Bring every part in step with state ``s``."""
-        if s.col != self.col:
-            self._rewrite(s, s.col, self.col, ObsCache._divers)
-        if s.up != self.up:
-            self._rewrite(s, s.up, self.up, ObsCache._divers)
-        if s.res != self.res:
-            self._rewrite(s, s.res, self.res, ObsCache._resources)
-        if s.home != self.home:
-            self._rewrite(s, s.home, self.home, ObsCache._home)
-        if s.track != self.track:
-            self._rewrite(s, s.track, self.track, ObsCache._track)
-        if s.hack != self.hack:
-            self._rewrite(s, s.hack, self.hack, ObsCache._track)
-        if s.rtok != self.rtok:
-            self._rewrite(s, s.rtok, self.rtok, ObsCache._backs)
-        if s.mech != self.mech:
-            self._rewrite(s, s.mech, self.mech, ObsCache._mechanic)
+        if s.divers != self.divers:
+            self._rewrite(s, s.divers, self.divers, ObsCache._divers)
+        if s.upgraded != self.upgraded:
+            self._rewrite(s, s.upgraded, self.upgraded, ObsCache._divers)
+        if s.resources != self.resources:
+            self._rewrite(s, s.resources, self.resources, ObsCache._resources)
+        if s.keys_home != self.keys_home:
+            self._rewrite(s, s.keys_home, self.keys_home, ObsCache._home)
+        if s.hacker_track != self.hacker_track:
+            self._rewrite(s, s.hacker_track, self.hacker_track, ObsCache._track)
+        if s.hacker != self.hacker:
+            self._rewrite(s, s.hacker, self.hacker, ObsCache._track)
+        if s.board_tokens != self.board_tokens:
+            self._rewrite(s, s.board_tokens, self.board_tokens, ObsCache._backs)
+        if s.mechanic != self.mechanic:
+            self._rewrite(s, s.mechanic, self.mechanic, ObsCache._mechanic)
         if s.hands != self.hands:
             self._rewrite(s, s.hands, self.hands, ObsCache._hand)
         if s.credits != self.credits:
@@ -124,11 +124,11 @@ class ObsCache:
             self._rewrite(s, s.batteries, self.batteries, ObsCache._batteries)
         if s.pp != self.pp:
             self._rewrite(s, s.pp, self.pp, ObsCache._pp)
-        if s.nx != self.nx:
-            self._rewrite(s, s.nx, self.nx, ObsCache._neutral_held)
+        if s.neutral_held != self.neutral_held:
+            self._rewrite(s, s.neutral_held, self.neutral_held, ObsCache._neutral_held)
         table = (
-            s.round, s.end_triggered, s.neutral, len(s.deck), len(s.discard), s.sponsors,
-            s.adv, s.display, s.store, s.public, s.bag, s.tdiscard,
+            s.round, s.end_triggered, s.neutral_supply, len(s.deck), len(s.discard), s.sponsors,
+            s.advanced, s.display, s.store, s.public, s.bag, s.token_discard,
         )  # fmt: skip
         if table != self.table:
             self._table(s, table)
@@ -144,7 +144,7 @@ class ObsCache:
     # ---------------------------------------------------------------- one seat's row
     def _divers(self, s, q: int) -> None:
         """Diver per slot (one-hot) and upgraded flags (adjacent pieces)."""
-        col, up = s.col[q], s.up[q]
+        col, up = s.divers[q], s.upgraded[q]
         at = FLOAT * (q * self.row + self.cols["divers"])
         self.seat_bytes[at : at + _DIVER_BYTES] = b"".join(
             [_ONE_HOT[dtype] for dtype in col] + [_FLAG[up[dtype] != 0] for dtype in col]
@@ -152,44 +152,44 @@ class ObsCache:
 
     def _resources(self, s, q: int) -> None:
         """Resources and free spaces per level."""
-        r, buf, base = s.res[q], self.seat_buf, q * self.row
+        r, buf, base = s.resources[q], self.seat_buf, q * self.row
         _PACK[NLEV * NCOL].pack_into(buf, FLOAT * (base + self.cols["resources"]), *r)
         at = base + self.cols["free_space"]
-        for li, cap in enumerate(self.t.capacity):
+        for li, cap in enumerate(self.tables.capacity):
             b = li * NCOL
             buf[at + li] = cap - r[b] - r[b + 1] - r[b + 2] - r[b + 3]
 
     def _home(self, s, q: int) -> None:
         """Own keys on the player board."""
         at = FLOAT * (q * self.row + self.cols["keys_home"])
-        _PACK[NKEY].pack_into(self.seat_buf, at, *s.home[q])
+        _PACK[NKEY].pack_into(self.seat_buf, at, *s.keys_home[q])
 
     def _track(self, s, q: int) -> None:
         """Hacker track, its room and the Hacker improvements."""
         buf, base, cols = self.seat_buf, q * self.row, self.cols
-        track, hack = s.track[q], s.hack[q]
+        track, hack = s.hacker_track[q], s.hacker[q]
         at = base + cols["keys_track"]
         buf[at : at + NKEY] = _ZERO_KEYS
         for code in track:
             if code != D.NEUTRAL_X:
                 buf[at + code] = 1
         buf[base + cols["neutral_track"]] = track.count(D.NEUTRAL_X)
-        buf[base + cols["track_room"]] = self.t.hacker_capacity[hack] - len(track)
+        buf[base + cols["track_room"]] = self.tables.hacker_capacity[hack] - len(track)
         buf[base + cols["hacker"]] = hack
 
     def _backs(self, s, q: int) -> None:
         """Back of the reward token on each level (one-hot; none: zeros)."""
-        at, back = q * self.row + self.cols["reward_backs"], self.t.token_back
+        at, back = q * self.row + self.cols["reward_backs"], self.tables.token_back
         self.seat_buf[at : at + NLEV * NBACK] = _ZERO_BACKS
-        for li, tid in enumerate(s.rtok[q]):
+        for li, tid in enumerate(s.board_tokens[q]):
             if tid >= 0:
                 self.seat_buf[at + li * NBACK + back[tid]] = 1
 
     def _mechanic(self, s, q: int) -> None:
         """Mechanic improvements and the propeller reach."""
         base = q * self.row
-        self.seat_buf[base + self.cols["mechanic"]] = s.mech[q]
-        self.seat_buf[base + self.cols["max_move"]] = self.t.moves[s.mech[q]]
+        self.seat_buf[base + self.cols["mechanic"]] = s.mechanic[q]
+        self.seat_buf[base + self.cols["max_move"]] = self.tables.moves[s.mechanic[q]]
 
     def _hand(self, s, q: int) -> None:
         """Hand size, and the private contracts (copied out for their owner only)."""
@@ -209,7 +209,7 @@ class ObsCache:
         self.seat_buf[q * self.row + self.cols["pp"]] = s.pp[q]
 
     def _neutral_held(self, s, q: int) -> None:
-        self.seat_buf[q * self.row + self.cols["neutral_held"]] = s.nx[q]
+        self.seat_buf[q * self.row + self.cols["neutral_held"]] = s.neutral_held[q]
 
     # ---------------------------------------------------------------- the table
     def _table(self, s, table: tuple) -> None:
@@ -231,7 +231,7 @@ class ObsCache:
             self.tail[lo : lo + len(public) * CONTRACT_FEATS] = self.contracts[public].ravel()
         if s.bag != before[10]:
             self._bag(s)
-        if s.tdiscard != before[11]:
+        if s.token_discard != before[11]:
             self._discards(s)
         self.table = tuple(v[:] if type(v) is list else v for v in table)
 
@@ -240,7 +240,7 @@ class ObsCache:
         buf, at = self.tail_buf, self.at
         buf[at["round"]] = s.round
         buf[at["end_triggered"]] = s.end_triggered
-        buf[at["neutral_supply"]] = s.neutral
+        buf[at["neutral_supply"]] = s.neutral_supply
         buf[at["deck_size"]] = len(s.deck)
         buf[at["discard_size"]] = len(s.discard)
         buf[at["bag_size"]] = len(s.bag)
@@ -251,7 +251,7 @@ class ObsCache:
         self.tail[tile_at : adv_at + NLEV] = 0  # (the two pieces are adjacent)
         for li, tile in enumerate(s.sponsors):
             buf[tile_at + li * D.NUM_SPONSORS + tile] = 1
-            buf[adv_at + li] = s.adv[tile]
+            buf[adv_at + li] = s.advanced[tile]
 
     def _store(self, s) -> None:
         """Store occupancy per colour column and row."""
@@ -266,7 +266,7 @@ class ObsCache:
         self.tail[kinds : colours + NCOL] = 0  # (adjacent)
         for tid in s.bag:
             buf[kinds + self.kind_back[tid]] += 1
-            for c in self.t.token_colours[tid]:
+            for c in self.tables.token_colours[tid]:
                 buf[colours + c] += 1
         buf[self.at["bag_size"]] = len(s.bag)
 
@@ -274,14 +274,14 @@ class ObsCache:
         """Discarded reward tokens per effect and back."""
         lo = self.at["token_discard"]
         self.tail[lo : lo + NKIND * NBACK] = 0
-        for tid in s.tdiscard:
+        for tid in s.token_discard:
             self.tail_buf[lo + self.kind_back[tid]] += 1
 
 
 # the per-seat state fields the seat rows are made of (snapshot: one entry per seat)
 _PER_SEAT = (
-    "col", "up", "res", "home", "track", "hack", "rtok", "mech", "hands", "credits",
-    "batteries", "pp", "nx",
+    "divers", "upgraded", "resources", "keys_home", "hacker_track", "hacker", "board_tokens",
+    "mechanic", "hands", "credits", "batteries", "pp", "neutral_held",
 )  # fmt: skip
 _ZERO_KEYS, _ZERO_BACKS, _ZERO_HAND = zeros(NKEY), zeros(NLEV * NBACK), zeros(HAND_FEATS)
 _PACK = {size: Struct(f"{size}f") for size in (NKEY, NLEV * NCOL)}  # ints in, float32 out

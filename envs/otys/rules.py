@@ -25,8 +25,7 @@ import numpy as np
 from envs.core import TERMINAL, StateError, make_rng, rng_from_dict, rng_to_dict, validate
 from envs.core.rng import clone_rng
 
-from . import actions as A
-from . import data as D
+from . import actions, data
 from .config import Config, tables_for
 from .contracts import ContractsMixin
 from .effects import (
@@ -49,22 +48,37 @@ from .effects import (
     EffectsMixin,
 )
 
-NC = D.NUM_COLOURS
+NC = data.NUM_COLOURS
 MAIN_PHASES = (KEY, STEP1, STEP2)  # decision points where contracts may be completed
 
 # fields saved by to_dict, by how deep their lists nest (0: plain value)
 _FLAT = (
-    "n", "seat", "actor", "round", "end_triggered", "over", "capped", "phase",
-    "key", "lvl", "sponsor_used", "uses", "free", "resume", "tok", "tok_board",
-    "tok_slot", "copy_seat", "copy_depth", "ctr", "ctr_src", "ctr_lvl", "neutral",
-    "sp_tile", "copy_gift", "copy_marked",
+    "n", "seat", "actor", "round", "end_triggered", "over", "capped", "phase", "key",
+    "level", "sponsor_used", "uses_left", "free_costs", "resume_phase", "token",
+    "token_to_board", "token_slot", "copy_seat", "copy_depth", "contract", "contract_source",
+    "contract_level", "neutral_supply", "yield_tile", "copy_gift", "copy_marked",
 )  # fmt: skip
 _LISTS = (
-    "nx", "mech", "hack", "credits", "batteries", "pp", "sponsors", "adv", "display",
-    "bag", "tdiscard", "store", "public", "deck", "seen", "discard", "drawn", "picks",
-    "marks", "sponsor_setup", "sp_base",
+    "neutral_held", "mechanic", "hacker", "credits", "batteries", "pp", "sponsors", "advanced",
+    "display", "bag", "token_discard", "store", "public", "deck", "deck_seen", "discard",
+    "drawn", "colour_picks", "marks", "sponsor_setup", "yield_base",
 )  # fmt: skip
-_NESTED = ("col", "up", "res", "home", "track", "rtok", "hands", "sp_uses", "sp_yield", "pp_src")
+_NESTED = (
+    "divers", "upgraded", "resources", "keys_home", "hacker_track", "board_tokens", "hands",
+    "sponsor_uses", "sponsor_yield", "pp_by_source",
+)  # fmt: skip
+# saved keys renamed since (old key -> new key): saves made before the renames still load
+RENAMED_KEYS = {
+    "lvl": "level", "uses": "uses_left", "free": "free_costs", "resume": "resume_phase",
+    "tok": "token", "tok_board": "token_to_board", "tok_slot": "token_slot",
+    "ctr": "contract", "ctr_src": "contract_source", "ctr_lvl": "contract_level",
+    "neutral": "neutral_supply", "sp_tile": "yield_tile", "nx": "neutral_held",
+    "mech": "mechanic", "hack": "hacker", "adv": "advanced", "tdiscard": "token_discard",
+    "seen": "deck_seen", "picks": "colour_picks", "sp_base": "yield_base", "col": "divers",
+    "up": "upgraded", "res": "resources", "home": "keys_home", "track": "hacker_track",
+    "rtok": "board_tokens", "sp_uses": "sponsor_uses", "sp_yield": "sponsor_yield",
+    "pp_src": "pp_by_source",
+}  # fmt: skip
 
 # ---------------------------------------------------------------- record counters
 # Nothing below changes a game: these counters only feed ``OtysGame.game_summary``.
@@ -80,12 +94,12 @@ YIELD_CREDITS = YIELD_KINDS.index("credits")
 PP_SOURCES = ("contracts", "reward_backs", "store", "sponsors", "reward_tokens")
 PP_CONTRACTS, PP_BACKS, PP_STORE, PP_SPONSORS, PP_TOKENS = range(len(PP_SOURCES))
 _COUNTER_DEFAULTS = {  # counters missing from a state saved before they existed
-    "sp_tile": lambda s: -1,
+    "yield_tile": lambda s: -1,
     "sponsor_setup": lambda s: list(s.sponsors),
-    "sp_base": lambda s: [0] * NUM_YIELDS,
-    "sp_uses": lambda s: [[0] * D.NUM_SPONSORS for _ in range(s.n)],
-    "sp_yield": lambda s: [[0] * (D.NUM_SPONSORS * NUM_YIELDS) for _ in range(s.n)],
-    "pp_src": lambda s: [[0] * len(PP_SOURCES) for _ in range(s.n)],
+    "yield_base": lambda s: [0] * NUM_YIELDS,
+    "sponsor_uses": lambda s: [[0] * data.NUM_SPONSORS for _ in range(s.n)],
+    "sponsor_yield": lambda s: [[0] * (data.NUM_SPONSORS * NUM_YIELDS) for _ in range(s.n)],
+    "pp_by_source": lambda s: [[0] * len(PP_SOURCES) for _ in range(s.n)],
 }
 # every field a save may lack: the counters, and what the pending Spy copy did in the
 # designer's variant (a copy pending in such a save: declining it undoes nothing)
@@ -102,7 +116,7 @@ class State(ContractsMixin, EffectsMixin):
 
     def __init__(self, config: Config, rng: np.random.Generator, setup: bool = True):
         self.config = config
-        self.t = tables_for(config)
+        self.tables = tables_for(config)
         self.rng = rng
         self.num_players = self.n = config.num_players
         if setup:
@@ -111,54 +125,54 @@ class State(ContractsMixin, EffectsMixin):
     # ------------------------------------------------------------------ setup
     def _setup(self) -> None:
         """Deal the table (rulebook 'Setup'); every random choice comes from ``rng``."""
-        t, n, rng = self.t, self.n, self.rng
+        tables, n, rng = self.tables, self.n, self.rng
         sp = self.config.sponsors
         order = sp.order
         self.sponsors = (
-            [k - 1 for k in order] if order else rng.permutation(D.NUM_SPONSORS).tolist()
+            [k - 1 for k in order] if order else rng.permutation(data.NUM_SPONSORS).tolist()
         )
         if sp.sides == "random":
-            self.adv = rng.integers(0, 2, D.NUM_SPONSORS).tolist()
+            self.advanced = rng.integers(0, 2, data.NUM_SPONSORS).tolist()
         elif isinstance(sp.sides, str):
-            self.adv = [int(sp.sides == "advanced")] * D.NUM_SPONSORS
+            self.advanced = [int(sp.sides == "advanced")] * data.NUM_SPONSORS
         else:
-            self.adv = [int(side == "advanced") for side in sp.sides]
-        self.col, self.up, self.res = [], [], []
+            self.advanced = [int(side == "advanced") for side in sp.sides]
+        self.divers, self.upgraded, self.resources = [], [], []
         for _ in range(n):
-            self.col.append(rng.permutation(D.NUM_DIVERS).tolist())
-            self.up.append([0] * D.NUM_DIVERS)
-            res = [0] * (D.NUM_LEVELS * NC)
-            for li, c in zip(D.START_RESOURCE_LEVELS, rng.permutation(NC).tolist()):
-                res[li * NC + c] += 1
-            self.res.append(res)
-        self.home = [[1] * D.NUM_OWN_KEYS for _ in range(n)]
-        self.track = [[] for _ in range(n)]
-        self.rtok = [[-1] * D.NUM_LEVELS for _ in range(n)]
+            self.divers.append(rng.permutation(data.NUM_DIVERS).tolist())
+            self.upgraded.append([0] * data.NUM_DIVERS)
+            res = [0] * (data.NUM_LEVELS * NC)
+            for level, c in zip(data.START_RESOURCE_LEVELS, rng.permutation(NC).tolist()):
+                res[level * NC + c] += 1
+            self.resources.append(res)
+        self.keys_home = [[1] * data.NUM_OWN_KEYS for _ in range(n)]
+        self.hacker_track = [[] for _ in range(n)]
+        self.board_tokens = [[-1] * data.NUM_LEVELS for _ in range(n)]
         self.hands = [[] for _ in range(n)]
-        self.nx = [0] * n
-        self.mech = [0] * n
-        self.hack = [0] * n
-        self.credits = [t.start_credits] * n
-        self.batteries = [t.start_batteries] * n
+        self.neutral_held = [0] * n
+        self.mechanic = [0] * n
+        self.hacker = [0] * n
+        self.credits = [tables.start_credits] * n
+        self.batteries = [tables.start_batteries] * n
         self.pp = [0] * n
-        self.neutral = t.neutral_x_keys
-        self.bag = _shuffled(rng, list(range(t.num_tokens)))
-        self.tdiscard = []
-        self.display = [self._draw_token() for _ in range(D.NUM_LEVELS * D.DISPLAY_TOKENS)]
+        self.neutral_supply = tables.neutral_x_keys
+        self.bag = _shuffled(rng, list(range(tables.num_tokens)))
+        self.token_discard = []
+        self.display = [self._draw_token() for _ in range(data.NUM_LEVELS * data.DISPLAY_TOKENS)]
         self.store = [0] * NC
-        for c, count in zip(rng.permutation(NC).tolist(), D.STORE_SETUP):
+        for c, count in zip(rng.permutation(NC).tolist(), data.STORE_SETUP):
             self.store[c] = count
-        self.deck = _shuffled(rng, list(range(t.num_contracts)))
-        self.seen = [0] * len(self.deck)
+        self.deck = _shuffled(rng, list(range(tables.num_contracts)))
+        self.deck_seen = [0] * len(self.deck)
         self.discard = []
-        self.public = [self._draw_card() for _ in range(t.public)]
-        self.drawn, self.picks, self.marks = [], [], []
+        self.public = [self._draw_card() for _ in range(tables.public)]
+        self.drawn, self.colour_picks, self.marks = [], [], []
         self.sponsor_setup = list(self.sponsors)
-        self.sp_tile = -1
-        self.sp_base = [0] * NUM_YIELDS
-        self.sp_uses = [[0] * D.NUM_SPONSORS for _ in range(n)]
-        self.sp_yield = [[0] * (D.NUM_SPONSORS * NUM_YIELDS) for _ in range(n)]
-        self.pp_src = [[0] * len(PP_SOURCES) for _ in range(n)]
+        self.yield_tile = -1
+        self.yield_base = [0] * NUM_YIELDS
+        self.sponsor_uses = [[0] * data.NUM_SPONSORS for _ in range(n)]
+        self.sponsor_yield = [[0] * (data.NUM_SPONSORS * NUM_YIELDS) for _ in range(n)]
+        self.pp_by_source = [[0] * len(PP_SOURCES) for _ in range(n)]
         self.seat = 0
         self.round = 1
         self.end_triggered = self.over = self.capped = 0
@@ -168,14 +182,14 @@ class State(ContractsMixin, EffectsMixin):
         """Reset the turn's bookkeeping for ``seat``."""
         self.seat = self.actor = seat
         self.phase = KEY
-        self.key = self.lvl = -1
-        self.sponsor_used = self.uses = self.free = 0
-        self.resume = KEY
-        self.tok = self.tok_slot = -1
-        self.tok_board = 0
+        self.key = self.level = -1
+        self.sponsor_used = self.uses_left = self.free_costs = 0
+        self.resume_phase = KEY
+        self.token = self.token_slot = -1
+        self.token_to_board = 0
         self.copy_seat = -1
         self.copy_depth = self.copy_gift = self.copy_marked = 0
-        self.ctr = self.ctr_src = self.ctr_lvl = -1
+        self.contract = self.contract_source = self.contract_level = -1
         self.marks = []
 
     # ------------------------------------------------------------------ contract
@@ -191,16 +205,16 @@ class State(ContractsMixin, EffectsMixin):
         """Prestige points of each seat."""
         return list(self.pp)
 
-    def resources(self, p: int) -> int:
+    def resource_total(self, p: int) -> int:
         """Resources in seat ``p``'s search zone (the first tie-break)."""
-        return sum(self.res[p])
+        return sum(self.resources[p])
 
     def winners(self) -> list[int]:
         """Most PP; tie: most resources in the search zone; still tied: shared."""
         best = max(self.pp)
         tied = [p for p in range(self.n) if self.pp[p] == best]
-        most = max(self.resources(p) for p in tied)
-        return [p for p in tied if self.resources(p) == most]
+        most = max(self.resource_total(p) for p in tied)
+        return [p for p in tied if self.resource_total(p) == most]
 
     # ------------------------------------------------------------------ legal actions
     def legal_actions(self) -> list[int]:
@@ -208,186 +222,186 @@ class State(ContractsMixin, EffectsMixin):
         if self.over:
             return []
         out: list[int] = []
-        phase, p, li = self.phase, self.seat, self.lvl
+        phase, p, level = self.phase, self.seat, self.level
         if phase == KEY:
-            home = self.home[p]
-            out.extend(compress(A.KEY, home))  # the numbered keys still at home
-            if home[D.OWN_X]:
-                out.extend(A.XOWN)
-            if self.nx[p]:
-                out.extend(A.XNEUTRAL)
+            home = self.keys_home[p]
+            out.extend(compress(actions.KEY, home))  # the numbered keys still at home
+            if home[data.OWN_X]:
+                out.extend(actions.XOWN)
+            if self.neutral_held[p]:
+                out.extend(actions.XNEUTRAL)
             self._contract_options(out)
         elif phase == STEP1 or phase == STEP2:
             if phase == STEP1:
-                if self.key < D.OWN_X and self.batteries[p]:  # propellers, a battery each
-                    out.extend(A.prop_options(self.t.moves[self.mech[p]]))
+                if self.key < data.OWN_X and self.batteries[p]:  # propellers, a battery each
+                    out.extend(actions.prop_options(self.tables.moves[self.mechanic[p]]))
                 if not self.sponsor_used and self._sponsor_ok():
-                    out.append(A.SPONSOR)
+                    out.append(actions.SPONSOR)
             self._contract_options(out)
-            if self.uses:
-                dtype = self.col[p][D.level_slot(li)]
-                self._diver_options(dtype, self.up[p][dtype], 0, self.credits[p], out)
-            out.append(A.RESURFACE)
+            if self.uses_left:
+                dtype = self.divers[p][data.level_slot(level)]
+                self._diver_options(dtype, self.upgraded[p][dtype], 0, self.credits[p], out)
+            out.append(actions.RESURFACE)
             if self.batteries[p]:
-                out.append(A.OXYGEN)
+                out.append(actions.OXYGEN)
         elif phase == COPY:
             dtype, upg = self._copied()
             self._diver_options(dtype, upg, self.copy_depth, self.credits[p], out)
-            out.append(A.DECLINE)
+            out.append(actions.DECLINE)
         elif phase == KEEP:  # no decline: a draw starts only with room in the hand
-            out.extend(A.KEEP.start + i for i in range(len(self.drawn)))
+            out.extend(actions.KEEP.start + i for i in range(len(self.drawn)))
         elif phase == CONTRACT_COLOUR:
-            out.extend(A.COLOUR.start + c for c in self._colour_options())
+            out.extend(actions.COLOUR.start + c for c in self._colour_options())
         elif phase == TOKEN_RESOURCE:
-            out.extend(A.COLOUR.start + c for c in self.t.token_colours[self.tok])
-            out.append(A.DECLINE)
+            out.extend(actions.COLOUR.start + c for c in self.tables.token_colours[self.token])
+            out.append(actions.DECLINE)
         elif phase == RETURN_KEY:
-            out.extend(A.RETURN_KEY.start + k for k in self.track[p] if k != D.NEUTRAL_X)
+            out.extend(actions.RETURN_KEY.start + k for k in self.hacker_track[p] if k != data.NEUTRAL_X)
         elif phase == SPONSOR_FLIP or phase == TOKEN_FLIP:
-            col, up = self.col[p], self.up[p]
-            slots = D.SURFACE_SLOTS if phase == SPONSOR_FLIP else D.NUM_SLOTS
-            out.extend(A.FLIP.start + s for s in range(slots) if not up[col[s]])
+            column, upgraded = self.divers[p], self.upgraded[p]
+            slots = data.SURFACE_SLOTS if phase == SPONSOR_FLIP else data.NUM_SLOTS
+            out.extend(actions.FLIP.start + s for s in range(slots) if not upgraded[column[s]])
             if phase == TOKEN_FLIP:
-                out.append(A.DECLINE)
+                out.append(actions.DECLINE)
         elif phase == SPONSOR_TOKEN:
-            base = li * D.DISPLAY_TOKENS
+            base = level * data.DISPLAY_TOKENS
             out.extend(
-                A.TOKEN.start + i for i in range(D.DISPLAY_TOKENS) if self.display[base + i] >= 0
+                actions.TOKEN.start + i for i in range(data.DISPLAY_TOKENS) if self.display[base + i] >= 0
             )
         elif phase == SPONSOR5:
-            out.append(A.BATTERY)
+            out.append(actions.BATTERY)
             self._move_options(out)
         elif phase == VARIANT:
-            out.extend((A.RESURFACE, A.OXYGEN))
+            out.extend((actions.RESURFACE, actions.OXYGEN))
         out.sort()
         return out
 
     # ------------------------------------------------------------------ apply
     def apply_action(self, action: int) -> None:
         """Play one legal action of the pending decision (and keep the record counters)."""
-        phase, p, ctr_lvl = self.phase, self.seat, self.ctr_lvl
+        phase, p, ctr_lvl = self.phase, self.seat, self.contract_level
         pp = self.pp[p]
-        if action in A.COMPLETE:
+        if action in actions.COMPLETE:
             self._start_contract(action)
         elif phase == KEY:
             self._choose_key(action)
         elif phase == STEP1 or phase == STEP2:
-            if action == A.RESURFACE or action == A.OXYGEN:
-                self._end_turn(action == A.OXYGEN)
-            elif action in A.PROP:
-                s, t = A.PROP_PAIRS[action - A.PROP.start]
+            if action == actions.RESURFACE or action == actions.OXYGEN:
+                self._end_turn(action == actions.OXYGEN)
+            elif action in actions.PROP:
+                source, target = actions.PROP_PAIRS[action - actions.PROP.start]
                 self.batteries[p] -= 1
-                col = self.col[p]
-                col.insert(t, col.pop(s))
-            elif action == A.SPONSOR:
-                tile = self.sponsors[self.lvl]
-                self.sp_uses[p][tile] += 1
+                column = self.divers[p]
+                column.insert(target, column.pop(source))
+            elif action == actions.SPONSOR:
+                tile = self.sponsors[self.level]
+                self.sponsor_uses[p][tile] += 1
                 self._open_sponsor(p, tile)
                 self._use_sponsor()
             else:  # a diver effect: step 2 begins (or goes on)
-                tile = self.sponsors[self.lvl]
-                if self.uses == 1 and self.sponsor_used and tile == SPONSOR_DOUBLE_TILE and not self.adv[tile]:
+                tile = self.sponsors[self.level]
+                if self.uses_left == 1 and self.sponsor_used and tile == SPONSOR_DOUBLE_TILE and not self.advanced[tile]:
                     self._open_sponsor(p, tile)  # Sponsor #2 basic: the second use
-                self.uses -= 1
-                self.resume = STEP2
-                dtype = self.col[p][D.level_slot(self.lvl)]
-                if self.free:
+                self.uses_left -= 1
+                self.resume_phase = STEP2
+                dtype = self.divers[p][data.level_slot(self.level)]
+                if self.free_costs:
                     self._count_saving(p, action, dtype)
-                self._use_diver(action, dtype, self.up[p][dtype], 0)
+                self._use_diver(action, dtype, self.upgraded[p][dtype], 0)
         elif phase == COPY:
-            if action == A.DECLINE:
-                if self.t.spy_variant:
+            if action == actions.DECLINE:
+                if self.tables.spy_variant:
                     self._undo_copy()
                 self._back()
             else:
                 dtype, upg = self._copied()
                 self._use_diver(action, dtype, upg, self.copy_depth)
         elif phase == KEEP:
-            self._keep(action - A.KEEP.start)
+            self._keep(action - actions.KEEP.start)
         elif phase == CONTRACT_COLOUR:
-            self.picks.append(action - A.COLOUR.start)
-            if len(self.picks) == len(self.t.contract_needs[self.ctr]):
+            self.colour_picks.append(action - actions.COLOUR.start)
+            if len(self.colour_picks) == len(self.tables.contract_needs[self.contract]):
                 self._finish_contract()
         elif phase == TOKEN_RESOURCE:
-            if action != A.DECLINE:
-                self.res[p][self.lvl * NC + action - A.COLOUR.start] += 1
+            if action != actions.DECLINE:
+                self.resources[p][self.level * NC + action - actions.COLOUR.start] += 1
             self._back()
         elif phase == RETURN_KEY:
-            code = action - A.RETURN_KEY.start
-            self.track[p].remove(code)
-            self.home[p][code] = 1
+            code = action - actions.RETURN_KEY.start
+            self.hacker_track[p].remove(code)
+            self.keys_home[p][code] = 1
             self._back()
         elif phase == SPONSOR_FLIP or phase == TOKEN_FLIP:
-            if action != A.DECLINE:
-                self._flip(action - A.FLIP.start, paid=phase == SPONSOR_FLIP)
+            if action != actions.DECLINE:
+                self._flip(action - actions.FLIP.start, paid=phase == SPONSOR_FLIP)
             self._back()
         elif phase == SPONSOR_TOKEN:
-            slot = self.lvl * D.DISPLAY_TOKENS + action - A.TOKEN.start
-            self.tok, self.tok_slot, self.tok_board = self.display[slot], slot, 0
+            slot = self.level * data.DISPLAY_TOKENS + action - actions.TOKEN.start
+            self.token, self.token_slot, self.token_to_board = self.display[slot], slot, 0
             self.display[slot] = -1
             self._resolve_token()
         elif phase == SPONSOR5:
-            if action == A.BATTERY:
-                self.batteries[p] += D.SPONSOR_BATTERY
+            if action == actions.BATTERY:
+                self.batteries[p] += data.SPONSOR_BATTERY
             else:
                 self._move(action)
             self._back()
         elif phase == VARIANT:
-            self._variant(action == A.OXYGEN)
+            self._variant(action == actions.OXYGEN)
         else:
             raise StateError(f"no decision is pending (phase {phase})")
         if self.pp[p] != pp:
             self._count_pp(action, phase, ctr_lvl, p, self.pp[p] - pp)
-        if self.sp_tile >= 0 and (self.phase == STEP1 or self.phase == STEP2):
+        if self.yield_tile >= 0 and (self.phase == STEP1 or self.phase == STEP2):
             self._close_sponsor(p)
 
     # ------------------------------------------------------------------ record counters
     def _stats(self, p: int) -> list[int]:
         """Seat ``p``'s amounts in ``YIELD_KINDS`` order."""
         return [
-            self.pp[p], self.credits[p], self.batteries[p], sum(self.res[p]),
-            len(self.hands[p]), sum(self.up[p]), sum(self.home[p]),
+            self.pp[p], self.credits[p], self.batteries[p], sum(self.resources[p]),
+            len(self.hands[p]), sum(self.upgraded[p]), sum(self.keys_home[p]),
         ]  # fmt: skip
 
     def _open_sponsor(self, p: int, tile: int) -> None:
         """Start measuring what ``tile`` yields to the turn's player."""
-        self.sp_tile = tile
-        self.sp_base = self._stats(p)
+        self.yield_tile = tile
+        self.yield_base = self._stats(p)
 
     def _close_sponsor(self, p: int) -> None:
         """The step menu is back: add what the sponsor yielded since it was used."""
-        row, at = self.sp_yield[p], self.sp_tile * NUM_YIELDS
-        for k, (now, then) in enumerate(zip(self._stats(p), self.sp_base)):
+        row, at = self.sponsor_yield[p], self.yield_tile * NUM_YIELDS
+        for k, (now, then) in enumerate(zip(self._stats(p), self.yield_base)):
             row[at + k] += now - then
-        self.sp_tile = -1
+        self.yield_tile = -1
 
     def _count_saving(self, p: int, action: int, dtype: int) -> None:
         """Sponsor #1 advanced: the credits an own diver's effect would have cost."""
-        upg = self.up[p][dtype]
-        if dtype == D.TRADER:
-            if action < A.BUY.start or action >= A.BUY.stop:
+        upg = self.upgraded[p][dtype]
+        if dtype == data.TRADER:
+            if action < actions.BUY.start or action >= actions.BUY.stop:
                 return
-            cost = self.t.store_credits[self.store[action - A.BUY.start] - 1]
-            saved = max(cost - (D.TRADER_UPGRADE_DISCOUNT if upg else 0), 0)
-        elif dtype in D.SPONSOR1_FREE:
-            saved = D.DIVER_COST[dtype][upg]
+            cost = self.tables.store_credits[self.store[action - actions.BUY.start] - 1]
+            saved = max(cost - (data.TRADER_UPGRADE_DISCOUNT if upg else 0), 0)
+        elif dtype in data.SPONSOR1_FREE:
+            saved = data.DIVER_COST[dtype][upg]
         else:
             return
-        self.sp_yield[p][SPONSOR_CREDIT_TILE * NUM_YIELDS + YIELD_CREDITS] += saved
+        self.sponsor_yield[p][SPONSOR_CREDIT_TILE * NUM_YIELDS + YIELD_CREDITS] += saved
 
     def _count_pp(self, action: int, phase: int, ctr_lvl: int, p: int, gained: int) -> None:
         """Credit the PP one action gained to its source (``ctr_lvl``: the level of the
         number card whose colours were being chosen)."""
-        row = self.pp_src[p]
-        if phase == CONTRACT_COLOUR or action in A.COMPLETE:
-            li = ctr_lvl if phase == CONTRACT_COLOUR else (action - A.COMPLETE.start) % D.NUM_LEVELS
-            token = self.rtok[p][li]
-            back = D.PERMANENT_PP if token >= 0 and self.t.token_back[token] == D.BACK_PP else 0
+        row = self.pp_by_source[p]
+        if phase == CONTRACT_COLOUR or action in actions.COMPLETE:
+            level = ctr_lvl if phase == CONTRACT_COLOUR else (action - actions.COMPLETE.start) % data.NUM_LEVELS
+            token = self.board_tokens[p][level]
+            back = data.PERMANENT_PP if token >= 0 and self.tables.token_back[token] == data.BACK_PP else 0
             row[PP_BACKS] += back
             row[PP_CONTRACTS] += gained - back
-        elif action in A.SELL:
+        elif action in actions.SELL:
             row[PP_STORE] += gained
-        elif action in A.EXPLORE:
+        elif action in actions.EXPLORE:
             row[PP_TOKENS] += gained  # a PP token's immediate effect
         else:  # Sponsor #4's flip, or a PP token through Sponsor #2 advanced
             row[PP_SPONSORS] += gained
@@ -395,22 +409,22 @@ class State(ContractsMixin, EffectsMixin):
     def _choose_key(self, action: int) -> None:
         """Take a key (an X key rotates the sponsors before anything else)."""
         p = self.seat
-        block, li = divmod(action - A.KEY.start, D.NUM_LEVELS)
+        block, level = divmod(action - actions.KEY.start, data.NUM_LEVELS)
         if block == 0:
-            self.home[p][li] = 0
-            self.key = li
+            self.keys_home[p][level] = 0
+            self.key = level
         else:
             if block == 1:
-                self.home[p][D.OWN_X] = 0
-                self.key = D.OWN_X
+                self.keys_home[p][data.OWN_X] = 0
+                self.key = data.OWN_X
             else:
-                self.nx[p] -= 1
-                self.key = D.NEUTRAL_X
+                self.neutral_held[p] -= 1
+                self.key = data.NEUTRAL_X
             s = self.sponsors
             self.sponsors = [s[-1]] + s[:-1]
-        self.lvl = li
-        self.uses = 1
-        self.phase = self.resume = STEP1
+        self.level = level
+        self.uses_left = 1
+        self.phase = self.resume_phase = STEP1
 
     # ------------------------------------------------------------------ step 3
     def _end_turn(self, oxygen: bool) -> None:
@@ -420,10 +434,10 @@ class State(ContractsMixin, EffectsMixin):
             self.batteries[p] -= 1
             self.marks = []  # the Spy stays down, so do the divers it used
         else:
-            col = self.col[p]
-            col.insert(0, col.pop(D.level_slot(self.lvl)))
-        track = self.track[p]
-        if len(track) >= self.t.hacker_capacity[self.hack[p]]:
+            column = self.divers[p]
+            column.insert(0, column.pop(data.level_slot(self.level)))
+        track = self.hacker_track[p]
+        if len(track) >= self.tables.hacker_capacity[self.hacker[p]]:
             for code in track:
                 self._return_key(p, code)
             self._return_key(p, self.key)
@@ -449,16 +463,16 @@ class State(ContractsMixin, EffectsMixin):
         if oxygen:
             self.batteries[target] -= 1
         else:
-            col = self.col[target]
-            col.insert(0, col.pop(D.level_slot(self.lvl)))
+            column = self.divers[target]
+            column.insert(0, column.pop(data.level_slot(self.level)))
         self._run_marks()
 
     def _next_turn(self) -> None:
         """End checks (18 PP ends the game at the end of the round; the round cap)."""
-        if max(self.pp) >= self.t.end_pp:
+        if max(self.pp) >= self.tables.end_pp:
             self.end_triggered = 1
         if self.seat == self.n - 1:
-            if self.end_triggered or self.round >= self.t.round_cap:
+            if self.end_triggered or self.round >= self.tables.round_cap:
                 self.over = 1
                 self.capped = int(not self.end_triggered)
                 self.phase = NO_PHASE
@@ -478,7 +492,7 @@ class State(ContractsMixin, EffectsMixin):
         fields = {name: mine[name] for name in _FLAT}
         fields.update({name: mine[name][:] for name in _LISTS})
         fields.update({name: [x[:] for x in mine[name]] for name in _NESTED})
-        fields["config"], fields["t"] = self.config, self.t
+        fields["config"], fields["tables"] = self.config, self.tables
         fields["num_players"] = self.num_players
         fields["rng"] = clone_rng(self.rng)
         other.__dict__.update(fields)
@@ -500,13 +514,14 @@ class State(ContractsMixin, EffectsMixin):
         return out
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> State:
+    def from_dict(cls, saved: dict[str, Any]) -> State:
         """Inverse of :meth:`to_dict`; raises StateError naming the field on bad data,
         including a state no game can reach (``invariants.check_invariants``)."""
         from .invariants import check_invariants
 
-        if not isinstance(data, dict) or data.get("game") != "otys":
+        if not isinstance(saved, dict) or saved.get("game") != "otys":
             raise StateError("not a saved Otys state")
+        saved = {RENAMED_KEYS.get(key, key): value for key, value in saved.items()}
 
         def whole(value, name: str) -> int:  # an integer as saved: no bool, float or text
             if not isinstance(value, int) or isinstance(value, bool):
@@ -514,18 +529,18 @@ class State(ContractsMixin, EffectsMixin):
             return value
 
         try:
-            config = validate(Config, data["config"])
-            state = cls(config, rng_from_dict(data["rng"]), setup=False)
-            missing = [name for name in _DEFAULTS if name not in data]
+            config = validate(Config, saved["config"])
+            state = cls(config, rng_from_dict(saved["rng"]), setup=False)
+            missing = [name for name in _DEFAULTS if name not in saved]
             for name in _FLAT:
                 if name not in missing:
-                    setattr(state, name, whole(data[name], name))
+                    setattr(state, name, whole(saved[name], name))
             for name in _LISTS:
                 if name not in missing:
-                    setattr(state, name, [whole(v, name) for v in data[name]])
+                    setattr(state, name, [whole(v, name) for v in saved[name]])
             for name in _NESTED:
                 if name not in missing:
-                    setattr(state, name, [[whole(v, name) for v in x] for x in data[name]])
+                    setattr(state, name, [[whole(v, name) for v in x] for x in saved[name]])
             for name in missing:  # saved before these fields existed
                 setattr(state, name, _DEFAULTS[name](state))
         except StateError:  # the generator's, naming its field
@@ -541,8 +556,8 @@ class State(ContractsMixin, EffectsMixin):
         order and the generator. A hand card being completed is revealed: it stays."""
         other = self.clone()
         bit = 1 << seat
-        revealed = (self.seat, self.ctr_src - A.HAND_SOURCE0)
-        if self.phase != CONTRACT_COLOUR or self.ctr_src < A.HAND_SOURCE0:
+        revealed = (self.seat, self.contract_source - actions.HAND_SOURCE0)
+        if self.phase != CONTRACT_COLOUR or self.contract_source < actions.HAND_SOURCE0:
             revealed = (-1, -1)
         hidden = [
             (q, j)
@@ -551,7 +566,7 @@ class State(ContractsMixin, EffectsMixin):
             for j in range(len(self.hands[q]))
             if (q, j) != revealed
         ]
-        unknown = [i for i, m in enumerate(other.seen) if not m & bit]
+        unknown = [i for i, m in enumerate(other.deck_seen) if not m & bit]
         pool = [self.hands[q][j] for q, j in hidden] + [self.deck[i] for i in unknown]
         foreign_draw = bool(self.drawn) and self.actor != seat
         if foreign_draw:

@@ -167,7 +167,7 @@ def test_completes_the_contract_it_can_during_its_turn():
 
 def test_brings_the_expert_that_completes_a_contract():
     s = bare()
-    s.col[0] = column("Tr Sp En Ex Mx Px Fx Tx")  # level 3: the Plant Expert
+    s.divers[0] = column("Tr Sp En Ex Mx Px Fx Tx")  # level 3: the Plant Expert
     s.credits[0] = s.batteries[0] = 0  # no Spy, Engineer, Explorer or propeller
     s.hands[0] = [contract_id("MMPP")]
     set_res(s, 0, 3, "MMP")
@@ -184,7 +184,7 @@ def test_store_sale_payout_follows_what_credits_are_still_worth():
                                            (True, False, "sell:T:pp"),
                                            (False, True, "sell:T:pp")):
         s = bare_with("Tr", 1)  # level 1: the Trader, under Sponsor #1 basic
-        s.up[0][TRADER] = int(upgraded)
+        s.upgraded[0][TRADER] = int(upgraded)
         s.end_triggered = int(last_round)
         set_res(s, 0, 1, "T")  # a resource no contract wants
         s.store = [2, 1, 1, 0]  # the tech column is empty: its sale lands on the top row
@@ -194,7 +194,7 @@ def test_store_sale_payout_follows_what_credits_are_still_worth():
 
 def test_an_upgraded_trader_takes_pp_on_the_bottom_row():
     s = bare_with("Tr", 1)
-    s.up[0][TRADER] = 1
+    s.upgraded[0][TRADER] = 1
     set_res(s, 0, 1, "F")
     s.store = [0, 0, 2, 0]  # the fuel sale lands on row 2: 2 credits or 1 PP
     play(s, "key:L1", "sponsor")

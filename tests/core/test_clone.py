@@ -17,7 +17,7 @@ from envs.core.observer import owned_cache
 from envs.core.rng import DoubleDraws, clone_rng, make_rng
 
 GAMES_PER_SETUP = 3
-SHARED = {"config", "table", "t"}  # immutable config and tables, shared on purpose
+SHARED = {"config", "table", "tables"}  # immutable config and tables, shared on purpose
 CACHES = {"_obs_cache", "_fitting"}  # rebuilt by the state that uses them
 
 

@@ -279,7 +279,7 @@ def test_a_deck_of_twenty_thousand_cards_is_refused():
     _, saved = _saved("otys_v0", 10, num_players=3)
     state = saved["state"]
     state["deck"] = (state["deck"] * 20_000)[:20_000]
-    state["seen"] = (state["seen"] * 20_000)[:20_000]
+    state["deck_seen"] = (state["deck_seen"] * 20_000)[:20_000]
     _refused("otys_v0", saved, "deck", num_players=3)
     _, saved = _saved("oceanos_v0", 3, num_players=4)
     saved["state"]["decks"][0] = (saved["state"]["decks"][0] * 20_000)[:20_000]

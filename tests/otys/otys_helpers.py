@@ -42,14 +42,14 @@ def position(n: int = 2, order=(1, 2, 3, 4, 5), sides="basic", **config) -> Stat
     )
     s = State(cfg, make_rng(0))
     for p in range(n):
-        s.col[p] = column(DEFAULT_COLUMN)
-        s.up[p] = [0] * D.NUM_DIVERS
-        s.res[p] = [0] * (D.NUM_LEVELS * D.NUM_COLOURS)
+        s.divers[p] = column(DEFAULT_COLUMN)
+        s.upgraded[p] = [0] * D.NUM_DIVERS
+        s.resources[p] = [0] * (D.NUM_LEVELS * D.NUM_COLOURS)
         s.credits[p] = 3
         s.batteries[p] = 1
         s.pp[p] = 0
         s.hands[p] = []
-        s.rtok[p] = [-1] * D.NUM_LEVELS
+        s.board_tokens[p] = [-1] * D.NUM_LEVELS
     s.store = [0] * D.NUM_COLOURS
     return s
 
@@ -58,13 +58,13 @@ def set_res(s: State, p: int, level: int, text: str) -> None:
     """Set the resources of level ``level`` (1-5) of seat ``p`` from letters 'MMP'."""
     base = (level - 1) * D.NUM_COLOURS
     for c, letter in enumerate(D.COLOUR_LETTERS):
-        s.res[p][base + c] = text.count(letter)
+        s.resources[p][base + c] = text.count(letter)
 
 
 def res(s: State, p: int, level: int) -> str:
     """The resources of a level as sorted letters ('MMP')."""
     base = (level - 1) * D.NUM_COLOURS
-    return "".join(D.COLOUR_LETTERS[c] * s.res[p][base + c] for c in range(D.NUM_COLOURS))
+    return "".join(D.COLOUR_LETTERS[c] * s.resources[p][base + c] for c in range(D.NUM_COLOURS))
 
 
 def names(s: State) -> set[str]:
@@ -89,7 +89,7 @@ def legal(s: State, name: str) -> bool:
 
 def divers(s: State, p: int) -> str:
     """The column of seat ``p`` as short names."""
-    return " ".join(D.DIVER_SHORT[t] for t in s.col[p])
+    return " ".join(D.DIVER_SHORT[t] for t in s.divers[p])
 
 
 def with_diver_at(short: str, level: int, **config) -> State:
@@ -97,7 +97,7 @@ def with_diver_at(short: str, level: int, **config) -> State:
     s = position(**config)
     others = [w for w in DEFAULT_COLUMN.split() if w != short]
     others.insert(D.SURFACE_SLOTS - 1 + level, short)
-    s.col[0] = column(" ".join(others))
+    s.divers[0] = column(" ".join(others))
     return s
 
 

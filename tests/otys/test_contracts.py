@@ -112,7 +112,7 @@ def test_contract_bonuses(needs, credits, batteries):
 )
 def test_reward_token_permanent_effect_on_completion(back, credits, pp):
     s = position()
-    s.rtok[0][2] = token_id("battery", back)
+    s.board_tokens[0][2] = token_id("battery", back)
     s.hands[0] = [contract_id("MPF"), contract_id("PFT")]
     set_res(s, 0, 3, "MPF")
     set_res(s, 0, 4, "PFT")
@@ -125,11 +125,11 @@ def test_reward_token_permanent_effect_on_completion(back, credits, pp):
 def test_public_contract_is_replaced_from_the_deck():
     s = position()
     s.public = [contract_id("TT"), 25]
-    s.deck, s.seen = [7, 9], [0, 0]
+    s.deck, s.deck_seen = [7, 9], [0, 0]
     set_res(s, 0, 1, "TT")
     play(s, "key:L2", "complete:pub0:L1")
     assert s.public == [9, 25] and s.deck == [7] and s.pp[0] == 1 and s.batteries[0] == 2
-    s.deck, s.seen = [], []
+    s.deck, s.deck_seen = [], []
     s.public[1] = contract_id("MM")
     set_res(s, 0, 3, "MM")
     play(s, "complete:pub1:L3")

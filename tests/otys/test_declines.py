@@ -22,14 +22,14 @@ FOUR_KEEPS = {"keep:0", "keep:1", "keep:2", "keep:3"}
 # ------------------------------------------------------------------ draw 4, keep 1
 def test_spy_draw_offers_only_the_drawn_cards():
     s = position()
-    s.deck, s.seen = [10, 11, 12, 13, 14, 15], [0] * 6
+    s.deck, s.deck_seen = [10, 11, 12, 13, 14, 15], [0] * 6
     play(s, "key:L3", "spy:draw")
     assert s.phase == KEEP and names(s) == FOUR_KEEPS
 
 
 def test_copied_spy_draw_offers_only_the_drawn_cards():
     s = position(n=3)  # everyone's Spy on level 3: the copied Spy may only draw
-    s.deck, s.seen = [10, 11, 12, 13, 14], [0] * 5
+    s.deck, s.deck_seen = [10, 11, 12, 13, 14], [0] * 5
     play(s, "key:L3", "spy:left", "spy:draw")
     assert s.phase == KEEP and names(s) == FOUR_KEEPS
 
@@ -37,7 +37,7 @@ def test_copied_spy_draw_offers_only_the_drawn_cards():
 @pytest.mark.parametrize("via", ["explorer", "sponsor 2 advanced"])
 def test_draw_token_offers_only_the_drawn_cards(via):
     s = position(sides="advanced" if via != "explorer" else "basic")
-    s.deck, s.seen = [1, 2, 3, 4, 5], [0] * 5
+    s.deck, s.deck_seen = [1, 2, 3, 4, 5], [0] * 5
     if via == "explorer":
         s.display[8] = DRAW_PP  # level 5
         play(s, "key:L5", "explore:0")
@@ -49,7 +49,7 @@ def test_draw_token_offers_only_the_drawn_cards(via):
 
 def test_short_deck_keeps_one_of_what_was_drawn():
     s = position()
-    s.deck, s.seen = [3], [0]
+    s.deck, s.deck_seen = [3], [0]
     play(s, "key:L3", "spy:draw")
     assert names(s) == {"keep:0"}
     play(s, "keep:0")
@@ -59,7 +59,7 @@ def test_short_deck_keeps_one_of_what_was_drawn():
 def test_a_draw_with_room_for_one_card_fills_the_hand_and_no_further_draw_is_offered():
     s = position(n=2, order=(1, 3, 2, 4, 5), components={"hand_limit": 2})  # Sponsor #2 on level 3
     s.hands[0] = [20]
-    s.deck, s.seen = [1, 2, 3, 4, 5, 6], [0] * 6
+    s.deck, s.deck_seen = [1, 2, 3, 4, 5, 6], [0] * 6
     play(s, "key:L3", "sponsor", "spy:draw")  # two Spy uses this turn
     assert names(s) == FOUR_KEEPS
     play(s, "keep:0")
@@ -72,7 +72,7 @@ def variant(n: int = 2, **config) -> State:
     """A variant position; the opponents' Plant Expert sits on level 3 (a free copy)."""
     s = position(n=n, spy_designer_variant=True, **config)
     for q in range(1, n):
-        s.col[q] = column("Mx Fx Tx Tr En Px Sp Ex")
+        s.divers[q] = column("Mx Fx Tx Tr En Px Sp Ex")
     return s
 
 
@@ -83,7 +83,7 @@ def test_variant_declined_copy_gives_nothing_and_marks_nothing():
     play(s, "decline")
     assert s.credits == [3, 3] and s.marks == [] and s.phase == STEP2
     play(s, "resurface")  # nothing of the opponent's resurfaces, no question
-    assert s.phase != VARIANT and s.seat == 1 and s.col[1] == column("Mx Fx Tx Tr En Px Sp Ex")
+    assert s.phase != VARIANT and s.seat == 1 and s.divers[1] == column("Mx Fx Tx Tr En Px Sp Ex")
 
 
 def test_variant_declined_then_taken_copy_pays_the_opponent_once():
@@ -106,7 +106,7 @@ def test_variant_declined_copy_keeps_a_mark_made_before_it():
 
 def test_variant_declined_copy_by_an_upgraded_spy_unmarks():
     s = variant()
-    s.up[0][D.SPY] = 1  # free: nothing to give
+    s.upgraded[0][D.SPY] = 1  # free: nothing to give
     play(s, "key:L3", "spy:left")
     assert s.credits == [3, 3] and s.marks == [1]
     play(s, "decline")
@@ -115,7 +115,7 @@ def test_variant_declined_copy_by_an_upgraded_spy_unmarks():
 
 def test_variant_declined_copy_under_sponsor_1_advanced():
     s = with_diver_at("Sp", 1, n=2, sides="advanced", spy_designer_variant=True)
-    s.col[1] = column("Mx Fx Tx Px Tr En Sp Ex")  # opponent's Plant Expert on level 1
+    s.divers[1] = column("Mx Fx Tx Px Tr En Sp Ex")  # opponent's Plant Expert on level 1
     play(s, "key:L1", "sponsor", "spy:left")  # own Spy free: nothing given
     assert s.credits == [3, 3] and s.marks == [1]
     play(s, "decline")
@@ -125,8 +125,8 @@ def test_variant_declined_copy_under_sponsor_1_advanced():
 @pytest.mark.parametrize("copied_spy_upgraded", [0, 1])
 def test_variant_nested_decline_undoes_only_the_inner_copy(copied_spy_upgraded):
     s = position(n=3, spy_designer_variant=True)  # everyone's Spy on level 3
-    s.col[2] = column("Mx Px Fx Tx Tr En Sp Ex")  # right neighbour: Engineer on level 3
-    s.up[1][D.SPY] = copied_spy_upgraded
+    s.divers[2] = column("Mx Px Fx Tx Tr En Sp Ex")  # right neighbour: Engineer on level 3
+    s.upgraded[1][D.SPY] = copied_spy_upgraded
     play(s, "key:L3", "spy:left")  # own Spy (1 credit to seat 1) copies seat 1's Spy
     assert s.credits == [2, 4, 3] and s.marks == [1]
     play(s, "spy:right")  # seat 1's Spy (paid to seat 2 unless upgraded) copies seat 2

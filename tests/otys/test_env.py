@@ -57,8 +57,8 @@ def test_resample_changes_what_is_hidden_and_keeps_what_is_known():
     s.hands = [[0, 1], [2, 3, 4], [5]]
     s.public = [20, 21, 22]
     s.deck = list(range(6, 20)) + list(range(23, 32))
-    s.seen = [0] * len(s.deck)
-    s.seen[0] = 1  # seat 0 knows the bottom card
+    s.deck_seen = [0] * len(s.deck)
+    s.deck_seen[0] = 1  # seat 0 knows the bottom card
     bottom = s.deck[0]
     moved = 0
     for k in range(20):
@@ -90,15 +90,15 @@ def test_sponsor_setup_explicit_and_reproducible():
     e = env(num_players=2, sponsors={"order": [3, 1, 5, 2, 4], "sides": ["basic", "advanced", "basic", "advanced", "basic"]})
     e.reset(seed=1)
     s = e.unwrapped.state_
-    assert s.sponsors == [2, 0, 4, 1, 3] and s.adv == [0, 1, 0, 1, 0]
+    assert s.sponsors == [2, 0, 4, 1, 3] and s.advanced == [0, 1, 0, 1, 0]
     setups = set()
     for seed in range(6):
         a, b = env(num_players=2), env(num_players=2)
         a.reset(seed=seed)
         b.reset(seed=seed)
         sa, sb = a.unwrapped.state_, b.unwrapped.state_
-        assert (sa.sponsors, sa.adv, sa.display) == (sb.sponsors, sb.adv, sb.display)
-        setups.add((tuple(sa.sponsors), tuple(sa.adv)))
+        assert (sa.sponsors, sa.advanced, sa.display) == (sb.sponsors, sb.advanced, sb.display)
+        setups.add((tuple(sa.sponsors), tuple(sa.advanced)))
     assert len(setups) > 1
 
 
@@ -110,10 +110,10 @@ def test_setup_follows_the_rulebook():
         assert len(s.deck) == len(D.CONTRACTS) - len(s.public)
         assert len(s.bag) == len(D.REWARD_TOKENS) - 10 and min(s.display) >= 0
         for p in range(n):
-            assert sorted(s.col[p]) == list(range(8)) and not any(s.up[p])
-            assert sum(s.res[p][:4]) == 0
-            assert [sum(s.res[p][4 * li : 4 * li + 4]) for li in range(1, 5)] == [1, 1, 1, 1]
-            assert sorted(c for c in range(4) for li in range(5) if s.res[p][4 * li + c]) == [0, 1, 2, 3]
+            assert sorted(s.divers[p]) == list(range(8)) and not any(s.upgraded[p])
+            assert sum(s.resources[p][:4]) == 0
+            assert [sum(s.resources[p][4 * li : 4 * li + 4]) for li in range(1, 5)] == [1, 1, 1, 1]
+            assert sorted(c for c in range(4) for li in range(5) if s.resources[p][4 * li + c]) == [0, 1, 2, 3]
             assert (s.credits[p], s.batteries[p], s.pp[p]) == (3, 1, 0)
 
 
@@ -122,7 +122,7 @@ def test_components_override():
     e = env(num_players=2, components={"contracts": cards, "end_pp": 9})
     e.reset(seed=0)
     s = e.unwrapped.state_
-    assert s.t.num_contracts == 4 and s.t.contract_pp == [9] * 4 and s.t.end_pp == 9
+    assert s.tables.num_contracts == 4 and s.tables.contract_pp == [9] * 4 and s.tables.end_pp == 9
     assert e.observation_space("player_0")["observation"].shape == (OBS_SIZE,)
 
 
@@ -190,7 +190,7 @@ def test_dense_reward_is_pp_over_18():
     if card in s.public:
         s.public[s.public.index(card)] = s._draw_card()
     else:
-        del s.seen[s.deck.index(card)]
+        del s.deck_seen[s.deck.index(card)]
         s.deck.remove(card)
     s.hands[0] = [card]
     set_res(s, 0, 3, "MMPP")
@@ -207,10 +207,10 @@ def test_bad_saved_state_is_rejected():
     with pytest.raises(StateError):
         State.from_dict({"game": "oceanos"})
     broken = dict(data)
-    broken["res"] = [[0] * 3, [0] * 20]
+    broken["resources"] = [[0] * 3, [0] * 20]
     with pytest.raises(StateError):
         State.from_dict(broken)
-    del broken["res"]
+    del broken["resources"]
     with pytest.raises(StateError):
         State.from_dict(broken)
     assert State.from_dict(json.loads(json.dumps(data))).to_dict() == data
@@ -240,7 +240,7 @@ def test_colour_choice_before_a_key_shows_the_contract():
     for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         state = env.unwrapped.state_
-        if state.phase == CONTRACT_COLOUR and state.lvl < 0:
+        if state.phase == CONTRACT_COLOUR and state.level < 0:
             break
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     else:

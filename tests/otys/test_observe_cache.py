@@ -124,22 +124,22 @@ def test_copies_do_not_share_a_stale_cache(duplicate):
 def test_direct_edits_are_seen():
     s = position(n=3)
     assert_same_views(s)
-    s.res[1][5] += 2  # in place
+    s.resources[1][5] += 2  # in place
     s.credits = [5, 7, 9]  # a new list
     s.hands[0].append(contract_id("MM"))
     s.hands[2] = [contract_id("PP"), contract_id((2, 1))]
-    s.col[2].insert(0, s.col[2].pop(4))
-    s.up[1][3] = 1
-    s.track[0] += [0, 6]
-    s.hack[0] = 1
-    s.rtok[2][1] = token_id("pp", "pp")
+    s.divers[2].insert(0, s.divers[2].pop(4))
+    s.upgraded[1][3] = 1
+    s.hacker_track[0] += [0, 6]
+    s.hacker[0] = 1
+    s.board_tokens[2][1] = token_id("pp", "pp")
     s.display[0] = -1
     s.public[1] = -1
     s.store[3] = 2
     s.sponsors.reverse()
     s.bag.pop()
-    s.tdiscard.append(token_id("draw", "credits"))
-    s.round, s.neutral, s.end_triggered = 4, 3, 1
+    s.token_discard.append(token_id("draw", "credits"))
+    s.round, s.neutral_supply, s.end_triggered = 4, 3, 1
     assert_same_views(s)
 
 
@@ -148,7 +148,7 @@ def test_contract_fit_cache_follows_the_resources():
     s.hands[0] = [contract_id("MM"), contract_id((2, 1)), contract_id("MPF")]
     seen = set()
     for level_res in ([2, 0, 0, 0], [2, 1, 0, 0], [1, 1, 1, 0], [0, 0, 0, 0], [2, 1, 0, 0]):
-        s.res[0][4:8] = level_res  # level 2, in place
+        s.resources[0][4:8] = level_res  # level 2, in place
         assert s.legal_actions() == fresh(s).legal_actions()
         seen.add(tuple(s.legal_actions()))
     assert len(seen) > 2  # the checks saw different contract options

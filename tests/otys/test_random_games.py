@@ -30,13 +30,13 @@ SETUPS = [
 
 
 def _perm_pp(s: State, level: int) -> int:
-    tid = s.rtok[s.seat][level]
-    return D.PERMANENT_PP if tid >= 0 and s.t.token_back[tid] == D.BACK_PP else 0
+    tid = s.board_tokens[s.seat][level]
+    return D.PERMANENT_PP if tid >= 0 and s.tables.token_back[tid] == D.BACK_PP else 0
 
 
 def expected_pp_gain(s: State, action: int) -> int:
     """PP the turn's player must gain by ``action``, read off the rulebook, not the code."""
-    t, p = s.t, s.seat
+    t, p = s.tables, s.seat
     if A.COMPLETE.start <= action < A.COMPLETE.stop:
         src, level = divmod(action - A.COMPLETE.start, D.NUM_LEVELS)
         card = s.public[src] if src < A.HAND_SOURCE0 else s.hands[p][src - A.HAND_SOURCE0]
@@ -44,26 +44,26 @@ def expected_pp_gain(s: State, action: int) -> int:
             return 0  # scored when the last colour is chosen
         return t.contract_pp[card] + _perm_pp(s, level)
     if s.phase == CONTRACT_COLOUR:
-        if len(s.picks) + 1 < len(t.contract_needs[s.ctr]):
+        if len(s.colour_picks) + 1 < len(t.contract_needs[s.contract]):
             return 0
-        return t.contract_pp[s.ctr] + _perm_pp(s, s.ctr_lvl)
+        return t.contract_pp[s.contract] + _perm_pp(s, s.contract_level)
     if A.SELL.start <= action < A.SELL.stop:
         colour, payout = divmod(action - A.SELL.start, 2)
         if not payout:
             return 0
         if s.phase == COPY:
-            upgraded = s.up[s.copy_seat][D.TRADER]
+            upgraded = s.upgraded[s.copy_seat][D.TRADER]
         else:
-            upgraded = s.up[p][D.TRADER]
+            upgraded = s.upgraded[p][D.TRADER]
         return t.store_pp[s.store[colour]] + (D.TRADER_UPGRADE_BONUS if upgraded else 0)
     if action == A.SPONSOR:
-        tile = s.sponsors[s.lvl]
-        return D.SPONSOR_UPGRADE_PP if tile == SPONSOR_FLIP_TILE and not s.adv[tile] else 0
+        tile = s.sponsors[s.level]
+        return D.SPONSOR_UPGRADE_PP if tile == SPONSOR_FLIP_TILE and not s.advanced[tile] else 0
     if s.phase == SPONSOR_FLIP:
         return D.SPONSOR_UPGRADE_PP
     if A.EXPLORE.start <= action < A.EXPLORE.stop or A.TOKEN.start <= action < A.TOKEN.stop:
         index = action - (A.EXPLORE.start if action < A.TOKEN.start else A.TOKEN.start)
-        tid = s.display[s.lvl * D.DISPLAY_TOKENS + index]
+        tid = s.display[s.level * D.DISPLAY_TOKENS + index]
         return D.TOKEN_PP if t.token_kind[tid] == D.PRESTIGE else 0
     return 0
 
@@ -106,9 +106,9 @@ def play_one(config: Config, seed: int, resample_every: int = 0,
     check_invariants(s)
     assert len(set(turns)) == 1, f"unequal turns {turns}"  # every round is finished
     if s.capped:
-        assert s.round == s.t.round_cap and max(s.pp) < s.t.end_pp
+        assert s.round == s.tables.round_cap and max(s.pp) < s.tables.end_pp
     else:
-        assert max(s.pp) >= s.t.end_pp
+        assert max(s.pp) >= s.tables.end_pp
     return decisions, s
 
 

@@ -47,7 +47,7 @@ def test_sponsor_1_basic_gains_a_credit():
 def test_sponsor_1_advanced_frees_engineer_spy_explorer_and_purchases():
     s = with_diver_at("En", 1, sides="advanced")
     play(s, "key:L1", "sponsor", "engineer:mechanic")
-    assert s.credits[0] == 3 and s.mech[0] == 1
+    assert s.credits[0] == 3 and s.mechanic[0] == 1
     s = with_diver_at("Tr", 1, sides="advanced")
     s.store[M] = 1  # buying the last one costs 3
     play(s, "key:L1", "sponsor", "buy:M")
@@ -65,12 +65,12 @@ def test_sponsor_1_advanced_frees_engineer_spy_explorer_and_purchases():
 
 def test_sponsor_1_advanced_does_not_pay_a_copied_diver():
     s = with_diver_at("Sp", 1, n=2, sides="advanced")
-    s.col[1] = column("Mx Px Fx En Tx Tr Sp Ex")  # opponent's Engineer on level 1
+    s.divers[1] = column("Mx Px Fx En Tx Tr Sp Ex")  # opponent's Engineer on level 1
     s.credits[0] = 1
     play(s, "key:L1", "sponsor", "spy:left")  # own Spy free
     assert s.credits[0] == 1
     play(s, "engineer:hacker")  # the copied Engineer still costs 1
-    assert s.credits[0] == 0 and s.hack[0] == 1
+    assert s.credits[0] == 0 and s.hacker[0] == 1
 
 
 def test_sponsor_2_basic_uses_the_diver_twice_with_a_contract_between():
@@ -85,18 +85,18 @@ def test_sponsor_2_basic_uses_the_diver_twice_with_a_contract_between():
 
 def test_without_sponsor_2_the_diver_is_used_once():
     s = play(with_diver_at("Mx", 1), "key:L1", "expert:resource")
-    assert s.uses == 0 and not legal(s, "expert:resource") and legal(s, "resurface")
+    assert s.uses_left == 0 and not legal(s, "expert:resource") and legal(s, "resurface")
 
 
 def test_sponsor_2_advanced_uses_a_display_token_then_discards_and_refills():
     s = position(sides="advanced")
     s.display[2:4] = [PP_PP, BATTERY_C]  # level 2
     s.bag = [7, 9]
-    s.tdiscard = []
+    s.token_discard = []
     play(s, "key:L2", "sponsor")
     assert s.phase == SPONSOR_TOKEN and names(s) == {"token:0", "token:1"}
     play(s, "token:0")
-    assert s.pp[0] == 1 and s.tdiscard == [PP_PP] and s.display[2:4] == [9, BATTERY_C]
+    assert s.pp[0] == 1 and s.token_discard == [PP_PP] and s.display[2:4] == [9, BATTERY_C]
     assert s.bag == [7] and s.phase == STEP1
 
 
@@ -112,24 +112,24 @@ def test_sponsor_2_advanced_resource_goes_to_the_key_level():
 def test_sponsor_2_advanced_with_empty_bag_refills_with_the_discarded_token():
     s = position(sides="advanced")
     s.display[2] = PP_PP
-    s.bag, s.tdiscard = [], []
+    s.bag, s.token_discard = [], []
     play(s, "key:L2", "sponsor", "token:0")
-    assert s.display[2] == PP_PP and s.tdiscard == [] and s.bag == []
+    assert s.display[2] == PP_PP and s.token_discard == [] and s.bag == []
 
 
 def test_sponsor_3_basic_returns_an_own_key_from_the_track():
     s = position()
-    s.track[0] = [0, D.NEUTRAL_X, D.OWN_X]
-    s.home[0] = [0, 1, 1, 1, 1, 0]
+    s.hacker_track[0] = [0, D.NEUTRAL_X, D.OWN_X]
+    s.keys_home[0] = [0, 1, 1, 1, 1, 0]
     play(s, "key:L3", "sponsor")
     assert s.phase == RETURN_KEY and names(s) == {"return_key:1", "return_key:X"}
     play(s, "return_key:1")
-    assert s.track[0] == [D.NEUTRAL_X, D.OWN_X] and s.home[0][0] == 1 and s.phase == STEP1
+    assert s.hacker_track[0] == [D.NEUTRAL_X, D.OWN_X] and s.keys_home[0][0] == 1 and s.phase == STEP1
 
 
 def test_sponsor_3_basic_needs_an_own_key_on_the_track():
     s = position()
-    s.track[0] = [D.NEUTRAL_X]
+    s.hacker_track[0] = [D.NEUTRAL_X]
     play(s, "key:L3")
     assert not legal(s, "sponsor")
 
@@ -146,9 +146,9 @@ def test_sponsor_3_advanced_resurfaces_level_5_and_changes_the_activated_diver()
 
 def test_sponsor_4_basic_flips_the_activated_diver_for_2_credits_and_1_pp():
     s = play(position(), "key:L4", "sponsor")
-    assert s.credits[0] == 1 and s.pp[0] == 1 and s.up[0][D.ENGINEER] == 1
+    assert s.credits[0] == 1 and s.pp[0] == 1 and s.upgraded[0][D.ENGINEER] == 1
     play(s, "engineer:mechanic")  # upgraded Engineer is free
-    assert s.credits[0] == 1 and s.mech[0] == 1
+    assert s.credits[0] == 1 and s.mechanic[0] == 1
 
 
 def test_sponsor_4_needs_2_credits_and_a_basic_diver():
@@ -157,18 +157,18 @@ def test_sponsor_4_needs_2_credits_and_a_basic_diver():
     play(s, "key:L4")
     assert not legal(s, "sponsor")
     s = position()
-    s.up[0][D.ENGINEER] = 1
+    s.upgraded[0][D.ENGINEER] = 1
     play(s, "key:L4")
     assert not legal(s, "sponsor")
 
 
 def test_sponsor_4_advanced_flips_a_surface_diver():
     s = position(sides="advanced")
-    s.up[0][D.METAL_EXPERT] = 1
+    s.upgraded[0][D.METAL_EXPERT] = 1
     play(s, "key:L4", "sponsor")
     assert s.phase == SPONSOR_FLIP and names(s) == {"flip:slot1", "flip:slot2"}
     play(s, "flip:slot2")
-    assert s.up[0][D.FUEL_EXPERT] == 1 and s.credits[0] == 1 and s.pp[0] == 1
+    assert s.upgraded[0][D.FUEL_EXPERT] == 1 and s.credits[0] == 1 and s.pp[0] == 1
 
 
 def test_sponsor_5_basic_gains_a_battery():

@@ -46,7 +46,7 @@ def random_game(n: int, seed: int, **config) -> tuple[State, dict]:
         action = legal[int(rng.integers(len(legal)))]
         uses[s.seat] += action == GAME.actions.id("sponsor")
         s.apply_action(action)
-    return s, {"uses": uses}
+    return s, {"uses_left": uses}
 
 
 # ------------------------------------------------------------------ whole games
@@ -58,7 +58,7 @@ def test_summary_shape_and_invariants_over_random_games(n):
         assert sorted(out["sponsor_order"]) == [1, 2, 3, 4, 5]
         assert len(out["sponsor_sides"]) == D.NUM_SPONSORS
         assert set(out["sponsor_sides"]) <= {"basic", "advanced"}
-        assert [sum(row) for row in out["sponsor_uses"]] == seen["uses"]
+        assert [sum(row) for row in out["sponsor_uses"]] == seen["uses_left"]
         assert set(out["sponsor_yield"]) == set(YIELD_KINDS)
         assert all(len(table) == n and all(len(row) == 5 for row in table)
                    for table in out["sponsor_yield"].values())
@@ -181,7 +181,7 @@ def test_a_save_inside_a_sponsor_resolution_keeps_measuring():
 def test_pp_by_source_splits_contracts_backs_and_store():
     s = with_diver_at("Tr", 3)
     s.hands[0] = [contract_id((2, 1))]
-    s.rtok[0][2] = PP_PP  # a PP back on level 3
+    s.board_tokens[0][2] = PP_PP  # a PP back on level 3
     set_res(s, 0, 3, "MMPF")
     play(s, "key:L3", "complete:hand0:L3", "colour:M", "colour:P", "sell:F:pp")
     out = summary(s)
@@ -202,9 +202,9 @@ def test_counters_do_not_change_play_and_old_saves_load():
         s.apply_action(legal[int(rng.integers(len(legal)))])
     full = s.to_dict()
     old = {k: v for k, v in full.items()
-           if k not in ("sp_tile", "sponsor_setup", "sp_base", "sp_uses", "sp_yield", "pp_src")}
+           if k not in ("yield_tile", "sponsor_setup", "yield_base", "sponsor_uses", "sponsor_yield", "pp_by_source")}
     a, b = State.from_dict(full), State.from_dict(old)
-    assert b.sp_uses == [[0] * 5] * 3 and b.sponsor_setup == s.sponsors
+    assert b.sponsor_uses == [[0] * 5] * 3 and b.sponsor_setup == s.sponsors
     rng_a, rng_b = make_rng(71), make_rng(71)
     while not a.over:
         legal = a.legal_actions()
@@ -214,5 +214,5 @@ def test_counters_do_not_change_play_and_old_saves_load():
         a.apply_action(action)
         b.apply_action(action)
     assert (a.pp, a.round, a.winners()) == (b.pp, b.round, b.winners())
-    for name in ("col", "res", "credits", "batteries", "hands", "deck", "display"):
+    for name in ("divers", "resources", "credits", "batteries", "hands", "deck", "display"):
         assert getattr(a, name) == getattr(b, name)

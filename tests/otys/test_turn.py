@@ -35,7 +35,7 @@ def test_oxygen_spends_a_battery_and_keeps_the_column():
     s = play(position(), "key:L3", "oxygen")
     assert divers(s, 0) == "Mx Px Fx Tx Tr Sp En Ex"
     assert s.batteries[0] == 0
-    assert s.track[0] == [2]
+    assert s.hacker_track[0] == [2]
 
 
 def test_oxygen_needs_a_battery():
@@ -58,7 +58,7 @@ def test_oxygen_needs_a_battery():
 )
 def test_propeller_moves_one_diver_and_shifts_the_others(mech, moves, after):
     s = position()
-    s.mech[0] = mech
+    s.mechanic[0] = mech
     s.batteries[0] = len(moves)
     play(s, "key:L1", *moves)
     assert divers(s, 0) == after
@@ -71,7 +71,7 @@ def test_propeller_reach_is_the_mechanic_value():
     # reach 1: each slot to its neighbours only; nothing past slot 0 or slot 7
     assert props == {f"prop:{a}>{b}" for a in range(8) for b in range(8) if abs(a - b) == 1}
     s = position()
-    s.mech[0] = 1
+    s.mechanic[0] = 1
     play(s, "key:L1")
     assert legal(s, "prop:2>4") and not legal(s, "prop:2>5")
 
@@ -79,7 +79,7 @@ def test_propeller_reach_is_the_mechanic_value():
 def test_propeller_changes_which_diver_is_activated():
     s = play(position(), "key:L1", "prop:3>2")  # Fuel Expert now touches the key
     play(s, "expert:resource", "resurface")
-    assert s.res[0][D.FUEL] == 1  # level 1, fuel
+    assert s.resources[0][D.FUEL] == 1  # level 1, fuel
     assert divers(s, 0) == "Fx Mx Px Tx Tr Sp En Ex"
 
 
@@ -106,74 +106,74 @@ def test_full_return_at_the_start_after_six_tokens():
     keys = ["key:L1", "key:L2", "key:L3", "key:L4", "key:L5", "xown:L1"]
     for i, key in enumerate(keys[:5]):
         _turn(s, key)
-        assert s.track[0] == list(range(i + 1))
+        assert s.hacker_track[0] == list(range(i + 1))
         _opponent_turn(s)
-    assert s.home[0] == [0, 0, 0, 0, 0, 1]
+    assert s.keys_home[0] == [0, 0, 0, 0, 0, 1]
     assert legal(s, "xown:L4") and not legal(s, "key:L1")
     _turn(s, keys[5])  # the sixth token finds 5 on the track: all come back
-    assert s.track[0] == []
-    assert s.home[0] == [1] * 6
+    assert s.hacker_track[0] == []
+    assert s.keys_home[0] == [1] * 6
 
 
 def test_full_return_after_one_hacker_improvement_takes_five_tokens():
     s = position()
-    s.hack[0] = 1  # capacity 4
+    s.hacker[0] = 1  # capacity 4
     for i, key in enumerate(["key:L1", "key:L2", "key:L3", "key:L4"]):
         _turn(s, key)
-        assert len(s.track[0]) == i + 1
+        assert len(s.hacker_track[0]) == i + 1
         _opponent_turn(s)
     _turn(s, "key:L5")
-    assert s.track[0] == [] and s.home[0] == [1] * 6
+    assert s.hacker_track[0] == [] and s.keys_home[0] == [1] * 6
 
 
 def test_engineer_improvement_overfilling_the_track_returns_at_end_of_turn():
     s = position()
-    s.track[0] = [0, 1, 2, 4]
-    s.home[0] = [0, 0, 0, 1, 0, 1]
+    s.hacker_track[0] = [0, 1, 2, 4]
+    s.keys_home[0] = [0, 0, 0, 1, 0, 1]
     play(s, "key:L4", "engineer:hacker")  # Engineer on level 4: capacity 5 -> 4
-    assert s.hack[0] == 1 and s.credits[0] == 2
+    assert s.hacker[0] == 1 and s.credits[0] == 2
     play(s, "resurface")
-    assert s.track[0] == [] and s.home[0] == [1] * 6
+    assert s.hacker_track[0] == [] and s.keys_home[0] == [1] * 6
 
 
 def test_without_the_improvement_the_same_key_goes_on_the_track():
     s = position()
-    s.track[0] = [0, 1, 2, 4]
-    s.home[0] = [0, 0, 0, 1, 0, 1]
+    s.hacker_track[0] = [0, 1, 2, 4]
+    s.keys_home[0] = [0, 0, 0, 1, 0, 1]
     play(s, "key:L4", "resurface")
-    assert s.track[0] == [0, 1, 2, 4, 3]
-    assert s.home[0] == [0, 0, 0, 0, 0, 1]
+    assert s.hacker_track[0] == [0, 1, 2, 4, 3]
+    assert s.keys_home[0] == [0, 0, 0, 0, 0, 1]
 
 
 def test_two_engineer_improvements_with_sponsor_2():
     s = position(order=(1, 3, 4, 2, 5))  # Sponsor #2 on level 4
-    s.track[0] = [0, 1, 2]
-    s.home[0] = [0, 0, 0, 1, 1, 1]
+    s.hacker_track[0] = [0, 1, 2]
+    s.keys_home[0] = [0, 0, 0, 1, 1, 1]
     play(s, "key:L4", "sponsor", "engineer:hacker", "engineer:hacker")  # 5 -> 3
-    assert s.credits[0] == 1 and s.hack[0] == 2
+    assert s.credits[0] == 1 and s.hacker[0] == 2
     play(s, "resurface")  # 3 on the track >= capacity 3: full return
-    assert s.track[0] == [] and s.home[0] == [1] * 6
+    assert s.hacker_track[0] == [] and s.keys_home[0] == [1] * 6
 
 
 def test_neutral_x_keys_go_back_to_the_supply_on_a_full_return():
     s = position()
-    s.neutral = 10
-    s.track[0] = [0, D.NEUTRAL_X, 1, 2, D.NEUTRAL_X]
-    s.home[0] = [0, 0, 0, 1, 1, 1]
-    s.nx[0] = 1
+    s.neutral_supply = 10
+    s.hacker_track[0] = [0, D.NEUTRAL_X, 1, 2, D.NEUTRAL_X]
+    s.keys_home[0] = [0, 0, 0, 1, 1, 1]
+    s.neutral_held[0] = 1
     play(s, "xneutral:L2", "resurface")
-    assert s.nx[0] == 0
-    assert s.neutral == 13  # two from the track and the one just played
-    assert s.track[0] == [] and s.home[0] == [1] * 6
+    assert s.neutral_held[0] == 0
+    assert s.neutral_supply == 13  # two from the track and the one just played
+    assert s.hacker_track[0] == [] and s.keys_home[0] == [1] * 6
 
 
 def test_numbered_key_on_the_track_is_not_available_but_an_x_key_is():
     s = position()
-    s.track[0] = [2]
-    s.home[0] = [1, 1, 0, 1, 1, 1]
+    s.hacker_track[0] = [2]
+    s.keys_home[0] = [1, 1, 0, 1, 1, 1]
     assert not legal(s, "key:L3") and legal(s, "xown:L3") and not legal(s, "xneutral:L3")
     play(s, "xown:L3", "resurface")
-    assert s.track[0] == [2, D.OWN_X] and s.home[0][D.OWN_X] == 0
+    assert s.hacker_track[0] == [2, D.OWN_X] and s.keys_home[0][D.OWN_X] == 0
 
 
 # ------------------------------------------------------------------ X keys and sponsors
@@ -186,10 +186,10 @@ def test_x_key_rotates_the_sponsors_before_the_sponsor_effect():
 
 def test_x_key_on_level_3_uses_the_sponsor_that_moved_there():
     s = position()
-    s.col[0] = column("Px Fx Tx Tr Sp Mx En Ex")  # Metal Expert on level 3
+    s.divers[0] = column("Px Fx Tx Tr Sp Mx En Ex")  # Metal Expert on level 3
     play(s, "xown:L3", "sponsor")  # #2 basic moved from level 2 to 3: use twice
     play(s, "expert:resource", "expert:resource", "resurface")
-    assert s.res[0][2 * D.NUM_COLOURS + D.METAL] == 2
+    assert s.resources[0][2 * D.NUM_COLOURS + D.METAL] == 2
     assert s.sponsors == [4, 0, 1, 2, 3]
 
 
@@ -259,11 +259,11 @@ def test_round_cap_ends_the_game():
 
 def test_designer_variant_copied_diver_resurfaces_unless_its_owner_pays():
     s = position(n=2, spy_designer_variant=True)
-    s.col[1] = column("Mx Px Fx Tx Tr En Sp Ex")  # opponent's Engineer on level 3
+    s.divers[1] = column("Mx Px Fx Tx Tr En Sp Ex")  # opponent's Engineer on level 3
     play(s, "key:L3", "spy:left")
     assert s.credits == [2, 4]  # the Spy's credit goes to the opponent
     play(s, "engineer:mechanic", "resurface")
-    assert s.credits[0] == 1 and s.mech[0] == 1
+    assert s.credits[0] == 1 and s.mechanic[0] == 1
     assert s.phase == VARIANT and s.current_player() == 1
     assert names(s) == {"resurface", "oxygen"}
     play(s, "oxygen")
@@ -273,7 +273,7 @@ def test_designer_variant_copied_diver_resurfaces_unless_its_owner_pays():
 
 def test_designer_variant_without_battery_resurfaces_automatically():
     s = position(n=2, spy_designer_variant=True)
-    s.col[1] = column("Mx Px Fx Tx Tr En Sp Ex")
+    s.divers[1] = column("Mx Px Fx Tx Tr En Sp Ex")
     s.batteries[1] = 0
     play(s, "key:L3", "spy:left", "engineer:mechanic", "resurface")
     assert divers(s, 1) == "En Mx Px Fx Tx Tr Sp Ex"
@@ -282,14 +282,14 @@ def test_designer_variant_without_battery_resurfaces_automatically():
 
 def test_designer_variant_spy_oxygen_keeps_the_copied_diver_down():
     s = position(n=2, spy_designer_variant=True)
-    s.col[1] = column("Mx Px Fx Tx Tr En Sp Ex")
+    s.divers[1] = column("Mx Px Fx Tx Tr En Sp Ex")
     play(s, "key:L3", "spy:left", "engineer:mechanic", "oxygen")
     assert divers(s, 1) == "Mx Px Fx Tx Tr En Sp Ex" and s.seat == 1
 
 
 def test_default_spy_copy_does_not_move_the_opponents_diver():
     s = position(n=2)
-    s.col[1] = column("Mx Px Fx Tx Tr En Sp Ex")
+    s.divers[1] = column("Mx Px Fx Tx Tr En Sp Ex")
     play(s, "key:L3", "spy:left")
     assert s.credits == [2, 3]
     play(s, "engineer:mechanic", "resurface")
