@@ -20,14 +20,14 @@ from __future__ import annotations
 import numpy as np
 
 from envs.oceanos.actions import (
-    DISCARD,
     DISCARD_NONE,
     DIVER_PLACE,
     DIVER_SKIP,
-    KEEP,
     STOP,
-    UPGRADE,
     UPGRADE_SKIP,
+    discard_slot,
+    keep_slot,
+    upgrade_part,
 )
 from envs.oceanos.data import (
     AIRLOCK,
@@ -68,15 +68,15 @@ class GreedyOceanos(ValuingAgent):
         values: dict[int, float] = {}
         if decision in (Decision.KEEP, Decision.KEEP_MORE):
             for a in legal:
-                values[a] = 0.0 if a == STOP else ctx.card_value(v["hand"][a - KEEP.start])
+                values[a] = 0.0 if a == STOP else ctx.card_value(v["hand"][keep_slot(a)])
         elif decision == Decision.DIVER:
             values = {DIVER_PLACE: ctx.diver_value(), DIVER_SKIP: 0.0}
         elif decision == Decision.DISCARD:
             for a in legal:
-                values[a] = 0.5 if a == DISCARD_NONE else ctx.card_value(v["hand"][a - DISCARD.start])
+                values[a] = 0.5 if a == DISCARD_NONE else ctx.card_value(v["hand"][discard_slot(a)])
         else:
             for a in legal:
-                values[a] = 0.0 if a == UPGRADE_SKIP else ctx.upgrade_value(a - UPGRADE.start)
+                values[a] = 0.0 if a == UPGRADE_SKIP else ctx.upgrade_value(upgrade_part(a))
         return values
 
 

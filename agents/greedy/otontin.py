@@ -28,13 +28,13 @@ import numpy as np
 
 from envs.otontin.actions import (
     ATTACK_CARD,
-    COMMIT,
-    DECLARE,
     DEFENCE_CARD,
-    PRIORITY,
     ROLL,
-    STOP,
+    commit_id,
+    declare_id,
+    priority_id,
     steal_cards,
+    stop_id,
 )
 from envs.otontin.campaign import (
     CHOOSE_PRIORITY,
@@ -185,13 +185,13 @@ class GreedyOtontin(ValuingAgent):
     # ------------------------------------------------------------- strategy
     def _commit_values(self, table: _Table, model: WarModel) -> dict[int, float]:
         worth = model.values(table.atk, table.dfn, table.beans)
-        return {COMMIT[order]: value for order, value in worth.items()}
+        return {commit_id(order): value for order, value in worth.items()}
 
     def _declare_values(self, table: _Table, model: WarModel) -> dict[int, float]:
         worth = model.values(table.atk, table.dfn, table.beans)
         best = max(worth.values())
         plans = [order for order, value in worth.items() if value >= best - TIE_TOLERANCE]
-        return {DECLARE[_masked(order)]: 0.0 for order in plans}
+        return {declare_id(_masked(order)): 0.0 for order in plans}
 
     # ------------------------------------------------------------- campaign
     def _campaign_values(self, table: _Table, model: WarModel, legal) -> dict[int, float]:
@@ -200,10 +200,10 @@ class GreedyOtontin(ValuingAgent):
         warrior_value = FINAL_WARRIOR_VALUE if table.final else WARRIOR_VALUE
         values: dict[int, float] = {}
         for card in (ATTACK_CARD, DEFENCE_CARD):
-            if STOP[card] in legal:
+            if stop_id(card) in legal:
                 atk, dfn = list(table.atk), list(table.dfn)
                 (atk if card == ATTACK_CARD else dfn)[0] += paid_w
-                values[STOP[card]] = (
+                values[stop_id(card)] = (
                     BEAN_VALUE * paid_b
                     + model.best(atk, dfn, _plus(table.beans, 0, paid_b))
                     - model.best(table.atk, table.dfn, table.beans)
@@ -298,7 +298,7 @@ class GreedyOtontin(ValuingAgent):
                 atk[0] -= from_atk
                 dfn[0] -= take - from_atk
                 atk[taker] += take
-            values[PRIORITY[side]] = model.best(atk, dfn, table.beans)
+            values[priority_id(side)] = model.best(atk, dfn, table.beans)
         return values
 
 

@@ -9,6 +9,9 @@
 | 20 | `upgrade:skip` keep the crystals for a later base | |
 | 21–32 | `discard:slotK` put hand card K under the deck (two-player turn) | id = 21 + K |
 | 33 | `discard:none` | |
+
+Each block has its encoder (``keep_id(slot)``) and its decoder beside it
+(``keep_slot(action)``); the rules and agents use them instead of id arithmetic.
 """
 
 from __future__ import annotations
@@ -29,3 +32,33 @@ UPGRADE_SKIP = TABLE.single("upgrade:skip")
 DISCARD = TABLE.block("discard", [f"slot{k}" for k in range(MAX_HAND)])
 DISCARD_NONE = TABLE.single("discard:none")
 NUM_ACTIONS = len(TABLE)
+
+
+def keep_id(slot: int) -> int:
+    """Id of ``keep:slotK``: keep hand card ``slot``."""
+    return KEEP[slot]
+
+
+def keep_slot(action: int) -> int:
+    """Inverse of :func:`keep_id`: the hand slot a ``keep`` action keeps."""
+    return action - KEEP.start
+
+
+def upgrade_id(part: int) -> int:
+    """Id of ``upgrade:PART`` (``part`` indexes ``PARTS``)."""
+    return UPGRADE[part]
+
+
+def upgrade_part(action: int) -> int:
+    """Inverse of :func:`upgrade_id`: the part an ``upgrade`` action builds."""
+    return action - UPGRADE.start
+
+
+def discard_id(slot: int) -> int:
+    """Id of ``discard:slotK``: put hand card ``slot`` under the deck."""
+    return DISCARD[slot]
+
+
+def discard_slot(action: int) -> int:
+    """Inverse of :func:`discard_id`: the hand slot a ``discard`` action puts back."""
+    return action - DISCARD.start

@@ -40,8 +40,11 @@ from .actions import (
     DIVER_SKIP,
     KEEP,
     STOP,
-    UPGRADE,
     UPGRADE_SKIP,
+    discard_slot,
+    keep_slot,
+    upgrade_id,
+    upgrade_part,
 )
 from .cards_table import card_table
 from .config import OceanosConfig
@@ -149,13 +152,7 @@ class State:
         if setup.mode == "fixed":
             return list(setup.values)
         pools = self.config.kraken_tokens
-        # pool[integers(len(pool))] draws exactly what rng.choice(pool) draws, at a
-        # quarter of its cost
-        draws = []
-        for size in KRAKEN_SIZES:
-            pool = getattr(pools, size)
-            draws.append(pool[int(self.rng.integers(len(pool)))])
-        return draws
+        return [int(self.rng.choice(getattr(pools, size))) for size in KRAKEN_SIZES]
 
     # ------------------------------------------------------------ queries
     def current_player(self) -> int:
@@ -223,7 +220,7 @@ class State:
             return [DIVER_PLACE, DIVER_SKIP]
         if d == _DISCARD:
             return _DISCARD_IDS[len(self.hands[seat])][:]
-        return [UPGRADE[p] for p in self.upgrade_options(seat)] + [UPGRADE_SKIP]
+        return [upgrade_id(p) for p in self.upgrade_options(seat)] + [UPGRADE_SKIP]
 
     def winners(self) -> list[int]:
         """Most stars; tie: most crystals in submarine upgrades; else shared."""
@@ -247,7 +244,7 @@ class State:
                 if d == _KEEP_MORE:
                     self.fuel_ready[seat] -= 1
                     self.fuel_used[seat] += 1
-                self.kept[seat].append(self.hands[seat].pop(action - KEEP.start))
+                self.kept[seat].append(self.hands[seat].pop(keep_slot(action)))
         elif d == _DIVER:
             if action == DIVER_PLACE:
                 self.divers_ready[seat] -= 1
@@ -256,12 +253,12 @@ class State:
             self.placing[0][2] = 2
         elif d == _DISCARD:
             if action != DISCARD_NONE:
-                card = self.hands[seat].pop(action - DISCARD.start)
+                card = self.hands[seat].pop(discard_slot(action))
                 self.decks[self.round].insert(0, card)  # under the deck
             self.queue.pop(0)
         else:  # UPGRADE or AID_UPGRADE
             if action != UPGRADE_SKIP:
-                self._upgrade(seat, action - UPGRADE.start)
+                self._upgrade(seat, upgrade_part(action))
             if d == _UPGRADE:
                 self.placing[0][2] = 3
             else:

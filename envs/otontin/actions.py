@@ -9,14 +9,16 @@
 | ``declare`` | 48 | talk: ``nothing`` or a public (non-binding) order, id = 1 + order id |
 | ``commit`` | 47 | commit: the secret binding order, id = block start + order id |
 
-Order ids are those of :mod:`envs.otontin.orders`.
+Order ids are those of :mod:`envs.otontin.orders`. Each kind has its encoder
+(``stop_id(card)``) and its decoder beside it (``stop_card(action)``); the rules and
+agents use them instead of id arithmetic.
 """
 
 from __future__ import annotations
 
 from envs.core import ActionTable
 
-from .orders import ORDER_NAMES
+from .orders import NO_ORDER, ORDER_NAMES
 
 ATTACK_CARD, DEFENCE_CARD = 0, 1  # warrior cards, by index
 WARRIOR_CARDS = ("attack", "defence")
@@ -34,11 +36,51 @@ COMMIT = TABLE.block("commit", ORDER_NAMES)  # COMMIT[order]
 NUM_ACTIONS = len(TABLE)
 
 
-def steal_action(source: int, destination: int) -> int:
+def stop_id(card: int) -> int:
+    """Id of ``stop:<card>``: end the turn, new warriors to that warrior card."""
+    return STOP[card]
+
+
+def stop_card(action: int) -> int:
+    """Inverse of :func:`stop_id`: the warrior card a ``stop`` action fills."""
+    return action - STOP.start
+
+
+def priority_id(side: int) -> int:
+    """Id of the saboteur payer's choice: pay the neighbour on ``side`` first."""
+    return PRIORITY[side]
+
+
+def priority_side(action: int) -> int:
+    """Inverse of :func:`priority_id`: the side paid first."""
+    return action - PRIORITY.start
+
+
+def steal_id(source: int, destination: int) -> int:
     """Id of the taker's choice: payer's ``source`` card, own ``destination`` card."""
     return STEAL[len(WARRIOR_CARDS) * source + destination]
 
 
 def steal_cards(action: int) -> tuple[int, int]:
-    """Inverse of :func:`steal_action`: ``(source, destination)``."""
+    """Inverse of :func:`steal_id`: ``(source, destination)``."""
     return divmod(action - STEAL.start, len(WARRIOR_CARDS))
+
+
+def declare_id(order: int) -> int:
+    """Id of a public declaration: ``order``, or ``declare_nothing`` for ``NO_ORDER``."""
+    return DECLARE_NOTHING if order == NO_ORDER else DECLARE[order]
+
+
+def declared_order(action: int) -> int:
+    """Inverse of :func:`declare_id`: the declared order (``NO_ORDER`` for nothing)."""
+    return NO_ORDER if action == DECLARE_NOTHING else action - DECLARE.start
+
+
+def commit_id(order: int) -> int:
+    """Id of the secret binding ``order``."""
+    return COMMIT[order]
+
+
+def committed_order(action: int) -> int:
+    """Inverse of :func:`commit_id`: the order committed."""
+    return action - COMMIT.start

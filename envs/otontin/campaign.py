@@ -13,8 +13,11 @@ from .actions import (
     PRIORITY,
     ROLL,
     STOP,
-    steal_action,
+    priority_side,
     steal_cards,
+    steal_id,
+    stop_card,
+    stop_id,
 )
 from .data import BEAN, BUST_SABOTEURS, DICE_PER_ROLL, NUM_FACES, PRIEST, SABOTEUR, WARRIOR
 from .orders import LEFT, RIGHT, SIDE_STEP
@@ -49,16 +52,16 @@ class Campaign:
         """Legal actions of a campaign decision."""
         if self.decision == ROLL_OR_STOP:
             out = [ROLL] if self.can_roll() else []
-            out.append(STOP[ATTACK_CARD])
+            out.append(stop_id(ATTACK_CARD))
             if self.payable()[0] > 0:
-                out.append(STOP[DEFENCE_CARD])
+                out.append(stop_id(DEFENCE_CARD))
             return out
         if self.decision == CHOOSE_PRIORITY:
             return list(PRIORITY)
         payer = self.active
         cards = (self.atk[payer], self.dfn[payer])
         return [
-            steal_action(src, dst)
+            steal_id(src, dst)
             for src in (ATTACK_CARD, DEFENCE_CARD)
             if cards[src] > 0
             for dst in (ATTACK_CARD, DEFENCE_CARD)
@@ -69,9 +72,9 @@ class Campaign:
         if action == ROLL:
             self._roll()
         elif action in STOP:
-            self._collect(action - STOP.start)
+            self._collect(stop_card(action))
         elif action in PRIORITY:
-            if action - PRIORITY.start == RIGHT:
+            if priority_side(action) == RIGHT:
                 self.takers.reverse()
             self._next_taker(0)
         else:

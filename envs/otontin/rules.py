@@ -24,7 +24,7 @@ from envs.core import (
 from envs.core.fields import plain_copy
 from envs.core.rng import DoubleDraws
 
-from .actions import COMMIT, DECLARE, DECLARE_NOTHING
+from .actions import COMMIT, DECLARE, DECLARE_NOTHING, committed_order, declared_order
 from .campaign import (
     CHOOSE_STEAL,
     COMMIT_ORDER,
@@ -164,10 +164,10 @@ class State(Campaign):
         d = self.decision
         if d == DECLARE_ORDER:
             seat = self.actives[self.cursor]
-            self.declared[seat] = NO_ORDER if action == DECLARE_NOTHING else action - DECLARE.start
+            self.declared[seat] = declared_order(action)
             self._advance_strategy()
         elif d == COMMIT_ORDER:
-            self.committed[self.actives[self.cursor]] = action - COMMIT.start
+            self.committed[self.actives[self.cursor]] = committed_order(action)
             self._advance_strategy()
         else:
             self._campaign_apply(action)
