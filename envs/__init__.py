@@ -1,11 +1,22 @@
 """The suite's environments. ``envs.make("oceanos_v0", num_players=4)``.
 
 ``from envs import oceanos_v0; oceanos_v0.env(...)`` works too, and every id is
-registered with PettingZoo's registry as ``otrio/<id>``.
+registered with PettingZoo's registry as ``otrio/<id>``; the single-agent self-play
+view of each game (``integrations.SelfPlay``) is registered with gymnasium as
+``otrio/OceanosSelfPlay-v0``, ``otrio/OtysSelfPlay-v0`` and ``otrio/OtontinSelfPlay-v0``.
 """
 
-from .core.registry import ENV_MODULES, available, make, make_raw, register_with_pettingzoo
+from .core.registry import (
+    ENV_MODULES,
+    GYMNASIUM_IDS,
+    available,
+    make,
+    make_raw,
+    register_with_gymnasium,
+    register_with_pettingzoo,
+)
 
 register_with_pettingzoo()
+register_with_gymnasium()
 
-__all__ = ["ENV_MODULES", "available", "make", "make_raw"]
+__all__ = ["ENV_MODULES", "GYMNASIUM_IDS", "available", "make", "make_raw"]

@@ -15,6 +15,16 @@ ENV_MODULES: dict[str, str] = {
 }
 
 
+# gymnasium ids of the single-agent self-play view (integrations.selfplay.SelfPlay):
+# registered by name, so importing envs imports nothing from the layers above it
+GYMNASIUM_IDS: dict[str, str] = {
+    "oceanos_v0": "otrio/OceanosSelfPlay-v0",
+    "otys_v0": "otrio/OtysSelfPlay-v0",
+    "otontin_v0": "otrio/OtontinSelfPlay-v0",
+}
+GYMNASIUM_ENTRY_POINT = "integrations.selfplay:selfplay_env"
+
+
 def available() -> list[str]:
     """Ids whose module can be imported (games that exist in this checkout)."""
     ids = []
@@ -55,3 +65,15 @@ def register_with_pettingzoo() -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             register("aec", f"otrio/{env_id}", entry_point=f"{module}:env")
+
+
+def register_with_gymnasium() -> None:
+    """Register the self-play view of every game with gymnasium's registry:
+    ``gymnasium.make("otrio/OceanosSelfPlay-v0", num_players=2)`` (after ``import envs``,
+    or in one step: ``gymnasium.make("envs:otrio/OceanosSelfPlay-v0", ...)``)."""
+    import gymnasium
+
+    for env_id, gym_id in GYMNASIUM_IDS.items():
+        if gym_id not in gymnasium.registry:
+            gymnasium.register(gym_id, entry_point=GYMNASIUM_ENTRY_POINT,
+                               kwargs={"env_id": env_id})
