@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from envs.core.errors import OtrioError
+
 from .replay import load_record, record_actions, replay_record
 from .replay_page import PAGE
 
@@ -241,8 +243,11 @@ def write_replay(run_dir: str | Path, game: int, output: str | Path) -> tuple[Pa
     record = load_record(run_dir, game)
     html, _, facts = build_page(record, source=f"{Path(run_dir)} game {game}")
     path = Path(output)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(html, encoding="utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(html, encoding="utf-8")
+    except OSError as err:
+        raise OtrioError(f"cannot write the replay to {path}: {err}") from None
     return path, facts
 
 
