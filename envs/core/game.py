@@ -66,7 +66,7 @@ class Game:
 
         class OceanosGame(Game):
             info = INFO                      # GameInfo
-            config_model = OceanosConfig     # pydantic model of its config
+            config_model = Config            # pydantic model of its config
             actions = TABLE                  # ActionTable
             layout = LAYOUT                  # ObservationLayout
             state_class = State              # State(config, rng), State.from_dict(d)

@@ -68,7 +68,7 @@ class KrakenTokens(StrictModel):
         return v
 
 
-class OceanosConfig(GameConfig):
+class Config(GameConfig):
     """Oceanos setup. Unknown keys are rejected."""
 
     num_players: int = Field(4, ge=2, le=5)

@@ -1,6 +1,6 @@
 """Oceanos components as plain tables (rulebook + ``oceanos-rulings.md``).
 
-Every table here can be overridden by the game config (``OceanosConfig``), so a user
+Every table here can be overridden by the game config (``Config``), so a user
 with the publisher's real component list can drop it in without touching rule code.
 Values marked *designed* come from the rulings, not from the publisher.
 """

@@ -10,7 +10,7 @@ from envs.core.spec import GameInfo
 
 from . import scoring
 from .actions import NUM_ACTIONS, TABLE
-from .config import OceanosConfig
+from .config import Config
 from .data import NUM_ROUNDS
 from .full_state import state_layout
 from .hidden import resample_hidden
@@ -38,7 +38,7 @@ class OceanosGame(Game):
     """The Oceanos rules bound to the shared adapter."""
 
     info = INFO
-    config_model = OceanosConfig
+    config_model = Config
     actions = TABLE
     layout = LAYOUT
     state_class = State

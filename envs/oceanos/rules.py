@@ -47,7 +47,7 @@ from .actions import (
     upgrade_part,
 )
 from .cards_table import card_table
-from .config import OceanosConfig
+from .config import Config
 from .data import (
     AIRLOCK,
     AIRLOCK_DIVERS,
@@ -103,7 +103,7 @@ ANIMALS_PTS, PROPELLER_PTS, KRAKEN_PTS, CORAL_PTS, TREASURE_PTS = range(len(POIN
 class State:
     """One game of Oceanos. Seats are 0..n-1; seat i+1 sits to the left of seat i."""
 
-    def __init__(self, config: OceanosConfig, rng: np.random.Generator, *, setup: bool = True):
+    def __init__(self, config: Config, rng: np.random.Generator, *, setup: bool = True):
         self.config = config
         self.table = card_table(config.cards)
         self.num_players = n = config.num_players
@@ -531,7 +531,7 @@ class State:
         from .invariants import check_invariants
 
         try:
-            config = OceanosConfig.model_validate(data["config"])
+            config = Config.model_validate(data["config"])
             state = cls(config, rng_from_dict(data["rng"]), setup=False)
             for name in cls._FIELDS:
                 setattr(state, name, plain_copy(data[name]))

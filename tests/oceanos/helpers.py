@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from envs.core.rng import make_rng
-from envs.oceanos.config import OceanosConfig
+from envs.oceanos.config import Config
 from envs.oceanos.rules import State
 
 KINDS = {
@@ -35,9 +35,9 @@ def cid(name: str, round_: int = 0, copy: int = 0) -> int:
     return round_ * len(DECK) + copy * len(NAMES) + NAMES.index(name)
 
 
-def config(**overrides) -> OceanosConfig:
+def config(**overrides) -> Config:
     """A config using the test deck."""
-    return OceanosConfig(cards=(DECK, DECK, DECK), **overrides)
+    return Config(cards=(DECK, DECK, DECK), **overrides)
 
 
 def fresh(num_players: int = 3, seed: int = 0, **overrides) -> State:

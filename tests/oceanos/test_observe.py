@@ -14,7 +14,7 @@ import agents
 import envs
 from envs.core import testing
 from envs.core.rng import make_rng
-from envs.oceanos.config import OceanosConfig
+from envs.oceanos.config import Config
 from envs.oceanos.observe import LAYOUT, write_plain
 from envs.oceanos.observe_cache import write_observation
 from envs.oceanos.rules import State
@@ -32,7 +32,7 @@ def plain(state: State, seat: int) -> np.ndarray:
 
 def random_games(config: dict):
     """Every state of a few seeded random games (one state object, played on)."""
-    return testing.random_states(lambda seed: State(OceanosConfig(**config), make_rng(seed)), GAMES)
+    return testing.random_states(lambda seed: State(Config(**config), make_rng(seed)), GAMES)
 
 
 def greedy_games(config: dict):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from envs.core.rng import make_rng
-from envs.oceanos.config import OceanosConfig
+from envs.oceanos.config import Config
 from envs.oceanos.invariants import check_invariants
 from envs.oceanos.rules import State
 
@@ -13,7 +13,7 @@ CHECK_EVERY_STEP = 40  # the first games are checked after every decision
 
 
 def play(num_players: int, seed: int, every_step: bool, **config) -> State:
-    s = State(OceanosConfig(num_players=num_players, **config), make_rng(seed))
+    s = State(Config(num_players=num_players, **config), make_rng(seed))
     rng = np.random.default_rng(seed)
     steps = 0
     while not s.is_terminal():

@@ -428,11 +428,11 @@ def test_random_kraken_tokens_are_drawn_as_rng_choice_would():
 
     from envs.core.rng import make_rng
     from envs.oceanos.cards_table import card_table
-    from envs.oceanos.config import OceanosConfig
+    from envs.oceanos.config import Config
     from envs.oceanos.data import KRAKEN_SIZES
     from envs.oceanos.rules import State
 
-    config = OceanosConfig(num_players=3)
+    config = Config(num_players=3)
     for seed in range(200):
         reference = make_rng(seed)
         for deck in card_table(config.cards).round_ids:

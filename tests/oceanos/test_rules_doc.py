@@ -12,7 +12,7 @@ import pytest
 from envs.oceanos.actions import NUM_ACTIONS, TABLE
 from envs.oceanos.cards import CARDS
 from envs.oceanos.cards_table import card_table
-from envs.oceanos.config import OceanosConfig
+from envs.oceanos.config import Config
 from envs.oceanos.data import (
     AIRLOCK_DIVERS,
     AQUARIUM_CAPACITY,
@@ -121,7 +121,7 @@ def test_deck_headings_name_sizes_and_id_spans(doc):
 # ------------------------------------------------------------- other tables
 def test_glance_table(doc):
     rows = rows_by_first(table(doc, "item", "value"))
-    default = OceanosConfig.model_fields["num_players"].default
+    default = Config.model_fields["num_players"].default
     assert rows["players"] == [f"{INFO.min_players}–{INFO.max_players} (default {default})"]
     assert default == INFO.default_players
     assert ints(rows["rounds"][0]) == (NUM_ROUNDS,)
@@ -178,7 +178,7 @@ def test_composition_table(doc):
 def test_kraken_table(doc):
     rows = table(doc, "size", "lost at the end of round", "tokens of this size")
     assert [row[0] for row in rows] == list(KRAKEN_SIZES)
-    defaults = OceanosConfig().kraken_tokens
+    defaults = Config().kraken_tokens
     for r, (size, round_, pool) in enumerate(rows):
         assert int(round_) == r + 1
         assert ints(pool) == KRAKEN_TOKENS[size] == getattr(defaults, size), size
@@ -188,7 +188,7 @@ def test_treasure_table(doc):
     rows = table(doc, "stars on the token", "tokens in the bag")
     written = {int(value): int(count) for value, count in rows}
     assert written == Counter(TREASURE_TOKENS)
-    assert OceanosConfig().treasure_tokens == TREASURE_TOKENS
+    assert Config().treasure_tokens == TREASURE_TOKENS
     assert f"holds {len(TREASURE_TOKENS)} treasure tokens" in doc
 
 
@@ -204,9 +204,9 @@ def test_round_scoring_table(doc):
 def test_config_table(doc):
     rows = rows_by_first(table(doc, "key", "default", "meaning"))
     keys = {plain(key) for key in rows}
-    assert keys == set(OceanosConfig.model_fields)
+    assert keys == set(Config.model_fields)
     defaults = {plain(key): default for key, (default, _) in rows.items()}
-    config = OceanosConfig()
+    config = Config()
     for key in ("num_players", "two_player_variant", "troubled_waters", "dense_reward"):
         assert defaults[key] == str(getattr(config, key)).lower(), key
     assert config.kraken.mode == "random" and defaults["kraken"] == "`{mode: random}`"
