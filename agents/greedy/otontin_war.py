@@ -31,7 +31,7 @@ from envs.otontin.data import (
     TRUCE,
 )
 from envs.otontin.orders import LEFT, ORDERS, RIGHT
-from envs.otontin.war import battle_ranks, deployment, resolve_battles
+from envs.otontin.war import SIDES, battle_ranks, deployment, resolve_battles
 
 # ------------------------------------------------------------------ value weights
 BEAN_VALUE = 1.0  # a bean in hand (the score)
@@ -46,7 +46,6 @@ PLAN_CACHE_SIZE = 2048  # war plans kept (about 9 kB each), by ring shape and co
 
 # ------------------------------------------------------------------ the local ring
 NEAR_SEATS = 5  # us, both neighbours and both far neighbours (fewer at 3-4 players)
-SIDES = (LEFT, RIGHT)
 NO_CARDS = None  # a busted leader lays no cards
 LEFT_LOCAL = 1  # our left neighbour on the local ring (the right one is the last seat)
 NEIGHBOURS_ONLY = 3  # a local ring of us and our two neighbours (3 players)
