@@ -32,11 +32,12 @@ from typing import Any, Literal
 import yaml
 from pydantic import Field, model_validator
 
+from agents.arena import GameTask
 from envs.core.config import StrictModel, validate
 from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed
 
-from .play import ExecutionOptions, GameTask, play_into
+from .play import ExecutionOptions, play_into
 from .records import RECORDS_FILE, RunLock, open_run, read_records
 
 SETUPS_FILE = "setups.json"

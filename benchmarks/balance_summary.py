@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.stats import wilson
+
 from .balance_stats import (
     detectable_advantage,
     games_for_power,
@@ -31,7 +33,6 @@ from .balance_stats import (
     seat_uniformity,
     z_quantile,
 )
-from .stats import wilson
 
 TABLE = "all"  # the "seat" of an outcome that concerns the whole table
 POOLED_LABEL = "all setups"  # the label of a group's pooled summary

@@ -1,25 +1,24 @@
-"""Playing seeded games between agents, on one process, many, or a Ray cluster.
+"""Playing seeded games between agents into records, on one process, many, or a Ray
+cluster.
 
 Shared by tournaments and balance studies. A game is fully described by a
-:class:`GameTask`; its result depends on nothing else, so the same tasks give the
-same records on one worker, on N workers, or on Ray.
+:class:`~agents.arena.GameTask` (played by :func:`agents.arena.play_task`); its result
+depends on nothing else, so the same tasks give the same records on one worker, on N
+workers, or on Ray.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import Field
 
+from agents.arena import GameTask, outcome, play_task
+from agents.stats import ranks
 from envs.core.config import StrictModel
-from envs.core.rng import derive_seed
-
-from .stats import ranks
 
 
 class ExecutionOptions(StrictModel):
@@ -30,99 +29,21 @@ class ExecutionOptions(StrictModel):
     ray_address: str | None = None  # a Ray cluster; None starts a local instance
 
 
-@dataclass(frozen=True)
-class GameTask:
-    """One game to play: which env and config, who sits where, and its seed."""
-
-    game: int  # index of the game in its run
-    env_id: str
-    config: dict[str, Any]
-    seating: tuple[str, ...]  # agent name per seat
-    specs: dict[str, str]  # agent name -> spec
-    seed: int
-    tags: dict[str, Any] = field(default_factory=dict)  # carried into the record
-
-
-_ENV_CACHE: dict[str, Any] = {}
-# (env key, spec, seat) -> (the spec's file identity, agent)
-_AGENT_CACHE: dict[tuple[str, str, int], tuple[tuple, Any]] = {}
-
-
-def spec_identity(spec: str) -> tuple:
-    """What must match for a cached agent to serve ``spec`` again: for a spec that
-    names a file (``ppo:PATH``), the file's modification time and size, so a checkpoint
-    rewritten in place (a training run's evaluation checkpoint) is loaded afresh."""
-    _, _, argument = spec.partition(":")
-    try:
-        stat = os.stat(argument) if argument else None
-    except OSError:
-        stat = None
-    return () if stat is None else (stat.st_ino, stat.st_mtime_ns, stat.st_size)
-
-
-def _env_and_agents(task: GameTask):
-    import json
-
-    import agents
-    import envs
-
-    key = task.env_id + json.dumps(task.config, sort_keys=True)
-    env = _ENV_CACHE.get(key)
-    if env is None:
-        env = _ENV_CACHE[key] = envs.make(task.env_id, **task.config)
-    seat_agents = []
-    for seat, name in enumerate(task.seating):
-        spec = task.specs[name]
-        akey = (key, spec, seat)  # one agent object per seat
-        identity = spec_identity(spec)
-        cached = _AGENT_CACHE.get(akey)
-        if cached is None or cached[0] != identity:
-            cached = _AGENT_CACHE[akey] = (identity, agents.make(spec, env))
-        seat_agents.append(cached[1])
-    return env, seat_agents
-
-
-def play_seated(env, seat_agents: list, on_action=None) -> int:
-    """Play the env (already reset) to its end, each seat by its agent; return decisions.
-
-    ``on_action(agent_name, action)`` is called before each action is played.
-    """
-    seats = {agent: k for k, agent in enumerate(env.possible_agents)}
-    decisions = 0
-    for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        action = seat_agents[seats[agent]].act(obs)
-        if on_action is not None:
-            on_action(agent, action)
-        env.step(action)
-        decisions += 1
-    return decisions
-
-
 def play_game(task: GameTask) -> dict[str, Any]:
     """Play one game and return its record (wall time is the only non-deterministic field).
 
-    Every seat's agent is reset with a seed derived from the game's first, so a task
-    gives the same game whatever was played before it in this process. The record's
+    A task gives the same game whatever was played before it in this process
+    (:func:`agents.arena.play_task`). The record's
     ``replay`` field (env id, config and every action) replays the game exactly with
     its ``seed`` (:mod:`benchmarks.replay`).
     """
     from .replay import replay_field
 
     start = time.perf_counter()
-    env, seat_agents = _env_and_agents(task)
-    for seat, agent in enumerate(seat_agents):
-        agent.reset(derive_seed(task.seed, "agent", seat))
-    env.reset(seed=task.seed)
     actions: list[int] = []
-    decisions = play_seated(env, seat_agents, on_action=lambda _, a: actions.append(int(a)))
+    env, decisions = play_task(task, on_action=lambda _, a: actions.append(int(a)))
     state = env.unwrapped.state_
-    truncated = not state.is_terminal()
-    scores = list(state.scores())
-    winners = [] if truncated else list(state.winners())
+    scores, winners, truncated = outcome(state)
     record = {
         "game": task.game,
         "seed": task.seed,

@@ -23,11 +23,11 @@ from typing import Any
 
 from pydantic import Field
 
+from agents.stats import wilson
 from envs.core.config import StrictModel
 from envs.core.rng import derive_seed
 
 from .records import RECORDS_FILE, RecordWriter, RunLock, open_run, read_records
-from .stats import wilson
 
 
 class SearchBenchConfig(StrictModel):

@@ -18,13 +18,15 @@ from typing import Any
 import yaml
 from pydantic import Field, model_validator
 
+from agents.arena import GameTask
+from agents.stats import mean_and_ci, wilson
 from envs.core.config import validate
 from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed
 
-from .play import ExecutionOptions, GameTask, play_into
+from .play import ExecutionOptions, play_into
+from .ratings import openskill_ratings
 from .records import RECORDS_FILE, RunLock, open_run
-from .stats import mean_and_ci, openskill_ratings, wilson
 
 
 class TournamentConfig(ExecutionOptions):

@@ -28,8 +28,8 @@ from multiprocessing import Pool
 import agents
 import agents.greedy
 import envs
-from benchmarks.play import play_seated
-from benchmarks.stats import wilson
+from agents.arena import play_seated
+from agents.stats import wilson
 
 
 def greedy_modules(game: str) -> list:

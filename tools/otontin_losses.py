@@ -20,8 +20,8 @@ from statistics import median
 
 import agents
 import envs
-from benchmarks.play import play_seated
-from benchmarks.stats import wilson
+from agents.arena import play_seated
+from agents.stats import wilson
 
 NUM_PLAYERS = 3
 

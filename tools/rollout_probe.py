@@ -37,8 +37,8 @@ import numpy as np
 
 import agents
 import envs
-from benchmarks.play import play_seated
-from benchmarks.stats import wilson
+from agents.arena import play_seated
+from agents.stats import wilson
 from envs.core.rng import make_rng
 
 MARGIN_WEIGHT = 0.01  # default outcome per point of score over the best rival (a tie-breaker)

@@ -91,24 +91,22 @@ def make_vec_env(cfg: TrainConfig):
 def evaluate(checkpoint: Path, cfg: TrainConfig, games: int, seed: int) -> dict[str, dict]:
     """Win rate of a checkpoint against each eval opponent, seats rotated."""
     import envs
-    from benchmarks.play import GameTask, run_tasks
-    from benchmarks.stats import wilson
+    from agents.arena import GameTask, outcome, play_task
+    from agents.stats import wilson
 
     n = envs.make(cfg.game, **cfg.game_config).unwrapped.num_players
     results = {}
     for opponent in cfg.eval.opponents:
         lineup = ["ppo"] + ["opp"] * (n - 1)
         specs = {"ppo": f"ppo:{checkpoint}", "opp": opponent}
-        tasks = []
+        wins = 0
         for g in range(games):
             r = g % n
-            tasks.append(GameTask(game=g, env_id=cfg.game, config=dict(cfg.game_config),
-                                  seating=tuple(lineup[r:] + lineup[:r]), specs=specs,
-                                  seed=derive_seed(seed, opponent, g)))
-        wins = 0
-        for record in run_tasks(tasks):
-            seat = record["seating"].index("ppo")
-            wins += seat in record["winners"]
+            seating = tuple(lineup[r:] + lineup[:r])
+            env, _ = play_task(GameTask(game=g, env_id=cfg.game, config=dict(cfg.game_config),
+                                        seating=seating, specs=specs,
+                                        seed=derive_seed(seed, opponent, g)))
+            wins += seating.index("ppo") in outcome(env.unwrapped.state_)[1]
         low, high = wilson(wins, games)
         results[opponent] = {"games": games, "win_rate": wins / games, "low": low, "high": high}
     return results

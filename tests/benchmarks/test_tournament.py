@@ -5,8 +5,8 @@ from collections import Counter
 
 import pytest
 
+from agents.stats import ranks, wilson
 from benchmarks.records import RECORDS_FILE, read_records
-from benchmarks.stats import ranks, wilson
 from benchmarks.tournament import TournamentConfig, build_tasks, load_config, run
 from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed
@@ -168,7 +168,8 @@ def test_ray_backend_gives_identical_results(tmp_path):
 
 def test_a_game_task_replays_identically_whatever_ran_before():
     """play_game resets the seats' agents itself: a task is the same game in any order."""
-    from benchmarks.play import GameTask, play_game
+    from agents.arena import GameTask
+    from benchmarks.play import play_game
 
     def task(game: int) -> GameTask:
         return GameTask(game=game, env_id="otys_v0", config={"num_players": 2},

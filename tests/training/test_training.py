@@ -191,7 +191,7 @@ def test_evaluation_plays_the_checkpoint_as_it_is_now(tmp_path):
     """A training run evaluates a checkpoint rewritten at one path (in the safe format,
     so without trust); each evaluation must play the file as it is then, not a policy
     cached from an earlier evaluation."""
-    from benchmarks.play import GameTask, _env_and_agents
+    from agents.arena import GameTask, env_and_agents
     from training.train import save_agent
 
     cfg = tiny(tmp_path, total_timesteps=64)
@@ -203,14 +203,14 @@ def test_evaluation_plays_the_checkpoint_as_it_is_now(tmp_path):
     path = save_agent(model, tmp_path / "eval_current.json", cfg)
     task = GameTask(game=0, env_id="oceanos_v0", config={"num_players": 2},
                     seating=("ppo", "r"), specs={"ppo": f"ppo:{path}", "r": "random"}, seed=0)
-    first = _env_and_agents(task)[1][0]
-    assert _env_and_agents(task)[1][0] is first  # an unchanged file is not loaded again
+    first = env_and_agents(task)[1][0]
+    assert env_and_agents(task)[1][0] is first  # an unchanged file is not loaded again
 
     with torch.no_grad():
         for p in model.policy.action_net.parameters():
             p.add_(1.0)
     save_agent(model, path, cfg)  # rewritten in place, as the training loop does
-    second = _env_and_agents(task)[1][0]
+    second = env_and_agents(task)[1][0]
     assert second is not first
     assert not np.array_equal(second.policy.action_net.bias.detach().numpy(),
                               first.policy.action_net.bias.detach().numpy())
