@@ -351,10 +351,11 @@ def main(argv: list[str] | None = None) -> int:
                     "every decision, step forward and back, jump to a round, play/pause, "
                     "and the point of view of the whole table or of any seat (its own view "
                     "hides what that seat cannot see).")
-    rep.add_argument("run", help="the run folder (holds games.jsonl)")
-    rep.add_argument("--game", type=seed_arg, required=True,
+    rep.add_argument("run", metavar="RUN_DIR", help="the run folder (holds games.jsonl)")
+    rep.add_argument("--game", type=seed_arg, required=True, metavar="K",
                      help="the game's number (its 'game' field in games.jsonl)")
-    rep.add_argument("--output", help="the HTML file to write (default: RUN/replay_gameK.html)")
+    rep.add_argument("--output", metavar="FILE.html",
+                     help="the HTML file to write (default: RUN_DIR/replay_gameK.html)")
     rep.set_defaults(func=_replay)
 
     bal = sub.add_parser("balance", help="run a balance sweep from a YAML config")
