@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.play import GameTask, play_game
+from agents.arena import GameTask
+from benchmarks.play import play_game
 from benchmarks.replay_html import SECRET, build_page, frame_view
 
 CHROMIUM = Path("/usr/bin/chromium")
