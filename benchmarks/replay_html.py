@@ -68,6 +68,32 @@ def _same_for(game, state, seat: int, value, read, rng: np.random.Generator) -> 
     return all(read(game.resample_hidden(state, seat, rng)) == value for _ in range(RESAMPLES))
 
 
+class PictureStore:
+    """Pictures kept as the page stores them: each distinct SVG line once (``pool``),
+    each distinct picture once, as its list of line numbers (``pictures``)."""
+
+    def __init__(self):
+        self.lines: dict[str, int] = {}
+        self.ids: dict[tuple[int, ...], int] = {}
+        self.svg_bytes = 0  # the size of every picture added, as drawn
+
+    def add(self, svg: str) -> int:
+        """Store one picture; return its number."""
+        self.svg_bytes += len(svg)
+        lines = tuple(self.lines.setdefault(line, len(self.lines)) for line in svg.split("\n"))
+        return self.ids.setdefault(lines, len(self.ids))
+
+    @property
+    def pool(self) -> list[str]:
+        """The distinct lines, by number."""
+        return list(self.lines)
+
+    @property
+    def pictures(self) -> list[list[int]]:
+        """The distinct pictures, by number, each as its line numbers."""
+        return [list(lines) for lines in self.ids]
+
+
 @dataclass
 class Frame:
     """One decision of the game (or its end): what the page shows at that step."""
@@ -79,11 +105,12 @@ class Frame:
     round: Any
     scores: list
     scores_seen: list[bool]  # per seat: whether its view may show the scores
-    pictures: list[str] = field(default_factory=list)  # whole table, then seat by seat
+    pictures: list[int] = field(default_factory=list)  # whole table, then seat by seat
 
 
-def collect_frames(record: dict[str, Any]) -> tuple[list[Frame], Any]:
-    """Every frame of a record's game (checked by the replay) and the env at the end."""
+def collect_frames(record: dict[str, Any], store: PictureStore) -> tuple[list[Frame], Any]:
+    """Every frame of a record's game (checked by the replay), its pictures added to
+    ``store``, and the env at the end."""
     frames: list[Frame] = []
     rng = np.random.default_rng(0)  # only re-draws hidden values for the checks
 
@@ -100,7 +127,7 @@ def collect_frames(record: dict[str, Any]) -> tuple[list[Frame], Any]:
             round=getattr(state, "round", None), scores=scores,
             scores_seen=[_same_for(game, state, k, scores, lambda s: list(s.scores()), rng)
                          for k in range(n)],
-            pictures=[table_svg(game, state, v) for v in [None, *range(n)]]))
+            pictures=[store.add(table_svg(game, state, v)) for v in [None, *range(n)]]))
 
     env = replay_record(record, visit)
     return frames, env
@@ -131,12 +158,18 @@ def summary_table(summary: dict[str, Any], n: int) -> str:
             if rows else "")
 
 
+def player_names(record: dict[str, Any], n: int) -> list[str]:
+    """``player_k (agent)`` for every seat (the agent from the record's seating)."""
+    seating = record.get("seating", [])
+    return [f"player_{k}" + (f" ({seating[k]})" if k < len(seating) else "") for k in range(n)]
+
+
 def result_html(record: dict[str, Any], env, seat: int | None, rng) -> str:
     """The final screen for ``seat``'s view (None: the whole table): winners, scores,
     ranks and, where that seat may know it, the summary breakdown."""
     state, game = env.unwrapped.state_, env.unwrapped.game
-    n, seating = state.num_players, record.get("seating", [])
-    names = [f"player_{k}" + (f" ({seating[k]})" if k < len(seating) else "") for k in range(n)]
+    n = state.num_players
+    names = player_names(record, n)
     winners = record.get("winners", [])
     if record.get("truncated"):
         verdict = "Stopped at the decision cap: no winner."
@@ -162,29 +195,22 @@ def result_html(record: dict[str, Any], env, seat: int | None, rng) -> str:
     return "".join(parts)
 
 
-def page_data(record: dict[str, Any], frames: list[Frame], env, source: str) -> dict:
+def page_data(record: dict[str, Any], frames: list[Frame], store: PictureStore, env,
+              source: str) -> dict:
     """The JSON the page reads: line pool, pictures, frames, labels and results."""
     env_id, config, seed, _ = record_actions(record)
     n = env.unwrapped.num_players
-    seating = record.get("seating", [])
-    players = [f"player_{k}" + (f" ({seating[k]})" if k < len(seating) else "")
-               for k in range(n)]
-    pool: dict[str, int] = {}
-    pictures: dict[tuple[int, ...], int] = {}
+    players = player_names(record, n)
     shown = []
     rounds: list[list] = []
     seen_rounds: set = set()
     for index, frame in enumerate(frames):
-        ids = []
-        for svg in frame.pictures:
-            lines = tuple(pool.setdefault(line, len(pool)) for line in svg.split("\n"))
-            ids.append(pictures.setdefault(lines, len(pictures)))
         if frame.round not in seen_rounds and frame.round is not None:
             seen_rounds.add(frame.round)
             rounds.append([len(rounds) + 1, index])
         actor = -1 if frame.actor is None else frame.actor
         secret_to = [k + 1 for k in range(n) if frame.secret and k != actor]
-        shown.append({"p": ids, "a": actor,
+        shown.append({"p": frame.pictures, "a": actor,
                       "t": "" if actor < 0 else f"{players[actor]}: {frame.name}",
                       "x": secret_to, "r": len(rounds), "sc": frame.scores,
                       "v": frame.scores_seen})
@@ -193,7 +219,7 @@ def page_data(record: dict[str, Any], frames: list[Frame], env, source: str) -> 
         "title": f"{env_id} game {record.get('game', '?')}",
         "about": f"{source} · {env_id} {json.dumps(config)} · seed {seed} · "
                  f"{len(frames) - 1} decisions",
-        "players": players, "pool": list(pool), "pictures": [list(p) for p in pictures],
+        "players": players, "pool": store.pool, "pictures": store.pictures,
         "frames": shown, "rounds": rounds,
         "result": [result_html(record, env, None, rng)]
         + [result_html(record, env, k, rng) for k in range(n)],
@@ -226,14 +252,15 @@ def build_page(record: dict[str, Any], source: str = "") -> tuple[str, dict, dic
     """The HTML page of a record's game, its data (:func:`frame_view` reads it) and
     facts about it: frames, distinct pictures and lines, the size of every SVG drawn,
     of the data before compression, and of the page."""
-    frames, env = collect_frames(record)
-    data = page_data(record, frames, env, source)
+    store = PictureStore()
+    frames, env = collect_frames(record, store)
+    data = page_data(record, frames, store, env, source)
     raw = json.dumps(data, separators=(",", ":")).encode()
     packed = base64.b64encode(gzip.compress(raw, 9, mtime=0)).decode("ascii")
     html = PAGE.replace("__TITLE__", escape(data["title"])).replace("__DATA__", packed)
     facts = {"frames": len(frames), "pictures": len(data["pictures"]),
              "lines": len(data["pool"]), "json_bytes": len(raw),
-             "svg_bytes": sum(len(svg) for f in frames for svg in f.pictures),
+             "svg_bytes": store.svg_bytes,
              "html_bytes": len(html.encode())}
     return html, data, facts
 
