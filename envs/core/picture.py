@@ -26,7 +26,7 @@ _PIL_ANCHOR = {"start": "ls", "middle": "ms", "end": "rs"}
 FONT_FAMILY = "DejaVu Sans, Verdana, Arial, sans-serif"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Shape:
     """One drawing primitive: ``kind`` names it, ``geom`` holds its numbers."""
 
@@ -43,6 +43,7 @@ class Shape:
     bold: bool = False
 
 
+@lru_cache(maxsize=1024)
 def _colour(value: str | None, what: str) -> str | None:
     """``value`` checked as ``None`` or ``#rrggbb`` (a clear error otherwise)."""
     if value is None:
