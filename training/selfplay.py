@@ -16,7 +16,6 @@ through the AEC env and compares every reward bit for bit).
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,7 @@ from agents.hints import make_hints, observation_size
 from agents.ppo import policy_action
 from envs.core.aec import MaskCache
 from envs.core.errors import checked_action
-from envs.core.rewards import end_rewards
+from envs.core.rewards import TRUNCATED, settle
 from envs.core.rng import derive_seed, make_rng
 
 SELF = "self"  # opponent kind: a frozen snapshot of the learner
@@ -87,10 +86,7 @@ class SelfPlayEnv(gymnasium.Env):
             raise ValueError(f"unknown opponent kinds {sorted(unknown)}; use random, greedy, self")
         self.kinds = sorted(weights)
         total = sum(weights.values())
-        # the cumulative shares, as Generator.choice(p=shares) computes them: a kind is
-        # drawn from one uniform by bisection, the same draw as choice() at a 20th the cost
-        cdf = np.cumsum([weights[k] / total for k in self.kinds])
-        self._kind_cdf = (cdf / cdf[-1]).tolist()
+        self._shares = [weights[k] / total for k in self.kinds]
         self.fixed_seat = learner_seat
         self.base_seed = seed
         self.episode = 0
@@ -108,10 +104,11 @@ class SelfPlayEnv(gymnasium.Env):
         self._scratch = np.zeros(info.observation_size, np.float32)
         self._masks = MaskCache(info.num_actions)
         self._legal: list[int] = []
-        self._score = 0  # the learner's score after the last transition (dense rewards)
+        self._scores: list = []  # the scores after the last transition (dense rewards)
+        self._seat_to_act = 0  # after the last transition (TERMINAL once over)
+        self._end: str | None = None  # how the game ended (None: it goes on)
         self._carried_reward = 0.0
         self._observation = np.zeros(info.observation_size, np.float32)
-        self._truncated = False
 
     # -------------------------------------------------------------- pool
     def set_snapshots(self, paths: list[str]) -> None:
@@ -119,7 +116,7 @@ class SelfPlayEnv(gymnasium.Env):
         self.snapshots = [p for p in paths if Path(p).exists()]
 
     def _opponent(self, seat: int) -> agents.Agent:
-        kind = self.kinds[bisect_right(self._kind_cdf, self.rng.random())]
+        kind = self.kinds[self.rng.choice(len(self.kinds), p=self._shares)]
         if kind == SELF:
             if not self.snapshots:
                 kind = "random" if "random" in self._pool else "greedy"
@@ -150,9 +147,8 @@ class SelfPlayEnv(gymnasium.Env):
             self.hints.reset(derive_seed(game_seed, "hints"))
         # the same game as the AEC env's reset(seed=game_seed)
         self.state = self.game.new_state(self.config, make_rng(game_seed))
-        self.decisions = 0
-        self._truncated = False
-        self._score = self.state.scores()[seat] if self._dense else 0
+        self.decisions, self._end = 0, None
+        self._scores, self._seat_to_act = list(self.state.scores()), self.state.current_player()
         # a reward that reaches the seat before its first decision is paid with the
         # first step (gymnasium's reset returns none)
         self._carried_reward, done = self._advance()
@@ -166,28 +162,17 @@ class SelfPlayEnv(gymnasium.Env):
         more, done = self._advance()
         reward += more
         obs = self._observation if not done else np.zeros(self.observation_space.shape, np.float32)
-        truncated = done and self._truncated
+        truncated = self._end == TRUNCATED
         return obs, float(reward), done and not truncated, truncated, {}
 
     def _transition(self, action: int) -> float:
         """Play ``action``; the reward it pays the learner's seat, as the AEC env would."""
-        state = self.state
-        state.apply_action(action)
+        self.state.apply_action(action)
         self.decisions += 1
-        reward = 0.0
-        if self._dense:
-            score = state.scores()[self.seat]
-            if score != self._score:
-                reward += (score - self._score) / self._scale
-                self._score = score
-        if state.is_terminal():
-            ends = end_rewards(state.winners(), self.num_players)
-            if ends is not None:
-                reward += ends[self.seat]
-            self._truncated = bool(getattr(state, "capped", False))
-        elif self.decisions >= self._max_decisions:
-            self._truncated = True
-        return reward
+        paid, self._scores, self._seat_to_act, self._end = settle(
+            self.state, self._scores, self._dense, self._scale, self.decisions,
+            self._max_decisions)
+        return 0.0 if paid is None else paid[self.seat]
 
     def _advance(self) -> tuple[float, bool]:
         """Play the other seats until the learner must decide or the game ends.
@@ -197,9 +182,9 @@ class SelfPlayEnv(gymnasium.Env):
         """
         state, reward = self.state, 0.0
         while True:
-            if self._truncated or state.is_terminal():
+            if self._end is not None:
                 return reward, True
-            seat = state.current_player()
+            seat = self._seat_to_act
             legal = self._legal = state.legal_actions()
             if seat == self.seat:
                 self._observation = self._observe(seat)

@@ -28,7 +28,7 @@ from .errors import (
     is_integer_action,
 )
 from .game import TERMINAL, Game
-from .rewards import end_rewards
+from .rewards import TRUNCATED, settle
 from .rng import make_rng
 
 SAVE_FORMAT = 1
@@ -114,7 +114,7 @@ class BoardGameEnv(AECEnv):
         self._legal: list[int] | None = None
         self._acting: str | None = None  # the agent that decides now (None: the game is over)
         self._masks = MaskCache(info.num_actions)
-        self._dense = self.config.dense_reward
+        self._dense, self._scale = self.config.dense_reward, info.score_scale
         self._max_decisions = info.max_decisions
         self._terminate_illegal = self.config.illegal_action == "terminate"
         self.illegal_end: dict[str, Any] | None = None  # why an illegal action ended the game
@@ -275,46 +275,31 @@ class BoardGameEnv(AECEnv):
         self._acting = agent if alive else None
 
     def _after_transition(self) -> None:
-        """Set rewards, ends and the next agent after reset or a step."""
-        state = self.state_
+        """Set rewards, ends and the next agent after reset or a step (the rule:
+        :func:`envs.core.rewards.settle`)."""
+        paid, self._last_scores, seat, end = settle(
+            self.state_, self._last_scores, self._dense, self._scale, self.decisions,
+            self._max_decisions)
         rewards = self.rewards
-        if any(rewards.values()):
+        if paid is not None:
+            cumulative = self._cumulative_rewards
+            for agent, reward in zip(self.possible_agents, paid):
+                rewards[agent] = reward
+                cumulative[agent] += reward
+        elif any(rewards.values()):
             for agent in rewards:
                 rewards[agent] = 0.0
-        paid = False  # whether any reward may be non-zero (else nothing to accumulate)
-        if self._dense:
-            scores, last = list(state.scores()), self._last_scores
-            if scores != last:  # most steps score nothing: nothing to pay
-                scale = self.game.info.score_scale
-                for seat, agent in enumerate(self.possible_agents):
-                    if scores[seat] != last[seat] and agent in rewards:
-                        rewards[agent] += (scores[seat] - last[seat]) / scale
-                self._last_scores = scores
-                paid = True
-        seat = state.current_player()  # TERMINAL once the game is over
+        if end is None:
+            self.agent_selection = self._acting = self.possible_agents[seat]
+            return
         if seat == TERMINAL:
-            ends = end_rewards(state.winners(), self.num_players)
-            if ends is not None:
-                for seat, agent in enumerate(self.possible_agents):
-                    rewards[agent] += ends[seat]
-                paid = True
-            # a game stopped by a configured cap (e.g. Otontin's round cap) is a
-            # truncation for RL, though its rules still name winners and pay rewards
-            ended = self.truncations if getattr(state, "capped", False) else self.terminations
-            for agent in self.agents:
-                ended[agent] = True
             self.agent_selection = self.agents[0]
-            self._acting = None
-        else:
-            acting = self.agent_selection = self.possible_agents[seat]
-            if self.decisions >= self._max_decisions:
-                for agent in self.agents:
-                    self.truncations[agent] = True
-                acting = None
-            self._acting = acting
-        if paid:
-            for agent, reward in rewards.items():
-                self._cumulative_rewards[agent] += reward
+        else:  # the decision cap
+            self.agent_selection = self.possible_agents[seat]
+        ended = self.truncations if end == TRUNCATED else self.terminations
+        for agent in self.agents:
+            ended[agent] = True
+        self._acting = None
 
     # ------------------------------------------------------------- full state
     @property
