@@ -96,9 +96,10 @@ def record_actions(record: dict[str, Any]) -> tuple[str, dict[str, Any], int, li
     game = record.get("game", "?")
     replay = record.get("replay")
     if replay is None:
-        raise ReplayError(f"game {game} was recorded before records kept their actions (it has "
-                          "no 'replay' field): it still counts in reports but cannot be "
-                          "replayed; play it again with this version to replay it")
+        raise ReplayError(f"game {game} has no 'replay' field: it was recorded before records "
+                          "kept their actions (or by a study that keeps none, as search-bench); "
+                          "it still counts in reports but cannot be replayed (a tournament or "
+                          "balance run of this version records replayable games)")
     if not isinstance(replay, dict) or replay.get("format") != REPLAY_FORMAT:
         raise ReplayError(f"game {game}: its replay field is not format {REPLAY_FORMAT}")
     env_id, config, seed = replay.get("env_id"), replay.get("config"), record.get("seed")
