@@ -154,7 +154,8 @@ tr.acting td { background: #fff4cc; }
   $("round").onchange = () => go(Number($("round").value));
   pov.onchange = () => { view = Number(pov.value); show(); };
   document.addEventListener("keydown", (e) => {
-    if (e.target.tagName === "SELECT" || e.target.tagName === "INPUT") return;
+    const tag = e.target.tagName;  // a focused control handles its own keys
+    if (tag === "SELECT" || tag === "INPUT" || (tag === "BUTTON" && e.key === " ")) return;
     const keys = { ArrowLeft: frame - 1, ArrowRight: frame + 1, Home: 0, End: last };
     if (e.key in keys) { e.preventDefault(); go(keys[e.key]); }
     if (e.key === " ") { e.preventDefault(); $("play").click(); }

@@ -120,6 +120,14 @@ def test_the_step_controls_change_the_picture_and_the_label(browser, page):
     element("prev").click()
     assert frame(browser) == k and element("step-label").text == label
     assert board_png(browser) == before
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    element("title").click()  # focus off the buttons: the page's keys
+    ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+    assert frame(browser) == k + 1
+    ActionChains(browser).send_keys(Keys.ARROW_LEFT).perform()
+    assert frame(browser) == k
 
 
 def test_rounds_play_and_the_end(browser, page):
