@@ -32,21 +32,8 @@ import numpy as np
 
 from envs.otys import actions as A
 from envs.otys import data as D
-from envs.otys.effects import (
-    CONTRACT_COLOUR,
-    COPY,
-    KEEP,
-    KEY,
-    RETURN_KEY,
-    SPONSOR5,
-    SPONSOR_FLIP,
-    SPONSOR_TOKEN,
-    STEP1,
-    STEP2,
-    TOKEN_FLIP,
-    TOKEN_RESOURCE,
-)
 from envs.otys.observe import CONTRACT_FEATS
+from envs.otys.phases import Phase
 
 from ..base import ValuingAgent
 from .otys_values import (
@@ -97,25 +84,25 @@ class _Evaluator(Valuer):
     def values(self, legal: list[int]) -> dict[int, float]:
         """Legal action -> its value in PP, for the pending decision's phase."""
         phase = self.phase
-        if phase == KEY:
+        if phase == Phase.KEY:
             return self._key_values(legal)
-        if phase in (STEP1, STEP2):
+        if phase in (Phase.STEP1, Phase.STEP2):
             return self._step_values(legal)
-        if phase == COPY:
+        if phase == Phase.COPY:
             return self._copy_values(legal)
-        if phase == KEEP:
+        if phase == Phase.KEEP:
             return self._keep_values(legal)
-        if phase == CONTRACT_COLOUR:
+        if phase == Phase.CONTRACT_COLOUR:
             return self._colour_values(legal)
-        if phase == TOKEN_RESOURCE:
+        if phase == Phase.TOKEN_RESOURCE:
             return {a: 0.0 if a == A.DECLINE else self.change_value(self.level, a - A.COLOUR.start, 1) for a in legal}
-        if phase == RETURN_KEY:
+        if phase == Phase.RETURN_KEY:
             return self._return_values(legal)
-        if phase in (SPONSOR_FLIP, TOKEN_FLIP):
+        if phase in (Phase.SPONSOR_FLIP, Phase.TOKEN_FLIP):
             return {a: 0.0 if a == A.DECLINE else self.upgrade_value(self.divers[a - A.FLIP.start]) for a in legal}
-        if phase == SPONSOR_TOKEN:
+        if phase == Phase.SPONSOR_TOKEN:
             return {a: self.token_now(self.tokens(self.level)[a - A.TOKEN.start], self.level) for a in legal}
-        if phase == SPONSOR5:
+        if phase == Phase.SPONSOR5:
             return self._sponsor5_values(legal)
         # the designer's variant: a copied diver's owner keeps it down only for free
         return {a: -self.battery if a == A.OXYGEN else 0.0 for a in legal}

@@ -15,8 +15,8 @@ from array import array
 import numpy as np
 
 from envs.otys import data as D
-from envs.otys.effects import NUM_PHASES
 from envs.otys.observe import CONTRACT_FEATS, LAYOUT, TOKEN_FEATS
+from envs.otys.phases import NUM_PHASES
 
 NC, NL, NS = D.NUM_COLOURS, D.NUM_LEVELS, D.NUM_SLOTS
 LEVEL_SLOTS = tuple(D.level_slot(level) for level in range(NL))  # column slot of each level

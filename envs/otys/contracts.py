@@ -12,7 +12,7 @@ from __future__ import annotations
 from itertools import chain
 
 from . import actions, data
-from .effects import CONTRACT_COLOUR
+from .phases import CONTRACT_COLOUR
 
 NC = data.NUM_COLOURS
 # per level: the id of ``complete:pub0:<level>`` and the level's first index in ``resources``

@@ -9,40 +9,18 @@ to ``self.resume_phase`` (the step menu) once it is resolved.
 from __future__ import annotations
 
 from . import actions, data
-
-# ----------------------------------------------------------------- phases
-(
-    KEY,
+from .phases import (
+    COPY,
+    KEEP,
+    RETURN_KEY,
+    SPONSOR5,
+    SPONSOR_FLIP,
+    SPONSOR_TOKEN,
     STEP1,
     STEP2,
-    SPONSOR_TOKEN,
-    RETURN_KEY,
-    SPONSOR_FLIP,
     TOKEN_FLIP,
-    SPONSOR5,
     TOKEN_RESOURCE,
-    KEEP,
-    CONTRACT_COLOUR,
-    COPY,
-    VARIANT,
-) = range(13)
-PHASE_NAMES = (
-    "choose a key",
-    "step 1 (propellers, sponsor, contracts; or start the diver / end the turn)",
-    "step 2 (diver effect, contracts; or end the turn)",
-    "Sponsor #2 advanced: which reward token",
-    "return which own key from the Hacker track",
-    "Sponsor #4 advanced: flip which surface diver",
-    "reward token: flip which diver (or decline)",
-    "Sponsor #5 advanced: battery or move a resource",
-    "reward token: which resource colour (or decline)",
-    "keep which drawn contract",
-    "specific-number contract: colour for the next number",
-    "Spy: use the neighbour's diver (or decline)",
-    "designer's Spy variant: your copied diver resurfaces or uses oxygen",
 )
-NUM_PHASES = len(PHASE_NAMES)
-NO_PHASE = -1  # phase of a finished game
 
 SPONSOR_CREDIT_TILE, SPONSOR_DOUBLE_TILE, SPONSOR_KEY_TILE, SPONSOR_FLIP_TILE, SPONSOR_BATTERY_TILE = (
     range(data.NUM_SPONSORS)

@@ -40,22 +40,7 @@ from envs.core.fields import FieldChecks
 from . import actions as A
 from . import data as D
 from . import rules
-from .effects import (
-    CONTRACT_COLOUR,
-    COPY,
-    KEEP,
-    KEY,
-    NO_PHASE,
-    NUM_PHASES,
-    SPONSOR5,
-    SPONSOR_FLIP,
-    SPONSOR_TOKEN,
-    STEP1,
-    STEP2,
-    TOKEN_FLIP,
-    TOKEN_RESOURCE,
-    VARIANT,
-)
+from .phases import MAIN_PHASES, NUM_PHASES, Phase
 from .rules import NUM_YIELDS, PP_SOURCES
 
 _CHECKS = FieldChecks("Otys")
@@ -69,9 +54,8 @@ _OWN_KEYS = list(range(D.NUM_OWN_KEYS))
 _SPONSOR_TILES = list(range(D.NUM_SPONSORS))
 _LEVEL_BASES = range(0, D.NUM_LEVELS * NC, NC)
 _BIG = 10**6  # a loaded counter the rules do not bound stays below this (play may pass it)
-MAIN = (KEY, STEP1, STEP2)
-_SPONSOR_PHASES = (SPONSOR_TOKEN, SPONSOR_FLIP, SPONSOR5)  # resume at step 1
-_TOKEN_KIND = {TOKEN_RESOURCE: D.RESOURCE, TOKEN_FLIP: D.UPGRADE, KEEP: D.DRAW}
+_SPONSOR_PHASES = (Phase.SPONSOR_TOKEN, Phase.SPONSOR_FLIP, Phase.SPONSOR5)  # resume at step 1
+_TOKEN_KIND = {Phase.TOKEN_RESOURCE: D.RESOURCE, Phase.TOKEN_FLIP: D.UPGRADE, Phase.KEEP: D.DRAW}
 _MAX_COPY_DEPTH = 2  # a Spy may copy a neighbour's Spy, which may copy a non-Spy
 
 
@@ -250,11 +234,11 @@ def _check_turn(s, n: int) -> None:
                  "copy_marked"):
         _int(getattr(s, name), name, 0, 1)
     rnd = _int(s.round, "round", 1, tables.round_cap)
-    phase = _int(s.phase, "phase", NO_PHASE, NUM_PHASES - 1)
+    phase = _int(s.phase, "phase", Phase.NONE, NUM_PHASES - 1)
     if s.end_triggered and max(s.pp) < tables.end_pp:
         _bad("end_triggered", f"is set, but no seat has the {tables.end_pp} PP that trigger the end")
-    if s.over or phase == NO_PHASE:
-        if not (s.over and phase == NO_PHASE and s.actor == -1 and seat == n - 1):
+    if s.over or phase == Phase.NONE:
+        if not (s.over and phase == Phase.NONE and s.actor == -1 and seat == n - 1):
             _bad("over", f"= {s.over} with phase {phase}, actor {s.actor}, seat {seat}: a "
                  "finished game has no phase, no actor, and ended on the last seat")
         if not (s.end_triggered or rnd == tables.round_cap) or s.capped != (not s.end_triggered):
@@ -265,7 +249,7 @@ def _check_turn(s, n: int) -> None:
         _bad("capped", "is set before the game's end")
     key = s.key
     level = _int(s.level, "level", -1, D.NUM_LEVELS - 1)
-    resume = _int(s.resume_phase, "resume_phase", KEY, STEP2)
+    resume = _int(s.resume_phase, "resume_phase", Phase.KEY, Phase.STEP2)
     uses = _int(s.uses_left, "uses_left", 0, D.DOUBLE_USES)
     token = s.token
     token_slot = _int(s.token_slot, "token_slot", -1, D.NUM_LEVELS * D.DISPLAY_TOKENS - 1)
@@ -289,17 +273,17 @@ def _check_turn(s, n: int) -> None:
         _bad("copy_seat", f"= {copy_seat} is not a neighbour of seat {seat}")
     if (copy_seat >= 0) != (copy_depth > 0):
         _bad("copy_depth", f"= {copy_depth} with copy_seat {copy_seat}")
-    expected_actor = marks[0] if phase == VARIANT and marks else seat
+    expected_actor = marks[0] if phase == Phase.VARIANT and marks else seat
     if _int(s.actor, "actor", 0, n - 1) != expected_actor:
         _bad("actor", f"= {s.actor}, but seat {expected_actor} decides now")
 
     # the key: none before it is chosen (and again after the turn, in the variant's
     # decisions), else one of the seat's, on its level
-    keyless = phase == KEY or phase == VARIANT or (phase == CONTRACT_COLOUR and resume == KEY)
+    keyless = phase == Phase.KEY or phase == Phase.VARIANT or (phase == Phase.CONTRACT_COLOUR and resume == Phase.KEY)
     if keyless:
         if key != -1:
             _bad("key", f"= {key} before a key is chosen (phase {phase})")
-        if (level == -1) == (phase == VARIANT):
+        if (level == -1) == (phase == Phase.VARIANT):
             _bad("level", f"= {level} in phase {phase}")
     else:
         if key < 0 or level < 0:
@@ -307,23 +291,23 @@ def _check_turn(s, n: int) -> None:
                  f"is not set after the key was chosen (phase {phase})")
         if key < D.OWN_X and level != key:
             _bad("level", f"= {level}, but numbered key {D.KEY_NAMES[key]} opens level {key + 1}")
-    if phase in MAIN:
+    if phase in MAIN_PHASES:
         if resume != phase:
             _bad("resume_phase", f"= {resume} at main decision {phase}")
         if s.yield_tile != -1:
             _bad("yield_tile", "measures a sponsor's yield back at a main decision")
     elif phase in _SPONSOR_PHASES:
-        if resume != STEP1 or not s.sponsor_used:
+        if resume != Phase.STEP1 or not s.sponsor_used:
             _bad("resume_phase", f"= {resume}: a sponsor's decision returns to step 1")
-    elif phase != CONTRACT_COLOUR and resume == KEY:
+    elif phase != Phase.CONTRACT_COLOUR and resume == Phase.KEY:
         _bad("resume_phase", f"= {resume}: phase {phase} comes after the key")
-    if phase == KEY:
+    if phase == Phase.KEY:
         if s.sponsor_used or uses or s.free_costs or copy_seat >= 0 or marks:
             _bad("sponsor_used" if s.sponsor_used else "uses_left" if uses
                  else "free_costs" if s.free_costs
                  else "copy_seat" if copy_seat >= 0 else "marks",
                  "is set before the turn's key is chosen")
-    if phase == STEP1 and (not uses or copy_seat >= 0 or marks):
+    if phase == Phase.STEP1 and (not uses or copy_seat >= 0 or marks):
         _bad("uses_left" if not uses else "copy_seat" if copy_seat >= 0 else "marks",
              "is not as step 1 leaves it (the diver unused, nothing copied)")
     if uses == D.DOUBLE_USES:
@@ -342,11 +326,11 @@ def _check_turn(s, n: int) -> None:
         if not s.token_to_board and not emptied:
             _bad("token_slot",
                  f"= {token_slot} is not the emptied display space of level {level + 1}")
-    elif phase in (TOKEN_RESOURCE, TOKEN_FLIP):
+    elif phase in (Phase.TOKEN_RESOURCE, Phase.TOKEN_FLIP):
         _bad("token", f"= -1, but phase {phase} resolves a reward token")
 
     # the contract being completed
-    if phase == CONTRACT_COLOUR:
+    if phase == Phase.CONTRACT_COLOUR:
         if (contract < 0 or contract_level < 0 or contract_source < 0
                 or not tables.contract_number[contract]):
             _bad("contract", f"= {contract} is not a specific-number contract being completed")
@@ -374,25 +358,25 @@ def _check_turn(s, n: int) -> None:
 
     # the other sub-decisions: what they need is there
     p = seat
-    if (phase == KEEP) != bool(s.drawn):
+    if (phase == Phase.KEEP) != bool(s.drawn):
         _bad("drawn", f"holds {len(s.drawn)} cards in phase {phase}")
-    if phase == KEEP and len(s.hands[p]) >= tables.hand_limit:
+    if phase == Phase.KEEP and len(s.hands[p]) >= tables.hand_limit:
         _bad(f"hands[{p}]", f"is full ({tables.hand_limit}), yet a drawn card must be kept")
-    if phase == COPY:
+    if phase == Phase.COPY:
         if copy_seat < 0:
             _bad("copy_seat", "= -1, but a Spy's copy is pending")
-        if resume != STEP2:
+        if resume != Phase.STEP2:
             _bad("resume_phase", f"= {resume}: a Spy's copy returns to step 2")
         if tables.spy_variant and s.credits[copy_seat] < copy_gift:
             _bad("copy_gift", f"= {copy_gift}, more than seat {copy_seat}'s credits to hand back")
         if s.copy_marked and copy_seat not in marks:
             _bad("copy_marked", f"is set, but seat {copy_seat} is not marked")
-    if phase == VARIANT:
+    if phase == Phase.VARIANT:
         if not marks or not s.batteries[marks[0]]:
             _bad("marks", f"= {marks}: the variant's choice needs a marked seat with a battery")
-    if phase == SPONSOR_FLIP and s.credits[p] < D.SPONSOR_UPGRADE_COST:
+    if phase == Phase.SPONSOR_FLIP and s.credits[p] < D.SPONSOR_UPGRADE_COST:
         _bad(f"credits[{p}]", f"= {s.credits[p]}: Sponsor #4 costs {D.SPONSOR_UPGRADE_COST}")
-    if phase == TOKEN_RESOURCE and s._space(p, level) <= 0:
+    if phase == Phase.TOKEN_RESOURCE and s._space(p, level) <= 0:
         _bad(f"resources[{p}]", f"has no room on level {level + 1} for the token's resource")
     legal = s.legal_actions()
     if not legal:

@@ -18,7 +18,6 @@ from envs.core import ObservationLayout
 
 from . import data as D
 from .config import Tables
-from .effects import CONTRACT_COLOUR, COPY, KEEP, NUM_PHASES
 from .observe_cache import (
     CONTRACT_FEATS,
     HAND_FEATS,
@@ -30,6 +29,7 @@ from .observe_cache import (
     seat_size,
     zeros,
 )
+from .phases import CONTRACT_COLOUR, COPY, KEEP, NUM_PHASES
 from .rules import State
 
 S = D.MAX_PLAYERS
@@ -73,7 +73,7 @@ LAYOUT = ObservationLayout(
         ("bag_kinds", (len(D.TOKEN_KINDS), len(D.TOKEN_BACKS)), "bag: tokens per immediate effect and back"),
         ("bag_colours", (D.NUM_COLOURS,), "bag: resource tokens showing each colour"),
         ("token_discard", (len(D.TOKEN_KINDS), len(D.TOKEN_BACKS)), "discarded tokens per effect and back"),
-        ("phase", (NUM_PHASES,), "one-hot pending decision (see effects.PHASE_NAMES)"),
+        ("phase", (NUM_PHASES,), "one-hot pending decision (see phases.PHASE_NAMES)"),
         ("actor", (S,), "relative seat that takes the pending decision"),
         ("turn_seat", (S,), "relative seat whose turn it is"),
         ("key_level", (D.NUM_LEVELS,), "level of this turn's key"),

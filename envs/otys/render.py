@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import data as D
-from .effects import PHASE_NAMES
+from .phases import PHASE_NAMES
 from .rules import State
 
 SIDE = ("basic", "adv")

@@ -3,12 +3,12 @@
 Read next to ``RULES.md`` in this folder (the rules as this code plays them). A turn is a
 run of single decisions by the same seat (``self.phase`` names the pending one):
 
-1. ``KEY``: a numbered key, or an X key (own / neutral) at any level; an X key
+1. ``Phase.KEY``: a numbered key, or an X key (own / neutral) at any level; an X key
    rotates the sponsors at once.
-2. ``STEP1``: propellers (numbered keys only), the sponsor of the key's level (once),
+2. ``Phase.STEP1``: propellers (numbered keys only), the sponsor of the key's level (once),
    contracts; choosing a diver effect starts step 2, ``resurface`` / ``oxygen``
    ends the turn without using the diver.
-3. ``STEP2``: the diver's effect (twice with Sponsor #2 basic), contracts,
+3. ``Phase.STEP2``: the diver's effect (twice with Sponsor #2 basic), contracts,
    ``resurface`` / ``oxygen`` (step 3) ends the turn.
 
 Sub-decisions (token picks, colours, kept cards, Spy copies ...) return to the step
@@ -28,7 +28,8 @@ from envs.core.rng import clone_rng
 from . import actions, data
 from .config import Config, tables_for
 from .contracts import ContractsMixin
-from .effects import (
+from .effects import SPONSOR_CREDIT_TILE, SPONSOR_DOUBLE_TILE, EffectsMixin
+from .phases import (
     CONTRACT_COLOUR,
     COPY,
     KEEP,
@@ -36,8 +37,6 @@ from .effects import (
     NO_PHASE,
     RETURN_KEY,
     SPONSOR5,
-    SPONSOR_CREDIT_TILE,
-    SPONSOR_DOUBLE_TILE,
     SPONSOR_FLIP,
     SPONSOR_TOKEN,
     STEP1,
@@ -45,11 +44,9 @@ from .effects import (
     TOKEN_FLIP,
     TOKEN_RESOURCE,
     VARIANT,
-    EffectsMixin,
 )
 
 NC = data.NUM_COLOURS
-MAIN_PHASES = (KEY, STEP1, STEP2)  # decision points where contracts may be completed
 
 # fields saved by to_dict, by how deep their lists nest (0: plain value)
 _FLAT = (

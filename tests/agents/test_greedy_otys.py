@@ -20,8 +20,8 @@ from agents.base import RandomAgent
 from agents.greedy.otys import GreedyOtys, _Evaluator
 from agents.greedy.otys_view import as_floats
 from envs.otys.actions import NUM_ACTIONS, TABLE
-from envs.otys.effects import CONTRACT_COLOUR, KEEP, KEY, STEP1, STEP2
 from envs.otys.observe import LAYOUT, OBS_SIZE, write_observation
+from envs.otys.phases import Phase
 from envs.otys.rules import State
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "otys"))
@@ -114,7 +114,7 @@ def test_only_legal_actions_over_whole_games(n, sides, variant):
         _, seen, state = play_game(env, players, seed=game)
         phases |= seen
         assert state.is_terminal() and not state.capped  # greedy players reach 18 PP
-    assert {KEY, STEP1, STEP2, KEEP, CONTRACT_COLOUR} <= phases
+    assert {Phase.KEY, Phase.STEP1, Phase.STEP2, Phase.KEEP, Phase.CONTRACT_COLOUR} <= phases
 
 
 def test_values_kept_between_decisions_match_fresh_ones():
@@ -134,7 +134,7 @@ def test_values_kept_between_decisions_match_fresh_ones():
     for seat, p in enumerate(players):
         p.reset(seat)
     _, phases, state = play_game(env, players, seed=5)
-    assert state.is_terminal() and {KEY, STEP1, STEP2} <= phases
+    assert state.is_terminal() and {Phase.KEY, Phase.STEP1, Phase.STEP2} <= phases
 
 
 def test_same_seed_same_choices():
@@ -243,7 +243,7 @@ def test_number_card_colours_leave_what_another_contract_needs():
     s.hands[0] = [contract_id((2, 1)), contract_id("PP")]
     set_res(s, 0, 3, "MMPPF")
     play(s, "key:L3", "complete:hand0:L3")
-    assert s.phase == CONTRACT_COLOUR
+    assert s.phase == Phase.CONTRACT_COLOUR
     for _ in range(2):
         play(s, decide(s))
     assert res(s, 0, 3) == "PP" and s.pp[0] == 2  # M for the 2, F for the 1

@@ -21,11 +21,7 @@ from otys_helpers import (
 )
 
 from envs.otys import data as D
-from envs.otys.effects import (
-    KEY,
-    SPONSOR5,
-    STEP1,
-)
+from envs.otys.phases import Phase
 
 
 # ------------------------------------------------------------------ contracts
@@ -69,7 +65,7 @@ def test_number_contract_asks_for_the_colours():
     play(s, "colour:P")
     assert names(s) == {"colour:M"}  # the 1: another colour
     play(s, "colour:M")
-    assert res(s, 0, 3) == "M" and s.pp[0] == 2 and s.phase == KEY
+    assert res(s, 0, 3) == "M" and s.pp[0] == 2 and s.phase == Phase.KEY
 
 
 def test_number_contract_equal_numbers_are_one_choice_per_colour_set():
@@ -79,7 +75,7 @@ def test_number_contract_equal_numbers_are_one_choice_per_colour_set():
     play(s, "key:L1", "complete:hand0:L4")
     assert names(s) == {"colour:M"}  # {M, P} is the only set; asked in colour order
     play(s, "colour:M", "colour:P")
-    assert res(s, 0, 4) == "F" and s.pp[0] == 3 and s.phase == STEP1
+    assert res(s, 0, 4) == "F" and s.pp[0] == 3 and s.phase == Phase.STEP1
 
 
 def test_number_contract_greedy_would_fail_but_a_choice_exists():
@@ -157,6 +153,6 @@ def test_contracts_only_on_own_turn_and_not_inside_a_sub_decision():
     s.hands[0] = [contract_id("MM")]
     set_res(s, 0, 1, "MM")
     play(s, "key:L5", "sponsor")
-    assert s.phase == SPONSOR5 and not any(a.startswith("complete:") for a in names(s))
+    assert s.phase == Phase.SPONSOR5 and not any(a.startswith("complete:") for a in names(s))
     play(s, "battery")
     assert legal(s, "complete:hand0:L1")

@@ -13,7 +13,7 @@ import pytest
 from otys_helpers import DRAW_PP, column, legal, names, play, position, with_diver_at
 
 from envs.otys import data as D
-from envs.otys.effects import KEEP, STEP1, STEP2, VARIANT
+from envs.otys.phases import Phase
 from envs.otys.rules import State
 
 FOUR_KEEPS = {"keep:0", "keep:1", "keep:2", "keep:3"}
@@ -24,14 +24,14 @@ def test_spy_draw_offers_only_the_drawn_cards():
     s = position()
     s.deck, s.deck_seen = [10, 11, 12, 13, 14, 15], [0] * 6
     play(s, "key:L3", "spy:draw")
-    assert s.phase == KEEP and names(s) == FOUR_KEEPS
+    assert s.phase == Phase.KEEP and names(s) == FOUR_KEEPS
 
 
 def test_copied_spy_draw_offers_only_the_drawn_cards():
     s = position(n=3)  # everyone's Spy on level 3: the copied Spy may only draw
     s.deck, s.deck_seen = [10, 11, 12, 13, 14], [0] * 5
     play(s, "key:L3", "spy:left", "spy:draw")
-    assert s.phase == KEEP and names(s) == FOUR_KEEPS
+    assert s.phase == Phase.KEEP and names(s) == FOUR_KEEPS
 
 
 @pytest.mark.parametrize("via", ["explorer", "sponsor 2 advanced"])
@@ -44,7 +44,7 @@ def test_draw_token_offers_only_the_drawn_cards(via):
     else:
         s.display[2] = DRAW_PP  # level 2
         play(s, "key:L2", "sponsor", "token:0")
-    assert s.phase == KEEP and s.drawn == [5, 4, 3, 2] and names(s) == FOUR_KEEPS
+    assert s.phase == Phase.KEEP and s.drawn == [5, 4, 3, 2] and names(s) == FOUR_KEEPS
 
 
 def test_short_deck_keeps_one_of_what_was_drawn():
@@ -53,7 +53,7 @@ def test_short_deck_keeps_one_of_what_was_drawn():
     play(s, "key:L3", "spy:draw")
     assert names(s) == {"keep:0"}
     play(s, "keep:0")
-    assert s.hands[0] == [3] and s.deck == [] and s.phase == STEP2
+    assert s.hands[0] == [3] and s.deck == [] and s.phase == Phase.STEP2
 
 
 def test_a_draw_with_room_for_one_card_fills_the_hand_and_no_further_draw_is_offered():
@@ -63,7 +63,7 @@ def test_a_draw_with_room_for_one_card_fills_the_hand_and_no_further_draw_is_off
     play(s, "key:L3", "sponsor", "spy:draw")  # two Spy uses this turn
     assert names(s) == FOUR_KEEPS
     play(s, "keep:0")
-    assert s.hands[0] == [20, 6] and s.phase == STEP2
+    assert s.hands[0] == [20, 6] and s.phase == Phase.STEP2
     assert not legal(s, "spy:draw")  # the hand is full: the second use cannot draw
 
 
@@ -81,9 +81,9 @@ def test_variant_declined_copy_gives_nothing_and_marks_nothing():
     play(s, "key:L3", "spy:left")
     assert s.credits == [2, 4] and s.marks == [1]  # the credit is handed over
     play(s, "decline")
-    assert s.credits == [3, 3] and s.marks == [] and s.phase == STEP2
+    assert s.credits == [3, 3] and s.marks == [] and s.phase == Phase.STEP2
     play(s, "resurface")  # nothing of the opponent's resurfaces, no question
-    assert s.phase != VARIANT and s.seat == 1 and s.divers[1] == column("Mx Fx Tx Tr En Px Sp Ex")
+    assert s.phase != Phase.VARIANT and s.seat == 1 and s.divers[1] == column("Mx Fx Tx Tr En Px Sp Ex")
 
 
 def test_variant_declined_then_taken_copy_pays_the_opponent_once():
@@ -101,7 +101,7 @@ def test_variant_declined_copy_keeps_a_mark_made_before_it():
     play(s, "spy:left", "decline")
     assert s.credits == [2, 4] and s.marks == [1]  # only the second copy is undone
     play(s, "resurface")
-    assert s.phase == VARIANT and s.current_player() == 1  # the first copy still marks
+    assert s.phase == Phase.VARIANT and s.current_player() == 1  # the first copy still marks
 
 
 def test_variant_declined_copy_by_an_upgraded_spy_unmarks():
@@ -119,7 +119,7 @@ def test_variant_declined_copy_under_sponsor_1_advanced():
     play(s, "key:L1", "sponsor", "spy:left")  # own Spy free: nothing given
     assert s.credits == [3, 3] and s.marks == [1]
     play(s, "decline")
-    assert s.credits == [3, 3] and s.marks == [] and s.phase == STEP2
+    assert s.credits == [3, 3] and s.marks == [] and s.phase == Phase.STEP2
 
 
 @pytest.mark.parametrize("copied_spy_upgraded", [0, 1])
@@ -133,7 +133,7 @@ def test_variant_nested_decline_undoes_only_the_inner_copy(copied_spy_upgraded):
     inner = 1 - copied_spy_upgraded
     assert s.credits == [2 - inner, 4, 3 + inner] and s.marks == [1, 2] and s.copy_depth == 2
     play(s, "decline")
-    assert s.credits == [2, 4, 3] and s.marks == [1] and s.phase == STEP2
+    assert s.credits == [2, 4, 3] and s.marks == [1] and s.phase == Phase.STEP2
 
 
 def test_variant_decline_of_a_copied_spy_undoes_the_outer_copy():
@@ -155,7 +155,7 @@ def test_variant_save_without_the_copy_fields_loads():
     """A save made before the copy's undo was recorded loads; the next copy undoes."""
     s = variant()
     play(s, "key:L3")
-    assert s.phase == STEP1
+    assert s.phase == Phase.STEP1
     data = {k: v for k, v in s.to_dict().items() if k not in ("copy_gift", "copy_marked")}
     s = State.from_dict(data)
     play(s, "spy:left", "decline")

@@ -31,13 +31,7 @@ from otys_helpers import (
 )
 
 from envs.otys import data as D
-from envs.otys.effects import (
-    KEEP,
-    RETURN_KEY,
-    STEP2,
-    TOKEN_FLIP,
-    TOKEN_RESOURCE,
-)
+from envs.otys.phases import Phase
 
 
 # ------------------------------------------------------------------ experts
@@ -92,10 +86,10 @@ def test_upgraded_tech_expert_returns_an_own_key():
     s.hacker_track[0] = [1, 2]
     s.keys_home[0] = [1, 0, 0, 1, 1, 1]
     play(s, "key:L1", "expert:both")
-    assert s.phase == RETURN_KEY and names(s) == {"return_key:2", "return_key:3"}
+    assert s.phase == Phase.RETURN_KEY and names(s) == {"return_key:2", "return_key:3"}
     play(s, "return_key:3")
     assert res(s, 0, 1) == "T" and s.hacker_track[0] == [1] and s.keys_home[0][2] == 1
-    assert s.phase == STEP2
+    assert s.phase == Phase.STEP2
 
 
 # ------------------------------------------------------------------ trader and store
@@ -177,7 +171,7 @@ def test_spy_draws_four_keeps_one_and_returns_three_to_the_bottom():
     assert s.credits[0] == 2 and s.drawn == [15, 14, 13, 12]
     play(s, "keep:1")
     assert s.hands[0] == [14] and s.deck == [15, 13, 12, 10, 11]
-    assert s.deck_seen == [1, 1, 1, 0, 0] and s.phase == STEP2
+    assert s.deck_seen == [1, 1, 1, 0, 0] and s.phase == Phase.STEP2
 
 
 def test_spy_draw_with_a_short_deck_and_full_hand():
@@ -201,7 +195,7 @@ def test_spy_copies_a_neighbour_trader_and_pays_the_purchase():
     assert s.credits[0] == 2 and names(s) >= {"buy:M", "decline"}
     play(s, "buy:M")  # row 1: 2 credits
     assert s.credits[0] == 0 and res(s, 0, 3) == "M" and res(s, 1, 3) == ""
-    assert s.store[M] == 1 and s.phase == STEP2
+    assert s.store[M] == 1 and s.phase == Phase.STEP2
 
 
 def test_spy_copy_of_an_upgraded_trader_gets_its_bonus():
@@ -226,7 +220,7 @@ def test_spy_refuses_a_chain_of_spies():
     play(s, "key:L3", "spy:left")
     assert names(s) == {"spy:draw", "decline"}  # the copied Spy may only draw
     play(s, "spy:draw")
-    assert s.credits[0] == 1 and s.phase == KEEP  # each Spy paid by its own side
+    assert s.credits[0] == 1 and s.phase == Phase.KEEP  # each Spy paid by its own side
 
 
 def test_copied_spy_uses_a_non_spy_diver_of_my_own_neighbour():
@@ -333,13 +327,13 @@ def test_explorer_resource_token_choice_or_decline():
     s = position()
     s.display[9] = RES_MP_C
     play(s, "key:L5", "explore:1")
-    assert s.phase == TOKEN_RESOURCE
+    assert s.phase == Phase.TOKEN_RESOURCE
     play(s, "colour:M")
     assert res(s, 0, 5) == "M" and s.board_tokens[0][4] == RES_MP_C
     s = position()
     s.display[9] = RES_MP_C
     play(s, "key:L5", "explore:1", "decline")
-    assert res(s, 0, 5) == "" and s.board_tokens[0][4] == RES_MP_C and s.phase == STEP2
+    assert res(s, 0, 5) == "" and s.board_tokens[0][4] == RES_MP_C and s.phase == Phase.STEP2
 
 
 def test_explorer_draw_and_upgrade_tokens():
@@ -347,13 +341,13 @@ def test_explorer_draw_and_upgrade_tokens():
     s.display[8] = DRAW_PP
     s.deck, s.deck_seen = [1, 2, 3, 4, 5], [0] * 5
     play(s, "key:L5", "explore:0")
-    assert s.phase == KEEP and s.drawn == [5, 4, 3, 2]
+    assert s.phase == Phase.KEEP and s.drawn == [5, 4, 3, 2]
     play(s, "keep:3")
     assert s.hands[0] == [2] and s.board_tokens[0][4] == DRAW_PP
     s = position()
     s.display[8] = UPGRADE_C
     play(s, "key:L5", "explore:0")
-    assert s.phase == TOKEN_FLIP and "flip:slot7" in names(s) and "decline" in names(s)
+    assert s.phase == Phase.TOKEN_FLIP and "flip:slot7" in names(s) and "decline" in names(s)
     play(s, "flip:slot7")  # the Explorer itself; no PP, no credits
     assert s.upgraded[0][D.EXPLORER] == 1 and s.pp[0] == 0 and s.credits[0] == 1
 
@@ -365,7 +359,7 @@ def test_spy_copy_decline_keeps_the_spy_cost_paid():
     s = position(n=2)
     s.divers[1] = column("Mx Px Fx Tx Tr En Sp Ex")
     play(s, "key:L3", "spy:left", "decline")
-    assert s.credits[0] == 2 and s.mechanic[0] == 0 and s.phase == STEP2
+    assert s.credits[0] == 2 and s.mechanic[0] == 0 and s.phase == Phase.STEP2
 
 
 def test_copied_tech_expert_returns_the_copiers_own_key():
@@ -406,6 +400,6 @@ def test_token_effect_with_nothing_to_do_asks_nothing(front):
     s.upgraded[0] = [1] * D.NUM_DIVERS  # everything upgraded
     token = s.display[8]
     play(s, "key:L5", "explore:0")
-    assert s.phase == STEP2  # no sub-decision: straight back to the step-2 menu
+    assert s.phase == Phase.STEP2  # no sub-decision: straight back to the step-2 menu
     assert s.board_tokens[0][4] == token and s.credits[0] == 2  # upgraded Explorer: 1 credit
     assert len(s.hands[0]) == D.MAX_HAND and res(s, 0, 5) == "MMMPPP"

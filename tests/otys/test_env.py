@@ -232,7 +232,7 @@ def test_colour_choice_before_a_key_shows_the_contract():
     import numpy as np
 
     from envs.otys.observe import LAYOUT
-    from envs.otys.rules import CONTRACT_COLOUR
+    from envs.otys.phases import Phase
 
     env = envs.make("otys_v0", num_players=2)
     env.reset(seed=2)
@@ -240,7 +240,7 @@ def test_colour_choice_before_a_key_shows_the_contract():
     for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         state = env.unwrapped.state_
-        if state.phase == CONTRACT_COLOUR and state.level < 0:
+        if state.phase == Phase.CONTRACT_COLOUR and state.level < 0:
             break
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     else:

@@ -9,8 +9,9 @@ from envs.core import make_rng, validate
 from envs.otys import actions as A
 from envs.otys import data as D
 from envs.otys.config import Config
-from envs.otys.effects import CONTRACT_COLOUR, COPY, SPONSOR_FLIP, SPONSOR_FLIP_TILE
+from envs.otys.effects import SPONSOR_FLIP_TILE
 from envs.otys.invariants import check_invariants
+from envs.otys.phases import Phase
 from envs.otys.rules import State
 
 GAMES_PER_SETUP = 160
@@ -43,7 +44,7 @@ def expected_pp_gain(s: State, action: int) -> int:
         if t.contract_number[card]:
             return 0  # scored when the last colour is chosen
         return t.contract_pp[card] + _perm_pp(s, level)
-    if s.phase == CONTRACT_COLOUR:
+    if s.phase == Phase.CONTRACT_COLOUR:
         if len(s.colour_picks) + 1 < len(t.contract_needs[s.contract]):
             return 0
         return t.contract_pp[s.contract] + _perm_pp(s, s.contract_level)
@@ -51,7 +52,7 @@ def expected_pp_gain(s: State, action: int) -> int:
         colour, payout = divmod(action - A.SELL.start, 2)
         if not payout:
             return 0
-        if s.phase == COPY:
+        if s.phase == Phase.COPY:
             upgraded = s.upgraded[s.copy_seat][D.TRADER]
         else:
             upgraded = s.upgraded[p][D.TRADER]
@@ -59,7 +60,7 @@ def expected_pp_gain(s: State, action: int) -> int:
     if action == A.SPONSOR:
         tile = s.sponsors[s.level]
         return D.SPONSOR_UPGRADE_PP if tile == SPONSOR_FLIP_TILE and not s.advanced[tile] else 0
-    if s.phase == SPONSOR_FLIP:
+    if s.phase == Phase.SPONSOR_FLIP:
         return D.SPONSOR_UPGRADE_PP
     if A.EXPLORE.start <= action < A.EXPLORE.stop or A.TOKEN.start <= action < A.TOKEN.stop:
         index = action - (A.EXPLORE.start if action < A.TOKEN.start else A.TOKEN.start)

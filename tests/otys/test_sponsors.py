@@ -26,16 +26,7 @@ from otys_helpers import (
 )
 
 from envs.otys import data as D
-from envs.otys.effects import (
-    KEEP,
-    RETURN_KEY,
-    SPONSOR5,
-    SPONSOR_FLIP,
-    SPONSOR_TOKEN,
-    STEP1,
-    STEP2,
-    TOKEN_RESOURCE,
-)
+from envs.otys.phases import Phase
 
 
 # ------------------------------------------------------------------ sponsors
@@ -60,7 +51,7 @@ def test_sponsor_1_advanced_frees_engineer_spy_explorer_and_purchases():
     s = with_diver_at("Sp", 1, sides="advanced")
     s.credits[0] = 0
     play(s, "key:L1", "sponsor", "spy:draw")
-    assert s.credits[0] == 0 and s.phase == KEEP
+    assert s.credits[0] == 0 and s.phase == Phase.KEEP
 
 
 def test_sponsor_1_advanced_does_not_pay_a_copied_diver():
@@ -78,7 +69,7 @@ def test_sponsor_2_basic_uses_the_diver_twice_with_a_contract_between():
     s.hands[0] = [contract_id("MM")]
     set_res(s, 0, 2, "M")
     play(s, "key:L2", "sponsor", "expert:resource", "complete:hand0:L2")
-    assert s.pp[0] == 1 and s.credits[0] == 4 and res(s, 0, 2) == "" and s.phase == STEP2
+    assert s.pp[0] == 1 and s.credits[0] == 4 and res(s, 0, 2) == "" and s.phase == Phase.STEP2
     play(s, "expert:resource")
     assert res(s, 0, 2) == "M" and not legal(s, "expert:resource")
 
@@ -94,19 +85,19 @@ def test_sponsor_2_advanced_uses_a_display_token_then_discards_and_refills():
     s.bag = [7, 9]
     s.token_discard = []
     play(s, "key:L2", "sponsor")
-    assert s.phase == SPONSOR_TOKEN and names(s) == {"token:0", "token:1"}
+    assert s.phase == Phase.SPONSOR_TOKEN and names(s) == {"token:0", "token:1"}
     play(s, "token:0")
     assert s.pp[0] == 1 and s.token_discard == [PP_PP] and s.display[2:4] == [9, BATTERY_C]
-    assert s.bag == [7] and s.phase == STEP1
+    assert s.bag == [7] and s.phase == Phase.STEP1
 
 
 def test_sponsor_2_advanced_resource_goes_to_the_key_level():
     s = position(sides="advanced")
     s.display[2] = RES_MP_C
     play(s, "key:L2", "sponsor", "token:0")
-    assert s.phase == TOKEN_RESOURCE and names(s) == {"colour:M", "colour:P", "decline"}
+    assert s.phase == Phase.TOKEN_RESOURCE and names(s) == {"colour:M", "colour:P", "decline"}
     play(s, "colour:P")
-    assert res(s, 0, 2) == "P" and s.phase == STEP1
+    assert res(s, 0, 2) == "P" and s.phase == Phase.STEP1
 
 
 def test_sponsor_2_advanced_with_empty_bag_refills_with_the_discarded_token():
@@ -122,9 +113,9 @@ def test_sponsor_3_basic_returns_an_own_key_from_the_track():
     s.hacker_track[0] = [0, D.NEUTRAL_X, D.OWN_X]
     s.keys_home[0] = [0, 1, 1, 1, 1, 0]
     play(s, "key:L3", "sponsor")
-    assert s.phase == RETURN_KEY and names(s) == {"return_key:1", "return_key:X"}
+    assert s.phase == Phase.RETURN_KEY and names(s) == {"return_key:1", "return_key:X"}
     play(s, "return_key:1")
-    assert s.hacker_track[0] == [D.NEUTRAL_X, D.OWN_X] and s.keys_home[0][0] == 1 and s.phase == STEP1
+    assert s.hacker_track[0] == [D.NEUTRAL_X, D.OWN_X] and s.keys_home[0][0] == 1 and s.phase == Phase.STEP1
 
 
 def test_sponsor_3_basic_needs_an_own_key_on_the_track():
@@ -166,7 +157,7 @@ def test_sponsor_4_advanced_flips_a_surface_diver():
     s = position(sides="advanced")
     s.upgraded[0][D.METAL_EXPERT] = 1
     play(s, "key:L4", "sponsor")
-    assert s.phase == SPONSOR_FLIP and names(s) == {"flip:slot1", "flip:slot2"}
+    assert s.phase == Phase.SPONSOR_FLIP and names(s) == {"flip:slot1", "flip:slot2"}
     play(s, "flip:slot2")
     assert s.upgraded[0][D.FUEL_EXPERT] == 1 and s.credits[0] == 1 and s.pp[0] == 1
 
@@ -178,9 +169,9 @@ def test_sponsor_5_basic_gains_a_battery():
 
 def test_sponsor_5_advanced_battery_or_move():
     s = play(position(sides="advanced"), "key:L5", "sponsor")
-    assert s.phase == SPONSOR5
+    assert s.phase == Phase.SPONSOR5
     play(s, "battery")
-    assert s.batteries[0] == 2 and s.phase == STEP1
+    assert s.batteries[0] == 2 and s.phase == Phase.STEP1
     s = position(sides="advanced")
     set_res(s, 0, 5, "MT")
     set_res(s, 0, 1, "PPP")  # level 1 full

@@ -11,7 +11,7 @@ import pytest
 from otys_helpers import column, divers, legal, names, play, position, set_res
 
 from envs.otys import data as D
-from envs.otys.effects import KEY, STEP1, VARIANT
+from envs.otys.phases import Phase
 
 
 # ------------------------------------------------------------------ resurfacing
@@ -28,7 +28,7 @@ def test_resurface_moves_the_activated_diver_to_slot_0_and_shifts(key, after):
     s = play(position(), key, "resurface")
     assert divers(s, 0) == after
     assert s.batteries[0] == 1
-    assert (s.seat, s.phase) == (1, KEY)
+    assert (s.seat, s.phase) == (1, Phase.KEY)
 
 
 def test_oxygen_spends_a_battery_and_keeps_the_column():
@@ -226,7 +226,7 @@ def test_reaching_18_by_a_contract_mid_turn_lets_the_turn_go_on():
     s.hands[1] = [0]  # MM, 1 PP + 1 credit
     set_res(s, 1, 2, "MM")
     play(s, "key:L2", "complete:hand0:L2")
-    assert s.pp[1] == 18 and s.phase == STEP1 and not s.is_terminal()
+    assert s.pp[1] == 18 and s.phase == Phase.STEP1 and not s.is_terminal()
     play(s, "resurface")
     assert s.is_terminal() and s.winners() == [1]
 
@@ -264,11 +264,11 @@ def test_designer_variant_copied_diver_resurfaces_unless_its_owner_pays():
     assert s.credits == [2, 4]  # the Spy's credit goes to the opponent
     play(s, "engineer:mechanic", "resurface")
     assert s.credits[0] == 1 and s.mechanic[0] == 1
-    assert s.phase == VARIANT and s.current_player() == 1
+    assert s.phase == Phase.VARIANT and s.current_player() == 1
     assert names(s) == {"resurface", "oxygen"}
     play(s, "oxygen")
     assert s.batteries[1] == 0 and divers(s, 1) == "Mx Px Fx Tx Tr En Sp Ex"
-    assert (s.seat, s.phase, s.current_player()) == (1, KEY, 1)
+    assert (s.seat, s.phase, s.current_player()) == (1, Phase.KEY, 1)
 
 
 def test_designer_variant_without_battery_resurfaces_automatically():
@@ -277,7 +277,7 @@ def test_designer_variant_without_battery_resurfaces_automatically():
     s.batteries[1] = 0
     play(s, "key:L3", "spy:left", "engineer:mechanic", "resurface")
     assert divers(s, 1) == "En Mx Px Fx Tx Tr Sp Ex"
-    assert (s.seat, s.phase) == (1, KEY)
+    assert (s.seat, s.phase) == (1, Phase.KEY)
 
 
 def test_designer_variant_spy_oxygen_keeps_the_copied_diver_down():
