@@ -174,6 +174,13 @@ def _seat(pic: Picture, state: State, t: CardTable, s: int, viewer: int | None, 
     _crystal(pic, 82, y + 149, 2)
     pic.text(92, y + 153, f"× {state.yellow[s]}", size=11, fill=INK)
     pic.text(140, y + 153, "unspent crystals", size=10, fill=MUTED)
+    if not state.over:
+        rows = state.rows[s]
+        kinds = len({t.animal[c] for row in rows for c in row if t.animal[c] >= 0})
+        eyes = sum(t.eyes[c] for c in rows[state.round])
+        pic.text(16, y + 174, f"eyes this round {eyes} · animal kinds {kinds}", size=11,
+                 fill=INK, title="most eyes in this round's row loses the round's Kraken "
+                                 "token; each different animal (up to the aquarium) scores 2")
     if state.over:
         pts = state.points[s]
         pic.text(16, y + 174, "final: " + ", ".join(
@@ -184,8 +191,9 @@ def _seat(pic: Picture, state: State, t: CardTable, s: int, viewer: int | None, 
     top = y + 26
     for r in range(NUM_ROUNDS):
         ry = top + r * (CARD_H + GAP)
-        pic.text(GRID_X - 6, ry + CARD_H / 2 + 4, f"R{r + 1}", size=10, fill=MUTED,
-                 anchor="end")
+        now = r == state.round and not state.over
+        pic.text(GRID_X - 6, ry + CARD_H / 2 + 4, f"R{r + 1}", size=10,
+                 fill="#8a1c1c" if now else MUTED, bold=now, anchor="end")
         for c in range(8):
             x = GRID_X + c * (CARD_W + GAP)
             if c < len(state.rows[s][r]):
@@ -255,7 +263,7 @@ def _card(pic: Picture, t: CardTable, c: int, x: float, y: float, diver: bool = 
     symbols = (["coral"] * t.corals[c] + ["chest"] * t.chest[c] + ["eye"] * t.eyes[c]
                + (["crystal"] if t.crystal[c] else []))
     for k, sym in enumerate(symbols):
-        cx, cy = sx + (k % 3) * 14, sy + (k // 3) * 14
+        cx, cy = sx + (k % 3) * 14, sy + (k // 3) * 14  # at most 6 (config bounds)
         if sym == "coral":
             _coral(pic, cx, cy)
         elif sym == "chest":
