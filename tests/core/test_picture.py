@@ -98,6 +98,16 @@ def test_rgb_array_render_mode(env_id, config):
     assert later.shape != first.shape or not np.array_equal(later, first)
 
 
+@pytest.mark.parametrize("env_id", ["oceanos_v0", "otontin_v0", "otys_v0"])
+def test_pettingzoo_render_test(env_id, capsys):
+    """PettingZoo's own check of every declared render mode."""
+    from functools import partial
+
+    from pettingzoo.test import render_test
+
+    render_test(partial(envs.make, env_id))
+
+
 def test_text_render_modes_are_unchanged(capsys):
     env = envs.make("oceanos_v0", render_mode="ansi")
     env.reset(seed=0)
