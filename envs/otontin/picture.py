@@ -126,7 +126,7 @@ def _leader(pic: Picture, state: State, s: int, viewer: int | None,
              title=f"warriors on player_{s}'s Defence card")
     _bean(pic, x + 14, y + 58)
     target = state.config.bean_target
-    pic.text(x + 26, y + 63, f"{state.beans[s]} beans", size=12, fill=INK, bold=True)
+    pic.text(x + 26, y + 63, _plural(state.beans[s], "bean"), size=12, fill=INK, bold=True)
     bar_w = BOX_W - 104
     pic.rect(x + 96, y + 54, bar_w, 8, radius=3, fill="#ffffff", stroke="#9c8a6a")
     filled = min(1.0, state.beans[s] / target) * bar_w
@@ -156,6 +156,10 @@ def _leader(pic: Picture, state: State, s: int, viewer: int | None,
         text = "no order (busted)" if last == NO_ORDER else _short(last)
         pic.text(x + 8, y + 133, f"war {state.revealed_round}: {text}", size=9, fill=MUTED,
                  title=None if last == NO_ORDER else order_name(last))
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
 
 
 def _short(order: int) -> str:
@@ -250,7 +254,7 @@ def _middle(pic: Picture, state: State) -> None:
         dx += 44
     if state.takers:
         takers = ", ".join(f"player_{t}" for t in state.takers)
-        pic.text(RING_CX, y + 160, f"saboteurs: {state.theft} warriors each to {takers}",
+        pic.text(RING_CX, y + 160, f"saboteurs: {_plural(state.theft, 'warrior')} each to {takers}",
                  size=11, fill="#8a1c1c", anchor="middle", bold=True)
     if state.busted[state.active]:
         pic.text(RING_CX, y + 182, "busted!", size=12, fill="#8a1c1c", anchor="middle",
