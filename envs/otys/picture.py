@@ -295,8 +295,9 @@ def _contract(pic: Picture, state: State, card: int, x: float, y: float,
     pic.text(x + w - 4, y + 13 * scale, f"{tables.contract_pp[card]}pp", size=10 * scale,
              bold=True, fill="#b8860b", anchor="end")
     if tables.contract_number[card]:
-        pic.text(x + w / 2, y + 34 * scale, body, size=12 * scale, bold=True, fill=INK,
-                 anchor="middle")
+        shown = body.replace(" ", "")
+        pic.text(x + w / 2, y + 34 * scale, shown, size=(12 if len(shown) <= 5 else 10) * scale,
+                 bold=True, fill=INK, anchor="middle")
     else:
         colours = [c for c, k in enumerate(needs) for _ in range(k)]
         cell = 9 * scale
