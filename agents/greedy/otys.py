@@ -117,11 +117,11 @@ class _Evaluator(Valuer):
                 number = self.contracts[self._contract_index(contract_source(a))][0]
                 out[a] = DEFERRED if number else self.complete_value(a)
                 continue
-            block, level = divmod(a - A.KEY.start, NL)
-            if block == 0:
+            kind, level = A.key_of(a)
+            if kind == A.KEY_NUMBERED:
                 out[a] = self.turn_value(level, self.sponsors[level], self.divers, True)
             else:
-                cost = OWN_X_USE * self.fut if block == 1 else NEUTRAL_KEY * self.fut
+                cost = OWN_X_USE * self.fut if kind == A.KEY_OWN_X else NEUTRAL_KEY * self.fut
                 out[a] = self.turn_value(level, rotated[level], self.divers, False) - cost
         return out
 
@@ -142,7 +142,7 @@ class _Evaluator(Valuer):
             elif A.COMPLETE.start <= a < A.COMPLETE.stop:
                 out[a] = self.complete_value(a) + follow
             elif A.PROP.start <= a < A.PROP.stop:
-                s, t = A.PROP_PAIRS[a - A.PROP.start]
+                s, t = A.prop_of(a)
                 out[a] = self.plan(level, tile, moved(col, s, t)) - self.battery - FUSS + follow
             elif a == A.SPONSOR:
                 value = self.sponsor_plan(level, self.sponsors[level], col, self.credits)
@@ -230,8 +230,7 @@ class _Evaluator(Valuer):
             if a == A.BATTERY:
                 out[a] = self.battery
                 continue
-            rest, other = divmod(a - A.MOVE.start, NL)
-            c, direction = divmod(rest, 2)
+            c, direction, other = A.move_of(a)
             src, dst = (level, other) if direction == 0 else (other, level)
             out[a] = self.change_value(src, c, -1) + self.change_value(dst, c, 1) - self.battery
         return out

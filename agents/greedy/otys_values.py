@@ -406,7 +406,7 @@ class Valuer(SeatView):
         """PP and bonuses of a completion, plus the potential its level keeps, against
         the level's potential now. (Other levels that build toward the same card lose
         nothing real: a card completes only once.)"""
-        src, level = divmod(action - A.COMPLETE.start, NL)
+        src, level = A.complete_of(action)
         k = self._contract_index(src)
         number, needs, _, _, _, _, _ = self.contracts[k]
         counts = tuple(self.resources[level])
@@ -442,7 +442,7 @@ def card_value(card: tuple, worth: float, cap: int, counts, desc: list, total: i
 
 def contract_source(action: int) -> int:
     """The contract source (public slot 0-2, hand slots from 3) of a complete action."""
-    return (action - A.COMPLETE.start) // NL
+    return A.complete_of(action)[0]
 
 
 def moved(col: list, src: int, dst: int) -> list:

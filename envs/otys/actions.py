@@ -65,9 +65,50 @@ SPY_DRAW, SPY_LEFT, SPY_RIGHT = SPY
 ENGINEER_MECHANIC, ENGINEER_HACKER = ENGINEER
 
 
+# ------------------------------------------------------------ encoders and decoders
+# Each kind of structured action: its id from its parts, and its parts from its id.
+KEY_NUMBERED, KEY_OWN_X, KEY_NEUTRAL_X = range(3)  # a turn's key kinds: blocks key/xown/xneutral
+assert XOWN.start == KEY.stop and XNEUTRAL.start == XOWN.stop, "the key blocks are contiguous"
+
+
+def key_id(kind: int, level_index: int) -> int:
+    """Id of a key choice: ``kind`` ``KEY_NUMBERED`` / ``KEY_OWN_X`` / ``KEY_NEUTRAL_X``."""
+    return KEY.start + kind * D.NUM_LEVELS + level_index
+
+
+def key_of(action: int) -> tuple[int, int]:
+    """(kind, level_index) of a key choice (inverse of :func:`key_id`)."""
+    return divmod(action - KEY.start, D.NUM_LEVELS)
+
+
+def prop_id(source: int, target: int) -> int:
+    """Id of the propeller move ``prop:<source>><target>`` (slots, different)."""
+    return PROP_ID[source][target]
+
+
+def prop_of(action: int) -> tuple[int, int]:
+    """(source, target) slots of a propeller move (inverse of :func:`prop_id`)."""
+    return PROP_PAIRS[action - PROP.start]
+
+
 def complete_id(source: int, level_index: int) -> int:
     """Id of ``complete:<source>:<level>`` (source 0-2 public, 3-8 hand slots)."""
     return COMPLETE.start + source * D.NUM_LEVELS + level_index
+
+
+def complete_of(action: int) -> tuple[int, int]:
+    """(source, level_index) of a completion (inverse of :func:`complete_id`)."""
+    return divmod(action - COMPLETE.start, D.NUM_LEVELS)
+
+
+def sell_id(colour: int, payout: int) -> int:
+    """Id of ``sell:<colour>:<payout>`` (payout 0 credits, 1 PP)."""
+    return SELL.start + colour * 2 + payout
+
+
+def sell_of(action: int) -> tuple[int, int]:
+    """(colour, payout) of a sale (inverse of :func:`sell_id`)."""
+    return divmod(action - SELL.start, 2)
 
 
 def move_id(colour: int, direction: int, level_index: int) -> int:
@@ -75,9 +116,11 @@ def move_id(colour: int, direction: int, level_index: int) -> int:
     return MOVE.start + (colour * 2 + direction) * D.NUM_LEVELS + level_index
 
 
-def sell_id(colour: int, payout: int) -> int:
-    """Id of ``sell:<colour>:<payout>`` (payout 0 credits, 1 PP)."""
-    return SELL.start + colour * 2 + payout
+def move_of(action: int) -> tuple[int, int, int]:
+    """(colour, direction, level_index) of a resource move (inverse of :func:`move_id`)."""
+    rest, level_index = divmod(action - MOVE.start, D.NUM_LEVELS)
+    colour, direction = divmod(rest, 2)
+    return colour, direction, level_index
 
 
 @cache

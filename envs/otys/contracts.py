@@ -119,7 +119,7 @@ class ContractsMixin:
 
     def _start_contract(self, action: int) -> None:
         """Complete a combination card now, or ask the colours of a number card."""
-        src, level = divmod(action - actions.COMPLETE.start, data.NUM_LEVELS)
+        src, level = actions.complete_of(action)
         if src < actions.HAND_SOURCE0:
             card = self.public[src]
         else:

@@ -217,7 +217,7 @@ class EffectsMixin:
             self.store[c] -= 1
             self.resources[p][base + c] += 1
             return
-        c, payout = divmod(action - actions.SELL.start, 2)
+        c, payout = actions.sell_of(action)
         row = self.store[c]
         bonus = data.TRADER_UPGRADE_BONUS if upg else 0
         self.resources[p][base + c] -= 1
@@ -374,8 +374,7 @@ class EffectsMixin:
     def _move(self, action: int) -> None:
         """Spend a battery to move a resource out of / into the key's level."""
         p, level = self.seat, self.level
-        rest, other = divmod(action - actions.MOVE.start, data.NUM_LEVELS)
-        c, direction = divmod(rest, 2)
+        c, direction, other = actions.move_of(action)
         src, dst = (level, other) if direction == 0 else (other, level)
         self.batteries[p] -= 1
         self.resources[p][src * data.NUM_COLOURS + c] -= 1

@@ -12,8 +12,9 @@ from . import data as D
 from .actions import NUM_ACTIONS, TABLE
 from .config import Config
 from .observe import LAYOUT, OBS_SIZE, write_observation
+from .records import NUM_YIELDS, PP_SOURCES, YIELD_KINDS
 from .render import render_text
-from .rules import NUM_YIELDS, PP_SOURCES, YIELD_KINDS, State
+from .rules import State
 
 # Truncation guard (a safe bound, not a typical length; random play at 4 players
 # averages ~730 decisions). With the default components, T turns take at most

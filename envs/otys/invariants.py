@@ -40,8 +40,9 @@ from envs.core.fields import FieldChecks
 from . import actions as A
 from . import data as D
 from . import rules
+from .effects import SPONSOR_DOUBLE_TILE
 from .phases import MAIN_PHASES, NUM_PHASES, Phase
-from .rules import NUM_YIELDS, PP_SOURCES
+from .records import NUM_YIELDS, PP_SOURCES
 
 _CHECKS = FieldChecks("Otys")
 _bad, _int, _list, _ints = _CHECKS.bad, _CHECKS.int, _CHECKS.list, _CHECKS.ints
@@ -312,7 +313,7 @@ def _check_turn(s, n: int) -> None:
              "is not as step 1 leaves it (the diver unused, nothing copied)")
     if uses == D.DOUBLE_USES:
         tile = s.sponsors[level] if level >= 0 else -1
-        if not s.sponsor_used or tile != rules.SPONSOR_DOUBLE_TILE or s.advanced[tile]:
+        if not s.sponsor_used or tile != SPONSOR_DOUBLE_TILE or s.advanced[tile]:
             _bad("uses_left", f"= {uses} without Sponsor #2 basic")
     if s.free_costs and not s.sponsor_used:
         _bad("free_costs", "is set, but no sponsor was used")

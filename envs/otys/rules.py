@@ -25,10 +25,10 @@ import numpy as np
 from envs.core import TERMINAL, StateError, make_rng, rng_from_dict, rng_to_dict, validate
 from envs.core.rng import clone_rng
 
-from . import actions, data
+from . import actions, data, records
 from .config import Config, tables_for
 from .contracts import ContractsMixin
-from .effects import SPONSOR_CREDIT_TILE, SPONSOR_DOUBLE_TILE, EffectsMixin
+from .effects import EffectsMixin
 from .phases import (
     CONTRACT_COLOUR,
     COPY,
@@ -77,30 +77,9 @@ RENAMED_KEYS = {
     "pp_src": "pp_by_source",
 }  # fmt: skip
 
-# ---------------------------------------------------------------- record counters
-# Nothing below changes a game: these counters only feed ``OtysGame.game_summary``.
-# What a sponsor tile yields to the seat that used it, measured as the change of
-# these amounts from the use until the step menu is back (so sub-decisions count);
-# Sponsor #2 basic: the second diver use; Sponsor #1 advanced: the credits it saved.
-YIELD_KINDS = ("pp", "credits", "batteries", "resources", "contracts", "upgrades", "keys")
-NUM_YIELDS = len(YIELD_KINDS)
-YIELD_CREDITS = YIELD_KINDS.index("credits")
-# Where PP came from: contracts, the reward token backs paid on completing them,
-# store sales, sponsors (#4's flip, a PP token through #2 advanced), reward tokens'
-# immediate PP through the Explorer.
-PP_SOURCES = ("contracts", "reward_backs", "store", "sponsors", "reward_tokens")
-PP_CONTRACTS, PP_BACKS, PP_STORE, PP_SPONSORS, PP_TOKENS = range(len(PP_SOURCES))
-_COUNTER_DEFAULTS = {  # counters missing from a state saved before they existed
-    "yield_tile": lambda s: -1,
-    "sponsor_setup": lambda s: list(s.sponsors),
-    "yield_base": lambda s: [0] * NUM_YIELDS,
-    "sponsor_uses": lambda s: [[0] * data.NUM_SPONSORS for _ in range(s.n)],
-    "sponsor_yield": lambda s: [[0] * (data.NUM_SPONSORS * NUM_YIELDS) for _ in range(s.n)],
-    "pp_by_source": lambda s: [[0] * len(PP_SOURCES) for _ in range(s.n)],
-}
-# every field a save may lack: the counters, and what the pending Spy copy did in the
+# every field a save may lack: the record's counters, and what the pending Spy copy did in the
 # designer's variant (a copy pending in such a save: declining it undoes nothing)
-_DEFAULTS = {**_COUNTER_DEFAULTS, "copy_gift": lambda s: 0, "copy_marked": lambda s: 0}
+_DEFAULTS = {**records.START, "copy_gift": lambda s: 0, "copy_marked": lambda s: 0}
 
 
 def _shuffled(rng: np.random.Generator, items: list) -> list:
@@ -164,12 +143,7 @@ class State(ContractsMixin, EffectsMixin):
         self.discard = []
         self.public = [self._draw_card() for _ in range(tables.public)]
         self.drawn, self.colour_picks, self.marks = [], [], []
-        self.sponsor_setup = list(self.sponsors)
-        self.yield_tile = -1
-        self.yield_base = [0] * NUM_YIELDS
-        self.sponsor_uses = [[0] * data.NUM_SPONSORS for _ in range(n)]
-        self.sponsor_yield = [[0] * (data.NUM_SPONSORS * NUM_YIELDS) for _ in range(n)]
-        self.pp_by_source = [[0] * len(PP_SOURCES) for _ in range(n)]
+        records.start(self)
         self.seat = 0
         self.round = 1
         self.end_triggered = self.over = self.capped = 0
@@ -275,9 +249,15 @@ class State(ContractsMixin, EffectsMixin):
 
     # ------------------------------------------------------------------ apply
     def apply_action(self, action: int) -> None:
-        """Play one legal action of the pending decision (and keep the record counters)."""
-        phase, p, ctr_lvl = self.phase, self.seat, self.contract_level
-        pp = self.pp[p]
+        """Play one legal action of the pending decision, noting it in the game record
+        (:mod:`envs.otys.records`, which changes nothing in play)."""
+        noted = records.before(self, action)
+        self._play(action)
+        records.after(self, action, noted)
+
+    def _play(self, action: int) -> None:
+        """The rules of one legal action of the pending decision."""
+        phase, p = self.phase, self.seat
         if action in actions.COMPLETE:
             self._start_contract(action)
         elif phase == KEY:
@@ -286,24 +266,16 @@ class State(ContractsMixin, EffectsMixin):
             if action == actions.RESURFACE or action == actions.OXYGEN:
                 self._end_turn(action == actions.OXYGEN)
             elif action in actions.PROP:
-                source, target = actions.PROP_PAIRS[action - actions.PROP.start]
+                source, target = actions.prop_of(action)
                 self.batteries[p] -= 1
                 column = self.divers[p]
                 column.insert(target, column.pop(source))
             elif action == actions.SPONSOR:
-                tile = self.sponsors[self.level]
-                self.sponsor_uses[p][tile] += 1
-                self._open_sponsor(p, tile)
                 self._use_sponsor()
             else:  # a diver effect: step 2 begins (or goes on)
-                tile = self.sponsors[self.level]
-                if self.uses_left == 1 and self.sponsor_used and tile == SPONSOR_DOUBLE_TILE and not self.advanced[tile]:
-                    self._open_sponsor(p, tile)  # Sponsor #2 basic: the second use
                 self.uses_left -= 1
                 self.resume_phase = STEP2
                 dtype = self.divers[p][data.level_slot(self.level)]
-                if self.free_costs:
-                    self._count_saving(p, action, dtype)
                 self._use_diver(action, dtype, self.upgraded[p][dtype], 0)
         elif phase == COPY:
             if action == actions.DECLINE:
@@ -347,71 +319,16 @@ class State(ContractsMixin, EffectsMixin):
             self._variant(action == actions.OXYGEN)
         else:
             raise StateError(f"no decision is pending (phase {phase})")
-        if self.pp[p] != pp:
-            self._count_pp(action, phase, ctr_lvl, p, self.pp[p] - pp)
-        if self.yield_tile >= 0 and (self.phase == STEP1 or self.phase == STEP2):
-            self._close_sponsor(p)
-
-    # ------------------------------------------------------------------ record counters
-    def _stats(self, p: int) -> list[int]:
-        """Seat ``p``'s amounts in ``YIELD_KINDS`` order."""
-        return [
-            self.pp[p], self.credits[p], self.batteries[p], sum(self.resources[p]),
-            len(self.hands[p]), sum(self.upgraded[p]), sum(self.keys_home[p]),
-        ]  # fmt: skip
-
-    def _open_sponsor(self, p: int, tile: int) -> None:
-        """Start measuring what ``tile`` yields to the turn's player."""
-        self.yield_tile = tile
-        self.yield_base = self._stats(p)
-
-    def _close_sponsor(self, p: int) -> None:
-        """The step menu is back: add what the sponsor yielded since it was used."""
-        row, at = self.sponsor_yield[p], self.yield_tile * NUM_YIELDS
-        for k, (now, then) in enumerate(zip(self._stats(p), self.yield_base)):
-            row[at + k] += now - then
-        self.yield_tile = -1
-
-    def _count_saving(self, p: int, action: int, dtype: int) -> None:
-        """Sponsor #1 advanced: the credits an own diver's effect would have cost."""
-        upg = self.upgraded[p][dtype]
-        if dtype == data.TRADER:
-            if action < actions.BUY.start or action >= actions.BUY.stop:
-                return
-            cost = self.tables.store_credits[self.store[action - actions.BUY.start] - 1]
-            saved = max(cost - (data.TRADER_UPGRADE_DISCOUNT if upg else 0), 0)
-        elif dtype in data.SPONSOR1_FREE:
-            saved = data.DIVER_COST[dtype][upg]
-        else:
-            return
-        self.sponsor_yield[p][SPONSOR_CREDIT_TILE * NUM_YIELDS + YIELD_CREDITS] += saved
-
-    def _count_pp(self, action: int, phase: int, ctr_lvl: int, p: int, gained: int) -> None:
-        """Credit the PP one action gained to its source (``ctr_lvl``: the level of the
-        number card whose colours were being chosen)."""
-        row = self.pp_by_source[p]
-        if phase == CONTRACT_COLOUR or action in actions.COMPLETE:
-            level = ctr_lvl if phase == CONTRACT_COLOUR else (action - actions.COMPLETE.start) % data.NUM_LEVELS
-            token = self.board_tokens[p][level]
-            back = data.PERMANENT_PP if token >= 0 and self.tables.token_back[token] == data.BACK_PP else 0
-            row[PP_BACKS] += back
-            row[PP_CONTRACTS] += gained - back
-        elif action in actions.SELL:
-            row[PP_STORE] += gained
-        elif action in actions.EXPLORE:
-            row[PP_TOKENS] += gained  # a PP token's immediate effect
-        else:  # Sponsor #4's flip, or a PP token through Sponsor #2 advanced
-            row[PP_SPONSORS] += gained
 
     def _choose_key(self, action: int) -> None:
         """Take a key (an X key rotates the sponsors before anything else)."""
         p = self.seat
-        block, level = divmod(action - actions.KEY.start, data.NUM_LEVELS)
-        if block == 0:
+        kind, level = actions.key_of(action)
+        if kind == actions.KEY_NUMBERED:
             self.keys_home[p][level] = 0
             self.key = level
         else:
-            if block == 1:
+            if kind == actions.KEY_OWN_X:
                 self.keys_home[p][data.OWN_X] = 0
                 self.key = data.OWN_X
             else:

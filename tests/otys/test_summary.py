@@ -19,7 +19,8 @@ from envs.core import make_rng, validate
 from envs.otys import data as D
 from envs.otys.config import Config
 from envs.otys.env import GAME
-from envs.otys.rules import PP_SOURCES, YIELD_KINDS, State
+from envs.otys.records import PP_SOURCES, YIELD_KINDS
+from envs.otys.rules import State
 
 TILE = {number: number - 1 for number in range(1, D.NUM_SPONSORS + 1)}  # tile #k -> index
 
