@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from envs.core import TERMINAL, StateError, make_rng, rng_from_dict, rng_to_dict, validate
+from envs.core.fields import plain_copy
 from envs.core.rng import clone_rng
 
 from . import actions, data, records
@@ -419,12 +420,8 @@ class State(ContractsMixin, EffectsMixin):
             "config": self.config.model_dump(mode="json"),
             "rng": rng_to_dict(self.rng),
         }
-        for name in _FLAT:
-            out[name] = getattr(self, name)
-        for name in _LISTS:
-            out[name] = list(getattr(self, name))
-        for name in _NESTED:
-            out[name] = [list(x) for x in getattr(self, name)]
+        for name in (*_FLAT, *_LISTS, *_NESTED):
+            out[name] = plain_copy(getattr(self, name))
         return out
 
     @classmethod
