@@ -23,7 +23,7 @@ class ContractsMixin:
     """Which contracts fit where, the colour choice, scoring and refilling."""
 
     def _fits(self, card: int, base: int) -> bool:
-        """Whether ``card`` can be completed with the resources at ``res[base:base+4]``."""
+        """Whether ``card`` can be completed with the seat's resources at ``base:base+4``."""
         counts = self.resources[self.seat][base : base + NC]
         return self._fits_counts(card, counts, sorted(counts, reverse=True))
 
@@ -79,7 +79,8 @@ class ContractsMixin:
         if not union:
             return
         # the public cards, then the hand's (their sources numbered from HAND_SOURCE0)
-        sources = chain(enumerate(self.public), enumerate(self.hands[self.seat], actions.HAND_SOURCE0))
+        hand = enumerate(self.hands[self.seat], actions.HAND_SOURCE0)
+        sources = chain(enumerate(self.public), hand)
         for src, card in sources:
             if card >= 0 and union >> card & 1:
                 for at, mask in levels:

@@ -237,7 +237,8 @@ def _check_turn(s, n: int) -> None:
     rnd = _int(s.round, "round", 1, tables.round_cap)
     phase = _int(s.phase, "phase", Phase.NONE, NUM_PHASES - 1)
     if s.end_triggered and max(s.pp) < tables.end_pp:
-        _bad("end_triggered", f"is set, but no seat has the {tables.end_pp} PP that trigger the end")
+        _bad("end_triggered",
+             f"is set, but no seat has the {tables.end_pp} PP that trigger the end")
     if s.over or phase == Phase.NONE:
         if not (s.over and phase == Phase.NONE and s.actor == -1 and seat == n - 1):
             _bad("over", f"= {s.over} with phase {phase}, actor {s.actor}, seat {seat}: a "
@@ -280,7 +281,8 @@ def _check_turn(s, n: int) -> None:
 
     # the key: none before it is chosen (and again after the turn, in the variant's
     # decisions), else one of the seat's, on its level
-    keyless = phase == Phase.KEY or phase == Phase.VARIANT or (phase == Phase.CONTRACT_COLOUR and resume == Phase.KEY)
+    keyless = (phase == Phase.KEY or phase == Phase.VARIANT
+               or (phase == Phase.CONTRACT_COLOUR and resume == Phase.KEY))
     if keyless:
         if key != -1:
             _bad("key", f"= {key} before a key is chosen (phase {phase})")

@@ -121,7 +121,8 @@ def _count_pp(state, action: int, phase: int, contract_level: int, p: int, gaine
     if phase == CONTRACT_COLOUR or action in actions.COMPLETE:
         level = contract_level if phase == CONTRACT_COLOUR else actions.complete_of(action)[1]
         token = state.board_tokens[p][level]
-        back = data.PERMANENT_PP if token >= 0 and state.tables.token_back[token] == data.BACK_PP else 0
+        pays_pp = token >= 0 and state.tables.token_back[token] == data.BACK_PP
+        back = data.PERMANENT_PP if pays_pp else 0
         row[PP_BACKS] += back
         row[PP_CONTRACTS] += gained - back
     elif action in actions.SELL:

@@ -228,7 +228,8 @@ class State(ContractsMixin, EffectsMixin):
             out.extend(actions.COLOUR.start + c for c in self.tables.token_colours[self.token])
             out.append(actions.DECLINE)
         elif phase == RETURN_KEY:
-            out.extend(actions.RETURN_KEY.start + k for k in self.hacker_track[p] if k != data.NEUTRAL_X)
+            own = (k for k in self.hacker_track[p] if k != data.NEUTRAL_X)
+            out.extend(actions.RETURN_KEY.start + k for k in own)
         elif phase == SPONSOR_FLIP or phase == TOKEN_FLIP:
             column, upgraded = self.divers[p], self.upgraded[p]
             slots = data.SURFACE_SLOTS if phase == SPONSOR_FLIP else data.NUM_SLOTS
@@ -237,9 +238,8 @@ class State(ContractsMixin, EffectsMixin):
                 out.append(actions.DECLINE)
         elif phase == SPONSOR_TOKEN:
             base = level * data.DISPLAY_TOKENS
-            out.extend(
-                actions.TOKEN.start + i for i in range(data.DISPLAY_TOKENS) if self.display[base + i] >= 0
-            )
+            shown = (i for i in range(data.DISPLAY_TOKENS) if self.display[base + i] >= 0)
+            out.extend(actions.TOKEN.start + i for i in shown)
         elif phase == SPONSOR5:
             out.append(actions.BATTERY)
             self._move_options(out)
