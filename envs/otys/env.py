@@ -11,7 +11,8 @@ from envs.core import BoardGameEnv, Game, GameInfo
 from . import data as D
 from .actions import NUM_ACTIONS, TABLE
 from .config import Config
-from .observe import LAYOUT, OBS_SIZE, write_observation
+from .observe import LAYOUT, OBS_SIZE
+from .observe_cache import write_observation
 from .records import NUM_YIELDS, PP_SOURCES, YIELD_KINDS
 from .render import render_text
 from .rules import State

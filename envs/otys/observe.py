@@ -6,35 +6,32 @@ player could know at the table is written: other hands appear as sizes, the deck
 a size, the bag as its composition (public by counting), and cards drawn for a keep
 decision only to the player who drew them. The layout table is ``LAYOUT.markdown()``
 (copied into the README).
+
+:func:`write_plain` fills the layout's named views straight from the state; it is the
+definition of the observation. The env uses the cached writer of
+:mod:`.observe_cache`, which must give the same bytes (its tests compare).
 """
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 
 import numpy as np
 
-from envs.core import ObservationLayout
+from envs.core.observer import ObservationLayout
 
 from . import data as D
 from .config import Tables
-from .observe_cache import (
-    CONTRACT_FEATS,
-    HAND_FEATS,
-    SEAT_FIELDS,
-    TAIL_FIRST,
-    TOKEN_FEATS,
-    ObsCache,
-    seat_columns,
-    seat_size,
-    zeros,
-)
 from .phases import CONTRACT_COLOUR, COPY, KEEP, NUM_PHASES
 from .rules import State
 
 S = D.MAX_PLAYERS
+MIN_PLAYERS = 2
 KEY_KINDS = 3  # numbered, own X, neutral X
-__all__ = ["CONTRACT_FEATS", "LAYOUT", "OBS_SIZE", "TOKEN_FEATS", "write_observation"]
+NKIND, NBACK, NCOL = len(D.TOKEN_KINDS), len(D.TOKEN_BACKS), D.NUM_COLOURS
+TOKEN_FEATS = 1 + NKIND + NCOL + NBACK  # present, effect, colours shown, back
+CONTRACT_FEATS = 1 + 1 + NCOL + D.MAX_NUMBERS + 3  # present, number card, needs, payout
+__all__ = ["CONTRACT_FEATS", "LAYOUT", "OBS_SIZE", "TOKEN_FEATS", "write_plain"]
 
 LAYOUT = ObservationLayout(
     [
@@ -97,107 +94,131 @@ LAYOUT = ObservationLayout(
     ]
 )  # fmt: skip
 OBS_SIZE = LAYOUT.size
-SEATS_END = LAYOUT.offsets[SEAT_FIELDS[-1]][1]
-assert SEATS_END == LAYOUT.offsets[TAIL_FIRST][0], "the seat blocks come first"
-# offsets in the cache's tail buffer (the vector from ``TAIL_FIRST`` on)
-_T = {name: a - SEATS_END for name, (a, _, _) in LAYOUT.offsets.items() if a >= SEATS_END}
-_HAND, _PENDING = _T["hand"], _T["phase"]  # the pending decision runs to the end
-_ZERO_PENDING = zeros(OBS_SIZE - SEATS_END - _PENDING)
+_NAMES = [name for name, _, _ in LAYOUT.pieces]
+# the pieces with a block per seat (relative), first in the layout
+SEAT_PIECES = tuple(_NAMES[: _NAMES.index("num_players")])
+# the pending decision and its context (all zero once the game is over), last
+PENDING_PIECES = tuple(_NAMES[_NAMES.index("phase") :])
 
-
-def new_cache(t: Tables, n: int) -> ObsCache:
-    """An empty observation cache for ``n`` players of tables ``t``."""
-    return ObsCache(t, n, LAYOUT.offsets, [_seat_order(n, seat) for seat in range(n)])
-
-
-@cache
-def _seat_order(n: int, seat: int) -> np.ndarray:
-    """For each float of the seat blocks seen by ``seat``: its index in the cache's seat
-    rows (relative block k is absolute seat ``(seat + k) % n``; absent seats read the
-    zero row)."""
-    cols = seat_columns(LAYOUT.offsets)
-    row = sum(seat_size(LAYOUT.offsets, name) for name in SEAT_FIELDS)
-    order = np.empty(SEATS_END, np.intp)
-    for name in SEAT_FIELDS:
-        lo, m = LAYOUT.offsets[name][0], seat_size(LAYOUT.offsets, name)
-        for k in range(S):
-            q = (seat + k) % n if k < n else S
-            order[lo + k * m : lo + (k + 1) * m] = np.arange(m) + q * row + cols[name]
-    order.flags.writeable = False
-    return order
-
-
-def write_observation(s: State, seat: int, out: np.ndarray) -> None:
-    """Write ``seat``'s view of ``s`` into the float32 vector ``out``. Every value is
-    written (``out`` need not be zeroed): the seat blocks by one gather from the cache,
-    the rest by one copy of its tail after the observer's hand and the pending decision
-    are filled in."""
-    cache = getattr(s, "_obs_cache", None)
-    if cache is None or cache.tables is not s.tables or cache.n != s.n:
-        cache = s._obs_cache = new_cache(s.tables, s.n)
-    cache.update(s)
-    # (mode "clip": the indices are valid, and it spares numpy a buffered copy)
-    cache.seats.take(cache.orders[seat], out=out[:SEATS_END], mode="clip")
-    buf = cache.tail_buf
-    buf[_HAND : _HAND + HAND_FEATS] = cache.hand_rows[seat]
-    buf[_PENDING:] = _ZERO_PENDING
+def write_plain(s: State, seat: int, out: np.ndarray) -> None:
+    """Write ``seat``'s view of ``s`` into the float32 vector ``out``, every value
+    computed from the state (seat blocks rotated so that block 0 is ``seat``)."""
+    out[:] = 0.0
+    v = LAYOUT.views(out)
+    n, t = s.n, s.tables
+    tokens, contracts, _ = feature_rows(t)
+    for k in range(n):
+        q = (seat + k) % n
+        v["present"][k] = 1
+        v["first_player"][k] = q == 0  # seat 0 holds the marker all game
+        for slot, dtype in enumerate(s.divers[q]):
+            v["divers"][k, slot, dtype] = 1
+            v["upgraded"][k, slot] = s.upgraded[q][dtype] != 0
+        v["resources"][k] = np.reshape(s.resources[q], (D.NUM_LEVELS, NCOL))
+        v["free_space"][k] = np.subtract(t.capacity, v["resources"][k].sum(axis=1))
+        v["keys_home"][k] = s.keys_home[q]
+        track = s.hacker_track[q]
+        for code in track:
+            if code != D.NEUTRAL_X:
+                v["keys_track"][k, code] = 1
+        v["neutral_track"][k] = track.count(D.NEUTRAL_X)
+        v["track_room"][k] = t.hacker_capacity[s.hacker[q]] - len(track)
+        v["hacker"][k] = s.hacker[q]
+        v["mechanic"][k] = s.mechanic[q]
+        v["max_move"][k] = t.moves[s.mechanic[q]]
+        for name in ("credits", "batteries", "pp", "neutral_held"):
+            v[name][k] = getattr(s, name)[q]
+        for level, token in enumerate(s.board_tokens[q]):
+            if token >= 0:
+                v["reward_backs"][k, level, t.token_back[token]] = 1
+        v["hand_size"][k] = len(s.hands[q])
+    v["num_players"][n - MIN_PLAYERS] = 1
+    v["round"][0] = s.round
+    v["end_triggered"][0] = s.end_triggered
+    for level, tile in enumerate(s.sponsors):
+        v["sponsor_tile"][level, tile] = 1
+        v["sponsor_advanced"][level] = s.advanced[tile]
+    v["display"].reshape(-1, TOKEN_FEATS)[: len(s.display)] = tokens[s.display]
+    for colour, filled in enumerate(s.store):
+        v["store"][colour, :filled] = 1
+    v["public"][: len(s.public)] = contracts[s.public]
+    v["hand"][: len(s.hands[seat])] = contracts[s.hands[seat]]
+    v["deck_size"][0] = len(s.deck)
+    v["discard_size"][0] = len(s.discard)
+    v["neutral_supply"][0] = s.neutral_supply
+    v["bag_size"][0] = len(s.bag)
+    for token in s.bag:
+        v["bag_kinds"][t.token_kind[token], t.token_back[token]] += 1
+        for colour in t.token_colours[token]:
+            v["bag_colours"][colour] += 1
+    for token in s.token_discard:
+        v["token_discard"][t.token_kind[token], t.token_back[token]] += 1
     if not s.over:
-        _pending(s, seat, buf, cache)
-    out[SEATS_END:] = cache.tail
+        write_pending(s, seat, v, contracts, tokens)
 
 
-def _pending(s: State, seat: int, buf, cache: ObsCache) -> None:
-    """The pending decision and its context, into the cache's zeroed tail buffer
-    (zeros are left unwritten)."""
-    n, p, phase, li = s.n, s.seat, s.phase, s.level
-    buf[_PHASE + phase] = 1
-    buf[_ACTOR + (s.actor - seat) % n] = 1
-    buf[_TURN_SEAT + (p - seat) % n] = 1
+def write_pending(s: State, seat: int, v: dict[str, np.ndarray], contracts: np.ndarray,
+                  tokens: np.ndarray) -> None:
+    """The pending decision and its context (:data:`PENDING_PIECES`) into zeroed views
+    ``v``; ``contracts`` and ``tokens`` are the :func:`feature_rows`."""
+    n, p, phase, level = s.n, s.seat, s.phase, s.level
+    v["phase"][phase] = 1
+    v["actor"][(s.actor - seat) % n] = 1
+    v["turn_seat"][(p - seat) % n] = 1
     for q in s.marks:
-        buf[_MARKS + (q - seat) % n] = 1
-    rows = cache.contract_rows
-    # a contract's colours can be asked before any key is chosen: write them first
-    if phase == CONTRACT_COLOUR:
-        buf[_CONTRACT : _CONTRACT + CONTRACT_FEATS] = rows[s.contract]
-        buf[_CONTRACT_LEVEL + s.contract_level] = 1
-        for i, c in enumerate(s.colour_picks):
-            buf[_PICKS + i * D.NUM_COLOURS + c] = 1
-    if li < 0:
+        v["marks"][(q - seat) % n] = 1
+    if phase == CONTRACT_COLOUR:  # asked before any key is chosen too
+        v["contract"][:] = contracts[s.contract]
+        v["contract_level"][s.contract_level] = 1
+        for number, colour in enumerate(s.colour_picks):
+            v["contract_picks"][number, colour] = 1
+    if level < 0:  # no key chosen yet this turn
         return
-    buf[_KEY_LEVEL + li] = 1
-    buf[_KEY_KIND + (s.key - D.OWN_X + 1 if s.key >= D.OWN_X else 0)] = 1
-    if s.uses_left:
-        buf[_USES_LEFT] = s.uses_left
-    if s.sponsor_used:
-        buf[_SPONSOR_USED] = s.sponsor_used
-    if s.free_costs:
-        buf[_FREE_COSTS] = s.free_costs
-    dtype = s.divers[p][D.SURFACE_SLOTS + li]  # the diver at the key's level
-    buf[_ACTIVE_DIVER + dtype] = 1
-    if s.upgraded[p][dtype]:
-        buf[_ACTIVE_UPGRADED] = s.upgraded[p][dtype]
+    v["key_level"][level] = 1
+    v["key_kind"][s.key - D.OWN_X + 1 if s.key >= D.OWN_X else 0] = 1
+    v["uses_left"][0] = s.uses_left
+    v["sponsor_used"][0] = s.sponsor_used
+    v["free_costs"][0] = s.free_costs
+    dtype = s.divers[p][D.level_slot(level)]  # the diver at the key's level
+    v["active_diver"][dtype] = 1
+    v["active_upgraded"][0] = s.upgraded[p][dtype]
     if phase == COPY:
-        dtype, upg = s._copied()
-        buf[_COPY_DIVER + dtype] = 1
-        buf[_COPY_UPGRADED] = upg
-        buf[_COPY_OWNER + (s.copy_seat - seat) % n] = 1
-        buf[_COPY_DEPTH] = s.copy_depth
+        dtype, upgraded = s._copied()
+        v["copy_diver"][dtype] = 1
+        v["copy_upgraded"][0] = upgraded
+        v["copy_owner"][(s.copy_seat - seat) % n] = 1
+        v["copy_depth"][0] = s.copy_depth
     if s.token >= 0:
-        buf[_TOKEN : _TOKEN + TOKEN_FEATS] = cache.token_rows[s.token]
+        v["token"][:] = tokens[s.token]
     if s.drawn:
-        buf[_DRAWN_COUNT] = len(s.drawn)
-        if phase == KEEP and seat == p:
-            for i, card in enumerate(s.drawn):
-                buf[_DRAWN + i * CONTRACT_FEATS : _DRAWN + (i + 1) * CONTRACT_FEATS] = rows[card]
+        v["drawn_count"][0] = len(s.drawn)
+        if phase == KEEP and seat == p:  # only the drawer sees the cards
+            v["drawn"][: len(s.drawn)] = contracts[s.drawn]
 
 
-(
-    _PHASE, _ACTOR, _TURN_SEAT, _MARKS, _CONTRACT, _CONTRACT_LEVEL, _PICKS, _KEY_LEVEL,
-    _KEY_KIND, _USES_LEFT, _SPONSOR_USED, _FREE_COSTS, _ACTIVE_DIVER, _ACTIVE_UPGRADED,
-    _COPY_DIVER, _COPY_UPGRADED, _COPY_OWNER, _COPY_DEPTH, _TOKEN, _DRAWN_COUNT, _DRAWN,
-) = (_T[name] for name in (
-    "phase", "actor", "turn_seat", "marks", "contract", "contract_level", "contract_picks",
-    "key_level", "key_kind", "uses_left", "sponsor_used", "free_costs", "active_diver",
-    "active_upgraded", "copy_diver", "copy_upgraded", "copy_owner", "copy_depth", "token",
-    "drawn_count", "drawn",
-))  # fmt: skip
+@lru_cache(maxsize=64)
+def feature_rows(t: Tables) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Feature rows of every reward token and contract, each with an extra all-zero
+    last row (index -1, an empty space, reads zeros), and each token's (effect, back)
+    index into a flat (effect, back) table. Derived from the config's tables only."""
+    tokens = np.zeros((t.num_tokens + 1, TOKEN_FEATS), np.float32)
+    for tid in range(t.num_tokens):
+        tokens[tid, [0, 1 + t.token_kind[tid]]] = 1
+        for c in t.token_colours[tid]:
+            tokens[tid, 1 + NKIND + c] = 1
+        tokens[tid, 1 + NKIND + NCOL + t.token_back[tid]] = 1
+    contracts = np.zeros((t.num_contracts + 1, CONTRACT_FEATS), np.float32)
+    tail = 2 + NCOL + D.MAX_NUMBERS
+    for card in range(t.num_contracts):
+        row, needs = contracts[card], t.contract_needs[card]
+        row[0] = 1
+        if t.contract_number[card]:
+            row[1] = 1
+            row[2 + NCOL : 2 + NCOL + len(needs)] = needs
+        else:
+            row[2 : 2 + NCOL] = needs
+        row[tail] = t.contract_pp[card]
+        row[tail + 1] = t.contract_credits[card]
+        row[tail + 2] = t.contract_batteries[card]
+    kind_back = [k * NBACK + b for k, b in zip(t.token_kind, t.token_back)]
+    return tokens, contracts, kind_back

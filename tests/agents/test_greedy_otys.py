@@ -20,7 +20,8 @@ from agents.base import RandomAgent
 from agents.greedy.otys import GreedyOtys, _Evaluator
 from agents.greedy.otys_view import as_floats
 from envs.otys.actions import NUM_ACTIONS, TABLE
-from envs.otys.observe import LAYOUT, OBS_SIZE, write_observation
+from envs.otys.observe import LAYOUT, OBS_SIZE
+from envs.otys.observe_cache import write_observation
 from envs.otys.phases import Phase
 from envs.otys.rules import State
 

@@ -14,7 +14,8 @@ from envs.core import ConfigError, IllegalActionError, StateError, make_rng, tes
 from envs.otys import data as D
 from envs.otys.config import Config
 from envs.otys.env import GAME, MAX_DECISIONS, env, raw_env
-from envs.otys.observe import LAYOUT, OBS_SIZE, write_observation
+from envs.otys.observe import LAYOUT, OBS_SIZE
+from envs.otys.observe_cache import write_observation
 from envs.otys.rules import State
 
 SETUPS = [(n, sides) for n in (2, 4) for sides in ("basic", "advanced")]

@@ -1,124 +1,80 @@
-"""The incremental observation cache and the contract-fit cache give exactly what a
-fresh state (no cache) gives: after every step, after copies, after direct edits."""
+"""The cached observation writer against the plain one (``observe.write_plain``), and
+the contract-fit cache against a cache-free copy.
+
+The cached writer keeps a cache on the state and rewrites only what changed; whatever
+path the state took (random or greedy play, cloned, copied, pickled, edited by hand),
+it must give the bytes of the plain writer, for every seat at every decision.
+"""
 
 from __future__ import annotations
-
-import copy
-import hashlib
-import pickle
 
 import numpy as np
 import pytest
 from otys_helpers import contract_id, position, token_id
 
-from envs.core import make_rng, validate
+import agents
+import envs
+from envs.core import make_rng, testing, validate
 from envs.otys.config import Config
-from envs.otys.observe import OBS_SIZE, write_observation
+from envs.otys.observe import LAYOUT, write_plain
+from envs.otys.observe_cache import write_observation
 from envs.otys.rules import State
 
+GAMES = 2
 SETUPS = [
-    {"num_players": 2},
+    {"num_players": 2}, {"num_players": 3}, {"num_players": 4},
     {"num_players": 3, "sponsors": {"sides": "advanced"}, "spy_designer_variant": True},
     {"num_players": 4, "components": {"end_pp": 9, "hand_limit": 2}},
 ]
 
 
-# sha256 of every seat's observation and the legal actions at every decision of these
-# seeded random games, recorded with the writer as it was before the cache (it rebuilt
-# the whole vector each call): the cached one must give the same bytes. Re-recorded when
-# the keep decision lost its decline (the legal sets and the random games changed), the
-# same bytes from the cached writer and from a cache-free copy at every decision
-REFERENCE_GAMES = [
-    ({"num_players": 2, "sponsors": {"sides": "advanced"}, "spy_designer_variant": True}, 0),
-    ({"num_players": 3, "sponsors": {"sides": "advanced"}, "spy_designer_variant": True}, 1),
-    ({"num_players": 4, "spy_designer_variant": True, "components": {"end_pp": 12}}, 2),
-    ({"num_players": 4, "sponsors": {"sides": "basic"}, "components": {"hand_limit": 2}}, 3),
-    ({"num_players": 3}, 4),
-]
-REFERENCE_DIGEST = "7dd7f7915bfa990b59274d94fad639a9f9602d5cf4cbb2a9eb26ac37dadf17cf"
+def written(s: State, seat: int) -> np.ndarray:
+    return testing.written(write_observation, s, seat, LAYOUT.size)
 
 
-def observe(s: State, seat: int, fill: float = 0.0) -> np.ndarray:
-    out = np.full(OBS_SIZE, fill, np.float32)
-    write_observation(s, seat, out)
-    return out
+def plain(s: State, seat: int) -> np.ndarray:
+    return testing.written(write_plain, s, seat, LAYOUT.size, fill=7.0)
 
 
-def fresh(s: State) -> State:
-    """The same position in a new state object, so without any cache (a clone leaves
-    the caches behind; hand-built positions need not pass a load's validation)."""
-    return s.clone()
+def random_games(setup: dict):
+    """Every state of a few seeded random games (one state object, played on)."""
+    return testing.random_states(lambda seed: State(validate(Config, setup), make_rng(seed)), GAMES)
+
+
+def greedy_games(setup: dict):
+    """Every state of a few greedy games played through the env."""
+    def env_fn():
+        return envs.make("otys_v0", **setup)
+
+    agent = agents.make("greedy", env_fn())
+    return testing.policy_states(env_fn, lambda env, obs: agent.act(obs), range(GAMES))
+
+
+def seats(s: State) -> int:
+    return s.n
 
 
 def assert_same_views(s: State) -> None:
-    """Every seat's observation and the legal actions match a cache-free copy."""
-    other = fresh(s)
+    """Every seat's cached observation is the plain writer's, and the legal actions (the
+    contract-fit cache) are a cache-free clone's."""
     for seat in range(s.n):
-        assert np.array_equal(observe(s, seat), observe(other, seat)), f"seat {seat}"
-    assert s.legal_actions() == other.legal_actions()
+        assert np.array_equal(written(s, seat), plain(s, seat)), f"seat {seat}"
+    assert s.legal_actions() == s.clone().legal_actions()
 
 
-def test_observations_match_the_reference_writer():
-    digest = hashlib.sha256()
-    for setup, seed in REFERENCE_GAMES:
-        s = State(validate(Config, setup), make_rng(seed))
-        rng = np.random.default_rng(seed)
-        while True:
-            for seat in range(s.n):
-                digest.update(observe(s, seat).tobytes())
-            legal = s.legal_actions()
-            digest.update(np.asarray(legal, np.int64).tobytes())
-            if s.is_terminal():
-                break
-            s.apply_action(legal[int(rng.integers(len(legal)))])
-    assert digest.hexdigest() == REFERENCE_DIGEST
-
-
+@pytest.mark.parametrize("games", [random_games, greedy_games])
 @pytest.mark.parametrize("setup", SETUPS)
-def test_incremental_equals_fresh_every_step(setup):
-    for seed in range(2):
-        s = State(validate(Config, setup), make_rng(seed))
-        rng = np.random.default_rng(seed)
-        while not s.is_terminal():
-            mine = observe(s, s.actor)
-            assert np.array_equal(mine, observe(fresh(s), s.actor))
-            legal = s.legal_actions()
-            s.apply_action(legal[int(rng.integers(len(legal)))])
-        assert_same_views(s)
+def test_cache_equals_plain_every_seat_every_decision(setup, games):
+    assert testing.check_against_plain(games(setup), write_observation, write_plain, seats,
+                                       LAYOUT.size) > 100
 
 
-def test_every_value_is_written():
-    s = State(validate(Config, {"num_players": 3}), make_rng(1))
-    rng = np.random.default_rng(1)
-    for _ in range(60):
-        for seat in range(s.n):
-            assert np.array_equal(observe(s, seat, np.nan), observe(s, seat, 0.0))
-        legal = s.legal_actions()
-        s.apply_action(legal[int(rng.integers(len(legal)))])
+def test_copied_edited_and_reloaded_states_match_the_plain_writer():
+    def edit(shallow: State) -> None:
+        shallow.credits = [c + 1 for c in shallow.credits]
 
-
-@pytest.mark.parametrize("duplicate", ["clone", "copy", "deepcopy", "pickle"])
-def test_copies_do_not_share_a_stale_cache(duplicate):
-    s = State(validate(Config, {"num_players": 4}), make_rng(2))
-    rng = np.random.default_rng(2)
-    for _ in range(40):
-        legal = s.legal_actions()
-        s.apply_action(legal[int(rng.integers(len(legal)))])
-    before = [observe(s, seat) for seat in range(s.n)]
-    other = {
-        "clone": s.clone,
-        "copy": lambda: copy.copy(s),
-        "deepcopy": lambda: copy.deepcopy(s),
-        "pickle": lambda: pickle.loads(pickle.dumps(s)),
-    }[duplicate]()
-    for _ in range(40):  # the original moves on; the copy must still show its own state
-        legal = s.legal_actions()
-        s.apply_action(legal[int(rng.integers(len(legal)))])
-        if duplicate == "copy":  # a shallow copy shares the lists: it moved on too
-            before = [observe(fresh(other), seat) for seat in range(other.n)]
-    assert all(np.array_equal(observe(other, q), before[q]) for q in range(other.n))
-    assert_same_views(other)
-    assert_same_views(s)
+    testing.check_cached_writer_on_copies(random_games({"num_players": 4}), write_observation,
+                                          plain, seats, LAYOUT.size, State.clone, edit)
 
 
 def test_direct_edits_are_seen():
@@ -149,6 +105,6 @@ def test_contract_fit_cache_follows_the_resources():
     seen = set()
     for level_res in ([2, 0, 0, 0], [2, 1, 0, 0], [1, 1, 1, 0], [0, 0, 0, 0], [2, 1, 0, 0]):
         s.resources[0][4:8] = level_res  # level 2, in place
-        assert s.legal_actions() == fresh(s).legal_actions()
+        assert s.legal_actions() == s.clone().legal_actions()  # (a clone has no caches)
         seen.add(tuple(s.legal_actions()))
     assert len(seen) > 2  # the checks saw different contract options
