@@ -12,8 +12,8 @@ cached writer (``envs/<game>/observe_cache.py``) built the same way in every gam
 * a cache (a :class:`StateCache`) hangs on the state and keeps the pieces that do not
   depend on the observer, the per-seat rows in absolute seat order;
 * each part of it is rewritten only when the state values it is made of differ from
-  the snapshot taken when it was last written (compared by value, so a state edited
-  by hand is seen too; :func:`changed` and :func:`snapshot`);
+  the copy taken when it was last written (compared by value, so a state edited by
+  hand is seen too);
 * the writer rotates the seat rows to the observer, by one gather of the cache's
   vector (:func:`seat_gather`) or, for wide rows, by copying contiguous runs of a
   :class:`SeatRows`, then adds the observer's private pieces.
@@ -27,9 +27,7 @@ from __future__ import annotations
 import weakref
 from array import array
 from collections.abc import Sequence
-from itertools import compress
 from math import prod
-from operator import ne
 
 import numpy as np
 
@@ -97,18 +95,6 @@ def owned_cache(state):
     """The state's observation cache if that state built it, else ``None``."""
     cache = getattr(state, "_obs_cache", None)
     return cache if cache is not None and cache.owner() is state else None
-
-
-def changed(now: Sequence, seen: Sequence) -> list[int]:
-    """The indices at which ``now`` differs from ``seen`` (compared in C)."""
-    return list(compress(range(len(now)), map(ne, now, seen)))
-
-
-def snapshot(value):
-    """A copy of ``value`` that shares no list with it (lists copied to their depth)."""
-    if type(value) is list:
-        return [snapshot(item) for item in value] if value and type(value[0]) is list else value[:]
-    return value
 
 
 def zeros(size: int) -> array:
