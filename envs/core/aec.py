@@ -11,12 +11,14 @@ after every agent is done, raise :class:`~envs.core.errors.OrderError`.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 
+from . import window
 from .config import validate
 from .errors import (
     ConfigError,
@@ -90,6 +92,7 @@ class BoardGameEnv(AECEnv):
             raise OtrioError("render_mode must be None, 'ansi', 'human' or 'rgb_array', "
                              f"got {render_mode!r}")
         self.render_mode = render_mode
+        self._window: window.TableWindow | bool | None = None  # "human": None until first render
         config.setdefault("num_players", info.default_players)
         self.config = validate(self.game.config_model, config)
         info.check_players(self.config.num_players)
@@ -324,12 +327,16 @@ class BoardGameEnv(AECEnv):
 
     # ----------------------------------------------------------------- render
     def render(self) -> str | np.ndarray | None:
-        """The whole table: text (``"ansi"``; ``"human"`` prints it) or an
-        ``H x W x 3`` uint8 picture (``"rgb_array"``, see :meth:`Game.picture`)."""
+        """The whole table: text (``"ansi"``), an ``H x W x 3`` uint8 picture
+        (``"rgb_array"``, see :meth:`Game.picture`), or for ``"human"`` that picture in a
+        window updated in place where a display exists (:mod:`envs.core.window`), else
+        the text printed."""
         if self.state_ is None:
             raise OtrioError("call reset() before render()")
         if self.render_mode == "rgb_array":
             return self.game.picture(self.state_).to_rgb()
+        if self.render_mode == "human" and self._show_in_window():
+            return None
         text = self.game.render(self.state_)
         if self.render_mode == "human":
             print(text)
@@ -343,8 +350,29 @@ class BoardGameEnv(AECEnv):
         agent = self.agent_selection if agent is None else agent
         return self.game.render_for(self.state_, self._seat_of[agent])
 
+    def _show_in_window(self) -> bool:
+        """Show the picture in the ``"human"`` window; False where no display exists
+        (decided at the first render) or the window could not be opened."""
+        if self._window is None:
+            self._window = (window.TableWindow(self.game.info.env_id)
+                            if window.display_available() else False)
+        if not self._window:
+            return False
+        picture = self.game.picture(self.state_).to_rgb()
+        try:
+            self._window.show(picture)
+        except Exception as err:  # a GUI toolkit that cannot reach its display
+            warnings.warn(f"render_mode='human': no window ({type(err).__name__}: {err}); "
+                          "printing the text picture instead", RuntimeWarning, stacklevel=3)
+            self._window.close()
+            self._window = False
+            return False
+        return True
+
     def close(self) -> None:
-        pass
+        """Close the ``"human"`` window if one is open."""
+        if self._window:
+            self._window.close()
 
     # ---------------------------------------------------------- save and load
     def save_state(self) -> dict[str, Any]:

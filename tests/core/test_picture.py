@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import envs
-from envs.core import testing
+from envs.core import testing, window
 from envs.core.errors import OtrioError
 from envs.core.picture import Picture
 from envs.core.rng import make_rng
@@ -99,8 +99,10 @@ def test_rgb_array_render_mode(env_id, config):
 
 
 @pytest.mark.parametrize("env_id", ["oceanos_v0", "otontin_v0", "otys_v0"])
-def test_pettingzoo_render_test(env_id, capsys):
-    """PettingZoo's own check of every declared render mode."""
+def test_pettingzoo_render_test(env_id, capsys, monkeypatch):
+    """PettingZoo's own check of every declared render mode (no display: "human"
+    prints; its window: tests/core/test_render_window.py)."""
+    monkeypatch.setattr(window, "display_available", lambda: False)
     from functools import partial
 
     from pettingzoo.test import render_test
@@ -108,7 +110,8 @@ def test_pettingzoo_render_test(env_id, capsys):
     render_test(partial(envs.make, env_id))
 
 
-def test_text_render_modes_are_unchanged(capsys):
+def test_text_render_modes_are_unchanged(capsys, monkeypatch):
+    monkeypatch.setattr(window, "display_available", lambda: False)  # "human" prints
     env = envs.make("oceanos_v0", render_mode="ansi")
     env.reset(seed=0)
     assert env.render() == env.unwrapped.game.render(env.unwrapped.state_)
