@@ -33,12 +33,13 @@ import yaml
 from pydantic import Field, model_validator
 
 from agents.arena import GameTask
+from agents.run_lock import RunLock
 from envs.core.config import StrictModel, validate
 from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed
 
 from .play import ExecutionOptions, play_into
-from .records import RECORDS_FILE, RunLock, open_run, read_records
+from .records import RECORDS_FILE, open_run, read_records
 
 SETUPS_FILE = "setups.json"
 TIMING_FILE = "timing.jsonl"  # wall time of each invocation that played games
@@ -341,7 +342,7 @@ def run(cfg: BalanceConfig, progress: bool = True, command: str | None = None) -
     """Play the study (resuming if its folder has records), then analyse and report it.
 
     Everything is checked before the folder is touched; the folder is locked
-    (:class:`~benchmarks.records.RunLock`) while the study plays and reports.
+    (:class:`~agents.run_lock.RunLock`) while the study plays and reports.
     """
     setups = build_setups(cfg)
     check_before_start(cfg, setups)

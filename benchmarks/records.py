@@ -8,20 +8,14 @@ the fields that identify a game (``unique_by``), a record whose identity is alre
 the file (two writers on one folder, before folders were locked) is dropped, the first
 one kept, with a warning.
 
-One writer per folder: :class:`RunLock` (``run.lock``, holding the owner's pid and
-host) refuses a second tournament, sweep or training run on a folder while the first
-lives, takes over the lock of a process that died, and is released at the end, on an
-error and on Ctrl-C.
+One writer per folder: :class:`agents.run_lock.RunLock` (``run.lock``) locks a run
+folder while a tournament, sweep or training run writes it.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import socket
-import sys
-import time
-import uuid
 import warnings
 from pathlib import Path
 from typing import Any
@@ -30,117 +24,6 @@ from envs.core.errors import ConfigError, StateError
 
 RUN_FILE = "run.json"
 RECORDS_FILE = "games.jsonl"
-LOCK_FILE = "run.lock"
-UNREADABLE_LOCK_GRACE_S = 10.0  # an empty or torn lock younger than this is being written
-
-
-def _pid_alive(pid: int) -> bool:
-    """Whether process ``pid`` of this host exists (a reaped process does not)."""
-    if pid == os.getpid():
-        return True
-    if os.name == "nt":  # os.kill would terminate it there: assume it lives
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # it exists, under another user
-        return True
-    except OSError:
-        return True
-    return True
-
-
-class RunLock:
-    """The one-writer lock of a run folder (a context manager): ``run.lock`` in the
-    folder holds the owner's pid, host and start time.
-
-    Entering creates the folder if needed and the lock file atomically; a lock held by
-    a live process (this one included: the lock is not re-entrant) is refused with a
-    :class:`ConfigError` naming its owner. A lock left by a process of this host that
-    no longer exists is taken over (with a warning); a lock from another host is never
-    judged stale (its process cannot be seen from here): remove it by hand once that
-    run is gone. Leaving removes the lock, whatever ended the block.
-    """
-
-    def __init__(self, folder: Path):
-        self.folder = Path(folder)
-        self.path = self.folder / LOCK_FILE
-        self.token = uuid.uuid4().hex
-        self.held = False
-
-    def _owner(self) -> dict | None:
-        try:
-            owner = json.loads(self.path.read_text())
-        except (OSError, ValueError):
-            return None
-        return owner if isinstance(owner, dict) and isinstance(owner.get("pid"), int) else None
-
-    def _stale(self, owner: dict | None) -> bool:
-        if owner is None:  # empty or torn: being written now, or its writer died at once
-            try:
-                age = time.time() - self.path.stat().st_mtime
-            except OSError:
-                return False
-            return age > UNREADABLE_LOCK_GRACE_S
-        if owner.get("host") != socket.gethostname():
-            return False
-        return not _pid_alive(owner["pid"])
-
-    def acquire(self) -> RunLock:
-        """Take the lock or raise :class:`ConfigError` naming the run that holds it."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        record = {"pid": os.getpid(), "host": socket.gethostname(),
-                  "started": time.strftime("%Y-%m-%d %H:%M:%S"), "token": self.token,
-                  "command": " ".join(sys.argv)[:500]}
-        for _ in range(50):
-            try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                owner = self._owner()
-                if not self._stale(owner):
-                    if owner is None:  # being written: look again in a moment
-                        time.sleep(0.05)
-                        continue
-                    raise ConfigError(
-                        f"{self.folder} is in use by another run (pid {owner['pid']} on "
-                        f"{owner.get('host')}, since {owner.get('started')}); wait for it to "
-                        f"end or use another output folder (if that run is gone, delete "
-                        f"{self.path})") from None
-                if self._owner() == owner:  # still the same stale lock: take it over
-                    try:
-                        self.path.unlink()
-                    except FileNotFoundError:
-                        pass
-                    who = f"pid {owner['pid']}" if owner else "an unreadable lock"
-                    warnings.warn(f"{self.path}: took over the lock of a run that is gone "
-                                  f"({who})", stacklevel=2)
-                continue
-            with os.fdopen(fd, "w") as fh:
-                fh.write(json.dumps(record, sort_keys=True) + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-            self.held = True
-            return self
-        raise ConfigError(f"could not take the lock {self.path}; remove it if no run uses "
-                          f"{self.folder}")
-
-    def release(self) -> None:
-        """Remove the lock if this object still holds it."""
-        if self.held:
-            self.held = False
-            owner = self._owner()
-            if owner is not None and owner.get("token") == self.token:
-                try:
-                    self.path.unlink()
-                except FileNotFoundError:
-                    pass
-
-    def __enter__(self) -> RunLock:
-        return self.acquire()
-
-    def __exit__(self, *exc) -> None:
-        self.release()
 
 
 def run_identity(config: dict[str, Any]) -> dict[str, Any]:

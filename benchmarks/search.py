@@ -23,11 +23,12 @@ from typing import Any
 
 from pydantic import Field
 
+from agents.run_lock import RunLock
 from agents.stats import wilson
 from envs.core.config import StrictModel
 from envs.core.rng import derive_seed
 
-from .records import RECORDS_FILE, RecordWriter, RunLock, open_run, read_records
+from .records import RECORDS_FILE, RecordWriter, open_run, read_records
 
 
 class SearchBenchConfig(StrictModel):

@@ -19,6 +19,7 @@ import yaml
 from pydantic import Field, model_validator
 
 from agents.arena import GameTask
+from agents.run_lock import RunLock
 from agents.stats import mean_and_ci, wilson
 from envs.core.config import validate
 from envs.core.errors import ConfigError
@@ -26,7 +27,7 @@ from envs.core.rng import derive_seed
 
 from .play import ExecutionOptions, play_into
 from .ratings import openskill_ratings
-from .records import RECORDS_FILE, RunLock, open_run
+from .records import RECORDS_FILE, open_run
 
 
 class TournamentConfig(ExecutionOptions):
@@ -124,7 +125,7 @@ def run(cfg: TournamentConfig, progress: bool = True, command: str | None = None
     """Play the tournament (resuming if its folder has records) and write its report.
 
     Everything is checked before the folder is touched; the folder is locked
-    (:class:`~benchmarks.records.RunLock`) while the run plays and reports.
+    (:class:`~agents.run_lock.RunLock`) while the run plays and reports.
     """
     check_before_start(cfg)
     folder = Path(cfg.output)

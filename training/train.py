@@ -242,8 +242,8 @@ def train(cfg: TrainConfig, progress: bool = True) -> Path:
     """Train (or resume) and return the path of the final checkpoint.
 
     The config is checked before the output folder is made, and the folder is locked
-    (:class:`~benchmarks.records.RunLock`: one run per folder) while the run trains."""
-    from benchmarks.records import RunLock
+    (:class:`~agents.run_lock.RunLock`: one run per folder) while the run trains."""
+    from agents.run_lock import RunLock
 
     check_before_start(cfg)
     with RunLock(Path(cfg.output)):

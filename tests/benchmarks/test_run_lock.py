@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from agents.run_lock import LOCK_FILE, RunLock
 from benchmarks import balance, tournament
-from benchmarks.records import LOCK_FILE, RECORDS_FILE, RunLock, read_records
+from benchmarks.records import RECORDS_FILE, read_records
 from envs.core.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,7 +44,7 @@ def dead_pid() -> int:
 def holder(tmp_path):
     """Another live process holding the lock of tmp_path / 'run'."""
     folder = tmp_path / "run"
-    code = ("import sys, time\nfrom pathlib import Path\nfrom benchmarks.records import RunLock\n"
+    code = ("import sys, time\nfrom pathlib import Path\nfrom agents.run_lock import RunLock\n"
             "with RunLock(Path(sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(120)\n")
     child = subprocess.Popen([sys.executable, "-c", code, str(folder)], cwd=ROOT,
                              stdout=subprocess.PIPE, text=True)
