@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint setup clean
+.PHONY: demo test lint setup setup-rllib clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,19 @@ $(STAMP): $(PY) pyproject.toml
 
 setup: $(STAMP)
 
+# RLlib's own venv for examples/rllib_selfplay.py and its test: ray[rllib] pins
+# gymnasium 1.2.2, which the main venv does not take (torch first, as above)
+VENV_RLLIB := .venv-rllib
+RLLIB_STAMP := $(VENV_RLLIB)/.installed
+$(RLLIB_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV_RLLIB)
+	$(VENV_RLLIB)/bin/python -m pip install --upgrade pip
+	$(VENV_RLLIB)/bin/python -m pip install torch==2.13.0
+	$(VENV_RLLIB)/bin/python -m pip install -e '.[rllib]'
+	touch $(RLLIB_STAMP)
+
+setup-rllib: $(RLLIB_STAMP)
+
 demo: $(STAMP)
 	$(PY) -m otrio_cli demo
 
@@ -36,4 +49,4 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(VENV_RLLIB) build *.egg-info

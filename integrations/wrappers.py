@@ -27,10 +27,12 @@ KEYS = ("observation", "action_mask")
 
 
 class RenameObservationKeys(BaseWrapper):
-    """The observation dict with its keys renamed by ``names`` (old -> new)."""
+    """The observation dict with its keys renamed by ``names`` (old -> new), the mask
+    as ``mask_dtype`` (int8 as the env gives it, unless told otherwise)."""
 
-    def __init__(self, env: AECEnv, names: Mapping[str, str]):
+    def __init__(self, env: AECEnv, names: Mapping[str, str], mask_dtype=np.int8):
         super().__init__(env)
+        self.mask_dtype = np.dtype(mask_dtype)
         unknown = set(names) - set(KEYS)
         if unknown:
             raise ValueError(f"unknown observation keys {sorted(unknown)}; the keys are {KEYS}")
@@ -43,7 +45,9 @@ class RenameObservationKeys(BaseWrapper):
         """The inner space with renamed keys."""
         space = self._spaces.get(agent)
         if space is None:
-            inner = self.env.observation_space(agent)
+            inner = dict(self.env.observation_space(agent).spaces)
+            mask = inner["action_mask"]
+            inner["action_mask"] = gymnasium.spaces.Box(0, 1, mask.shape, self.mask_dtype)
             space = self._spaces[agent] = gymnasium.spaces.Dict(
                 {self.names[key]: inner[key] for key in KEYS})
         return space
@@ -51,6 +55,7 @@ class RenameObservationKeys(BaseWrapper):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The inner observation with renamed keys."""
         obs = self.env.observe(agent)
+        obs["action_mask"] = obs["action_mask"].astype(self.mask_dtype, copy=False)
         return {self.names[key]: obs[key] for key in KEYS}
 
 

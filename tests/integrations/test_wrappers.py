@@ -14,6 +14,7 @@ def test_rllib_keys():
     agent = env.agent_selection
     obs = env.observe(agent)
     assert set(obs) == {"observations", "action_mask"}
+    assert obs["action_mask"].dtype == np.int8
     assert env.observation_space(agent).contains(obs)
     inner = env.unwrapped.observe(agent)
     np.testing.assert_array_equal(obs["observations"], inner["observation"])
@@ -27,6 +28,15 @@ def test_rename_refuses_unknown_or_merging_keys():
         RenameObservationKeys(base, {"obs": "x"})
     with pytest.raises(ValueError, match="merge"):
         RenameObservationKeys(base, {"observation": "action_mask"})
+
+
+def test_rename_with_a_float_mask():
+    env = RenameObservationKeys(envs.make("oceanos_v0", num_players=2),
+                                {"action_mask": "mask"}, mask_dtype=np.float32)
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    assert set(obs) == {"observation", "mask"} and obs["mask"].dtype == np.float32
+    assert env.observation_space(env.agent_selection).contains(obs)
 
 
 def test_flatten():

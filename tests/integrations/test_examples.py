@@ -1,0 +1,101 @@
+"""The recipes in examples/ run end to end with a tiny budget (README, "Use it with your
+RL library"). The RLlib recipe runs in its own venv (.venv-rllib, `make setup-rllib`:
+RLlib pins gymnasium 1.2.2), in-process and against a running Ray cluster."""
+
+import importlib.util
+import json
+import os
+import secrets
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+RLLIB_PYTHON = ROOT / ".venv-rllib" / "bin" / "python"
+
+
+def _load(name: str):
+    """The example module ``examples/<name>.py``."""
+    spec = importlib.util.spec_from_file_location(f"example_{name}", ROOT / "examples" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_sb3_maskable_ppo():
+    result = _load("sb3_maskable_ppo").main(
+        ["--timesteps", "128", "--n-steps", "64", "--epochs", "1", "--eval-games", "2"])
+    assert result["timesteps"] >= 128
+    assert 0.0 <= result["win_share_vs_random"] <= 1.0
+
+
+@pytest.mark.parametrize("env_id,players", [("oceanos_v0", 2), ("otontin_v0", 3)])
+def test_torchrl_rollout(env_id, players):
+    import envs
+
+    result = _load("torchrl_rollout").main(
+        ["--env", env_id, "--players", str(players), "--steps", "150"])
+    assert result["steps"] == 150
+    assert result["all_legal"]
+    assert result["state_size"] == envs.make(env_id).state_space.shape[0]
+    assert result["value_shape"] == (150, 1)
+
+
+TINY_RLLIB = ["--iterations", "1", "--batch", "200", "--minibatch", "100", "--epochs", "1",
+              "--eval-games", "2"]
+
+# a Ray cluster for the test's lifetime: writes its address to a file, stops when its
+# stdin closes
+HOLDER = """
+import sys
+import ray
+ctx = ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+open(sys.argv[1], "w").write(ctx.address_info["address"])
+sys.stdin.read()
+ray.shutdown()
+"""
+
+
+def _rllib_env(tmp_path: Path) -> dict:
+    """The environment of the RLlib runs: Ray's token authentication on, with a token of
+    this test's own (the cluster and its client share it)."""
+    token = tmp_path / "ray_token"
+    token.write_text(secrets.token_hex(32))
+    return dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=str(token),
+                PYTHONPATH=str(ROOT))
+
+
+def _run_recipe(args: list[str], env: dict) -> str:
+    done = subprocess.run([str(RLLIB_PYTHON), str(ROOT / "examples" / "rllib_selfplay.py"),
+                           *TINY_RLLIB, *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout.strip().splitlines()[-1]
+
+
+@pytest.mark.skipif(not RLLIB_PYTHON.exists(),
+                    reason="no .venv-rllib: run `make setup-rllib` (CI's .ci/run does)")
+def test_rllib_selfplay_in_process_and_on_a_cluster(tmp_path):
+    env = _rllib_env(tmp_path)
+    result = json.loads(_run_recipe(["--env-runners", "0", "--num-cpus", "2"], env))
+    assert result["env_steps"] >= 200 and result["eval_games"] == 2
+    address_file = tmp_path / "address"
+    with open(tmp_path / "cluster.log", "w") as log:
+        holder = subprocess.Popen([str(RLLIB_PYTHON), "-c", HOLDER, str(address_file)],
+                                  cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=log,
+                                  stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 180
+        while not address_file.exists() or not address_file.read_text():
+            assert holder.poll() is None and time.monotonic() < deadline, \
+                "the Ray cluster did not start: " + (tmp_path / "cluster.log").read_text()[-2000:]
+            time.sleep(0.5)
+        result = json.loads(_run_recipe(["--env-runners", "1", "--address",
+                                         address_file.read_text(), "--env", "otontin_v0",
+                                         "--players", "3"], env))
+        assert result["env_steps"] >= 200
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=120)
