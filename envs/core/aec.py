@@ -30,7 +30,7 @@ from .errors import (
     is_integer_action,
 )
 from .game import TERMINAL, Game
-from .rewards import TRUNCATED, settle
+from .rewards import TERMINATED, TRUNCATED, settle
 from .rng import make_rng
 
 SAVE_FORMAT = 1
@@ -439,8 +439,9 @@ class BoardGameEnv(AECEnv):
         is an integer in 0..max_decisions; ``agents`` are this env's agents in seat order,
         all of them until the game is done; rewards and cumulative rewards are finite
         numbers and terminations and truncations true/false, for exactly those agents;
-        the agents are done exactly when the game is over (terminated, or truncated if it
-        stopped at a cap) or the decision cap is reached (truncated); until then
+        the agents are terminated or truncated exactly as the transition rule ends the
+        saved state (:func:`_saved_end`: terminated when the game is over, truncated if it
+        stopped at a configured cap or the decision cap is reached); until then
         ``agent_selection`` is the agent of the state's current player (after it, one of
         the agents left); ``last_scores`` are one finite number per seat (the state's
         scores with dense rewards, which pay their changes).
@@ -479,15 +480,16 @@ class BoardGameEnv(AECEnv):
                            for a, v in table.items()}
         illegal_end = _checked_illegal_end(saved.get("illegal_end"), possible,
                                            self._terminate_illegal)
-        over = state.is_terminal() or illegal_end is not None
-        done = over or decisions >= limit
-        truncated = done and (not over or bool(getattr(state, "capped", False)))
+        end = _saved_end(state, decisions, limit, illegal_end)
+        done = end is not None
         for agent in agents:
             flags = (tables["terminations"][agent], tables["truncations"][agent])
-            if flags != (done and not truncated, truncated):
+            if flags != (end == TERMINATED, end == TRUNCATED):
+                where = ("on" if end is None else f"over ({end})" if state.is_terminal()
+                         or illegal_end is not None else f"at the decision cap ({end})")
                 raise StateError(
                     f"corrupt saved state: terminations/truncations of {agent!r} = {flags}, "
-                    f"but the game is {'over' if over else 'at the decision cap' if done else 'on'}")
+                    f"but the game is {where}")
         if not done and agents != possible:
             raise StateError(f"corrupt saved state: agents = {agents}, but the game is on")
         selection = saved["agent_selection"]
@@ -510,6 +512,17 @@ class BoardGameEnv(AECEnv):
         return (decisions, list(agents), selection, tables["cumulative_rewards"],
                 tables["rewards"], tables["terminations"], tables["truncations"],
                 list(last_scores), illegal_end)
+
+
+def _saved_end(state, decisions: int, max_decisions: int,
+               illegal_end: dict[str, Any] | None) -> str | None:
+    """How a saved game stands: None while it goes on, else ``TERMINATED`` or
+    ``TRUNCATED``, as :func:`envs.core.rewards.settle` (the one transition rule, read
+    here without rewards) ends ``state`` after ``decisions``; an illegal action's end
+    (``illegal_end``) terminates."""
+    if illegal_end is not None:
+        return TERMINATED
+    return settle(state, [], False, 1.0, decisions, max_decisions)[3]
 
 
 def _checked_illegal_end(value, possible: list[str], terminate: bool) -> dict[str, Any] | None:
