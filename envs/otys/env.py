@@ -11,6 +11,7 @@ from envs.core import BoardGameEnv, Game, GameInfo
 from . import data as D
 from .actions import NUM_ACTIONS, TABLE
 from .config import Config
+from .full_state import state_layout
 from .observe import LAYOUT, OBS_SIZE
 from .observe_cache import write_observation
 from .records import NUM_YIELDS, PP_SOURCES, YIELD_KINDS
@@ -52,6 +53,7 @@ class OtysGame(Game):
     write_observation = staticmethod(write_observation)
     writes_every_value = True  # the adapter need not zero its buffer first
     render_text = staticmethod(render_text)
+    full_state = state_layout(info)
 
     def render_for(self, state: State, viewer: int) -> str:
         """The table as ``viewer`` may see it: only its own private contracts."""

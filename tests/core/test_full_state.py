@@ -9,7 +9,8 @@ import pytest
 import envs
 
 # every game at its fewest and most players
-SETUPS = [("oceanos_v0", 2), ("oceanos_v0", 5), ("otontin_v0", 3), ("otontin_v0", 8)]
+SETUPS = [("oceanos_v0", 2), ("oceanos_v0", 5), ("otontin_v0", 3), ("otontin_v0", 8),
+          ("otys_v0", 2), ("otys_v0", 4)]
 GAMES = sorted({env_id for env_id, _ in SETUPS})
 
 
