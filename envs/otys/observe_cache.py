@@ -20,13 +20,11 @@ from __future__ import annotations
 
 import functools
 from array import array
-from itertools import compress
-from operator import attrgetter, ne
 from struct import Struct
 
 import numpy as np
 
-from envs.core.observer import FLOAT_BYTES, StateCache, owned_cache, seat_gather, zeros
+from envs.core.observer import FLOAT_BYTES, StateCache, seat_gather, zeros
 
 from . import data as D
 from .observe import (
@@ -88,25 +86,53 @@ class ObsCache(StateCache):
         buf[_AT["first_player"]] = 1  # seat 0 holds the marker
         buf[_AT["num_players"] + n - MIN_PLAYERS] = 1
         # what each watched per-seat field was when last written (None: never)
-        self.seen = tuple([None] * n for _ in SEAT_PARTS)  # (its lists are updated in place)
+        self.seen = [[None] * n for _ in SEAT_PARTS]
         self.table = None
 
     def update(self, s: State) -> None:
         """Bring every part in step with state ``s``."""
-        fields, seen = _seat_fields(s), self.seen
-        if fields != seen:  # (compared in C, as are the fields that changed)
-            for i in compress(_PART_IDS, map(ne, fields, seen)):
-                now, before, write = fields[i], seen[i], _WRITERS[i]
-                for q in range(self.n):
-                    if now[q] != before[q]:
-                        write(self, s, q)
-                        before[q] = now[q][:] if type(now[q]) is list else now[q]
+        seen = self.seen  # (one comparison a field, inline: the cheapest way to find none)
+        if s.divers != seen[0]:
+            self._rewrite(s, 0, s.divers)
+        if s.upgraded != seen[1]:
+            self._rewrite(s, 1, s.upgraded)
+        if s.resources != seen[2]:
+            self._rewrite(s, 2, s.resources)
+        if s.keys_home != seen[3]:
+            self._rewrite(s, 3, s.keys_home)
+        if s.hacker_track != seen[4]:
+            self._rewrite(s, 4, s.hacker_track)
+        if s.hacker != seen[5]:
+            self._rewrite(s, 5, s.hacker)
+        if s.board_tokens != seen[6]:
+            self._rewrite(s, 6, s.board_tokens)
+        if s.mechanic != seen[7]:
+            self._rewrite(s, 7, s.mechanic)
+        if s.hands != seen[8]:
+            self._rewrite(s, 8, s.hands)
+        if s.credits != seen[9]:
+            self._rewrite(s, 9, s.credits)
+        if s.batteries != seen[10]:
+            self._rewrite(s, 10, s.batteries)
+        if s.pp != seen[11]:
+            self._rewrite(s, 11, s.pp)
+        if s.neutral_held != seen[12]:
+            self._rewrite(s, 12, s.neutral_held)
         table = (
             s.round, s.end_triggered, s.neutral_supply, len(s.deck), len(s.discard),
             s.sponsors, s.advanced, s.display, s.store, s.public, s.bag, s.token_discard,
         )  # fmt: skip
         if table != self.table:
             self._table(s, table)
+
+    def _rewrite(self, s: State, part: int, now: list) -> None:
+        """Rewrite the blocks of the seats whose entry of ``SEAT_PARTS[part]``'s field
+        (``now``) differs from its copy, which then takes a copy of it."""
+        before, write = self.seen[part], _WRITERS[part]
+        for q in range(self.n):
+            if now[q] != before[q]:
+                write(self, s, q)
+                before[q] = now[q][:] if type(now[q]) is list else now[q]
 
     # ---------------------------------------------------------------- one seat's block
     def _divers(self, s: State, q: int) -> None:
@@ -233,9 +259,11 @@ SEAT_PARTS = (
     ("batteries", ObsCache._batteries), ("pp", ObsCache._pp),
     ("neutral_held", ObsCache._neutral_held),
 )  # fmt: skip
-_seat_fields = attrgetter(*(field for field, _ in SEAT_PARTS))
 _WRITERS = [write for _, write in SEAT_PARTS]
-_PART_IDS = range(len(SEAT_PARTS))
+# update() compares the fields in this order, one line each
+assert [field for field, _ in SEAT_PARTS] == [
+    "divers", "upgraded", "resources", "keys_home", "hacker_track", "hacker", "board_tokens",
+    "mechanic", "hands", "credits", "batteries", "pp", "neutral_held"]
 
 
 @functools.cache
@@ -248,8 +276,8 @@ def write_observation(s: State, seat: int, out: np.ndarray) -> None:
     """Write ``seat``'s view of ``s`` into the float32 vector ``out`` (every value), as
     :func:`.observe.write_plain` does: the observer's hand and the pending decision
     are put in the cache's vector, then one gather rotates the seat blocks."""
-    cache = owned_cache(s)
-    if cache is None:
+    cache = getattr(s, "_obs_cache", None)
+    if cache is None or cache.owner() is not s:  # (owned_cache, inline)
         cache = s._obs_cache = ObsCache(s)
     cache.update(s)
     buf = cache.buf
