@@ -9,7 +9,7 @@
   policy reads (``agents/hints.py``), with ``policy_observation_size`` (the observation
   plus its hints); the network (``policy``: ``class``, ``net_arch``, ``activation_fn``,
   ``encoder`` and ``encoder_kwargs`` -- ``mlp`` or a feature extractor of
-  ``training/encoders.py`` --, ``share_features_extractor``, ``normalize_images``); the
+  ``agents/encoders.py`` --, ``share_features_extractor``, ``normalize_images``); the
   weights (``weights``: ``file``, a bare name beside the manifest, its ``sha256`` and
   ``bytes``); the ``versions`` of the libraries that wrote it; and where it came from
   (``timesteps``, ``seed``, ``exported_from``).
@@ -57,6 +57,8 @@ POLICY_CLASS = "MaskableActorCriticPolicy"
 # the activations a manifest may name (torch.nn classes, looked up here, never imported by name)
 ACTIVATIONS = ("Tanh", "ReLU", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid")
 FLAT_ENCODER = "mlp"  # sb3's FlattenExtractor: the flat observation into the MLP
+# modules that moved, by the old name that a zip pickled before the move gives them
+MOVED_MODULES = {"training.encoders": "agents.encoders"}
 
 
 # ------------------------------------------------------------------ trust
@@ -106,9 +108,30 @@ def load_sb3_zip(path: str | Path, trust: bool | None = None, **kwargs: Any):
     from sb3_contrib import MaskablePPO
 
     try:
-        return MaskablePPO.load(str(path), **kwargs)
+        with _moved_modules():
+            return MaskablePPO.load(str(path), **kwargs)
     except Exception as err:  # sb3 raises many kinds on a corrupt zip
         raise ConfigError(f"PPO checkpoint {path} could not be loaded: {err}") from None
+
+
+@contextlib.contextmanager
+def _moved_modules() -> Iterator[None]:
+    """While a zip loads, each old module name of :data:`MOVED_MODULES` names its new
+    home, so that a zip pickled before the move finds its classes (a structured encoder
+    of training/encoders.py, now agents/encoders.py); the old names go afterwards."""
+    import importlib
+    import sys
+
+    added = []
+    for old, new in MOVED_MODULES.items():
+        if old not in sys.modules:
+            sys.modules[old] = importlib.import_module(new)
+            added.append(old)
+    try:
+        yield
+    finally:
+        for old in added:
+            sys.modules.pop(old, None)
 
 
 def is_sb3_zip(path: str | Path) -> bool:
@@ -197,8 +220,8 @@ class Manifest(StrictModel):
 
 
 def encoder_names() -> tuple[str, ...]:
-    """The encoders a manifest may name: ``mlp`` and those of ``training/encoders.py``."""
-    from training.encoders import ENCODERS
+    """The encoders a manifest may name: ``mlp`` and those of ``agents/encoders.py``."""
+    from agents.encoders import ENCODERS
 
     return (FLAT_ENCODER, *ENCODERS)
 
@@ -266,7 +289,7 @@ def build_policy(manifest: Manifest):
         "ortho_init": False,  # every weight is loaded next
     }
     if arch.encoder != FLAT_ENCODER:
-        from training.encoders import ENCODERS
+        from agents.encoders import ENCODERS
 
         kwargs["features_extractor_class"] = ENCODERS[arch.encoder]
         kwargs["features_extractor_kwargs"] = dict(arch.encoder_kwargs)
@@ -313,7 +336,7 @@ def policy_arch(policy) -> dict:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from stable_baselines3.common.torch_layers import FlattenExtractor
 
-    from training.encoders import ENCODERS
+    from agents.encoders import ENCODERS
 
     if type(policy) is not MaskableActorCriticPolicy:
         raise ConfigError(f"only a {POLICY_CLASS} can be exported, not {type(policy).__name__}")
@@ -324,7 +347,7 @@ def policy_arch(policy) -> dict:
         names = [name for name, cls in ENCODERS.items() if cls is extractor]
         if not names:
             raise ConfigError(f"feature extractor {extractor.__name__} is not an encoder of "
-                              "training/encoders.py: the safe format cannot rebuild it")
+                              "agents/encoders.py: the safe format cannot rebuild it")
         encoder = names[0]
     kwargs = {}
     for key, value in (policy.features_extractor_kwargs or {}).items():

@@ -53,7 +53,7 @@ class ImitationParams(StrictModel):
 
 
 # the policy's feature extractor: "mlp" (the flat observation) or a structured encoder
-# of training/encoders.py, by the game it reads
+# of agents/encoders.py, by the game it reads
 ENCODER_GAMES = {"otys_pairs": "otys_v0", "otys_board": "otys_v0"}
 HINTED_ENCODER = "hinted"  # any game; reads an observation with hints (agents/hints.py)
 
@@ -70,7 +70,7 @@ class TrainConfig(StrictModel):
     imitation: ImitationParams | None = None  # None: PPO from a random policy
     ppo: PPOParams = PPOParams()
     net_arch: list[int] = [256, 256]
-    encoder: str = "mlp"  # or a structured encoder of training/encoders.py (ENCODER_GAMES)
+    encoder: str = "mlp"  # or a structured encoder of agents/encoders.py (ENCODER_GAMES)
     # one encoder for the policy and the value head (sb3's default), or a copy each, so the
     # value loss cannot move the features the policy reads
     share_features_extractor: bool = True

@@ -255,9 +255,8 @@ def _train_in_locked_folder(cfg: TrainConfig, progress: bool) -> Path:
     import torch
     from sb3_contrib import MaskablePPO
 
+    from agents.encoders import policy_kwargs
     from agents.weights import load_sb3_zip
-
-    from .encoders import policy_kwargs
 
     torch.set_num_threads(cfg.torch_threads)
     folder = Path(cfg.output)

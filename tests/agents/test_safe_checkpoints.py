@@ -132,8 +132,8 @@ def own_zip(tmp_path: pathlib.Path, game: str = "oceanos_v0", encoder: str = "ml
     """A user's own SB3 zip (an untrained MaskablePPO) with the metadata beside it."""
     from sb3_contrib import MaskablePPO
 
+    from agents.encoders import policy_kwargs
     from agents.hints import hint_size
-    from training.encoders import policy_kwargs
     from training.selfplay import SelfPlayEnv
 
     env = SelfPlayEnv(game, {"num_players": PLAYERS[game]}, {"random": 1.0}, hints=hints)

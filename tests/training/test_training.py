@@ -242,8 +242,8 @@ def test_otys_encoders_train_clone_and_play(tmp_path, encoder, trusted):
     as ppo:PATH; the pair features follow the observation's contracts and levels."""
     import torch
 
+    from agents.encoders import ENCODERS, _contracts, _seat0_levels
     from envs.otys.observe import CONTRACT_FEATS, LAYOUT
-    from training.encoders import ENCODERS, _contracts, _seat0_levels
 
     final = train(tiny(tmp_path, "otys_v0", encoder=encoder, total_timesteps=64,
                        imitation={"games": 2, "epochs": 1}), progress=False)
@@ -273,9 +273,9 @@ def test_otys_board_reads_each_levels_offer_in_level_order():
     only that level's row of the board features."""
     import torch
 
+    from agents.encoders import LEVEL_SLOT, _level_board
     from envs.otys import data as D
     from envs.otys.observe import LAYOUT
-    from training.encoders import LEVEL_SLOT, _level_board
 
     env = envs.make("otys_v0", num_players=2)
     env.reset(seed=1)

@@ -12,6 +12,9 @@ another shared MLP, in level order, for the ``key`` decisions the pairs leave op
 ``encoder: hinted`` (any game, with ``hints``) reads the observation and the teacher
 hints through an MLP and hands the hints on unchanged as well, so that the policy's
 linear head can follow them directly (use it with ``net_arch: []``).
+
+They live in agents/ because an exported agent rebuilds its network from them by name
+(:mod:`agents.weights`); training builds its policies from the same classes.
 """
 
 from __future__ import annotations
