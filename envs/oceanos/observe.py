@@ -108,7 +108,8 @@ def write_plain(state: State, seat: int, out: np.ndarray) -> None:
     columns = player_columns(state, eyes, kinds)
     if state.choosing():
         for name, value in zip(OWN_COUNTS, own_counts(state, seat)):
-            columns[PLAYER_FEATURES.index(name)][seat] = value
+            i = PLAYER_FEATURES.index(name)
+            columns[i] = [*columns[i][:seat], value, *columns[i][seat + 1 :]]  # (a copy)
     for k in range(n):
         s = (seat + k) % n
         for part, level in enumerate(state.levels[s]):
