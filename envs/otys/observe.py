@@ -100,6 +100,7 @@ SEAT_PIECES = tuple(_NAMES[: _NAMES.index("num_players")])
 # the pending decision and its context (all zero once the game is over), last
 PENDING_PIECES = tuple(_NAMES[_NAMES.index("phase") :])
 
+
 def write_plain(s: State, seat: int, out: np.ndarray) -> None:
     """Write ``seat``'s view of ``s`` into the float32 vector ``out``, every value
     computed from the state (seat blocks rotated so that block 0 is ``seat``)."""
