@@ -26,8 +26,13 @@ NUM_YIELDS = len(YIELD_KINDS)
 YIELD_CREDITS = YIELD_KINDS.index("credits")
 PP_SOURCES = ("contracts", "reward_backs", "store", "sponsors", "reward_tokens")
 PP_CONTRACTS, PP_BACKS, PP_STORE, PP_SPONSORS, PP_TOKENS = range(len(PP_SOURCES))
-# the actions of the step menus that end the turn or do not use the diver
-_NOT_DIVER = frozenset((actions.RESURFACE, actions.OXYGEN, actions.SPONSOR, *actions.PROP))
+# the step menus' diver effect actions (the rest: propellers, the sponsor, completions,
+# resurface and oxygen); module constants, as this runs on every decision
+_DIVER_EFFECTS = frozenset(
+    (*actions.EXPERT, *actions.SELL, *actions.BUY, *actions.SPY, *actions.ENGINEER,
+     *actions.EXPLORE)
+)  # fmt: skip
+_SPONSOR = actions.SPONSOR
 
 # counter -> its value at the start of a game (also for a state saved before it existed)
 START = {
@@ -51,12 +56,12 @@ def before(state, action: int) -> tuple[int, int, int, int]:
     is measured from now), Sponsor #2 basic's second diver use, the credits Sponsor #1
     advanced saves. Returns what :func:`after` needs."""
     phase, p = state.phase, state.seat
-    if (phase == STEP1 or phase == STEP2) and action not in actions.COMPLETE:
-        if action == actions.SPONSOR:
+    if phase == STEP1 or phase == STEP2:
+        if action == _SPONSOR:
             tile = state.sponsors[state.level]
             state.sponsor_uses[p][tile] += 1
             _open(state, p, tile)
-        elif action not in _NOT_DIVER:  # a diver effect
+        elif action in _DIVER_EFFECTS:
             tile = state.sponsors[state.level]
             if (state.uses_left == 1 and state.sponsor_used and tile == SPONSOR_DOUBLE_TILE
                     and not state.advanced[tile]):

@@ -250,14 +250,9 @@ class State(ContractsMixin, EffectsMixin):
 
     # ------------------------------------------------------------------ apply
     def apply_action(self, action: int) -> None:
-        """Play one legal action of the pending decision, noting it in the game record
-        (:mod:`envs.otys.records`, which changes nothing in play)."""
+        """Play one legal action of the pending decision. The game record notes it
+        before and after (:mod:`envs.otys.records`: it changes nothing in play)."""
         noted = records.before(self, action)
-        self._play(action)
-        records.after(self, action, noted)
-
-    def _play(self, action: int) -> None:
-        """The rules of one legal action of the pending decision."""
         phase, p = self.phase, self.seat
         if action in actions.COMPLETE:
             self._start_contract(action)
@@ -320,6 +315,7 @@ class State(ContractsMixin, EffectsMixin):
             self._variant(action == actions.OXYGEN)
         else:
             raise StateError(f"no decision is pending (phase {phase})")
+        records.after(self, action, noted)
 
     def _choose_key(self, action: int) -> None:
         """Take a key (an X key rotates the sponsors before anything else)."""
