@@ -43,6 +43,13 @@ def test_torchrl_rollout(env_id, players):
     assert result["value_shape"] == (150, 1)
 
 
+def test_torchrl_specs_hold():
+    """TorchRL's own spec check (random steps, the state included) on the recipe's env."""
+    from torchrl.envs.utils import check_env_specs
+
+    check_env_specs(_load("torchrl_rollout").make_env("otys_v0", 3, seed=0), seed=0)
+
+
 TINY_RLLIB = ["--iterations", "1", "--batch", "200", "--minibatch", "100", "--epochs", "1",
               "--eval-games", "2"]
 
