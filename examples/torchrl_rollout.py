@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> dict:
     torch.manual_seed(args.seed)
     env = make_env(args.env, args.players, args.seed)
     agents = list(env.group_map)
-    info = env._env.unwrapped.game.info
+    info = envs.make(args.env).unwrapped.game.info  # sizes of the observation and actions
     policy = MaskedPolicy(info.observation_size, info.num_actions)
     critic = nn.Linear(env.observation_spec["state"].shape[-1], 1)  # a centralised critic
     with torch.no_grad():
