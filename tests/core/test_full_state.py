@@ -45,7 +45,9 @@ def test_same_size_at_every_player_count(env_id):
 def test_readme_has_the_layout(env_id):
     game = envs.make(env_id).unwrapped.game
     readme = Path(__file__).parents[2] / "envs" / game.info.name / "README.md"
-    assert game.full_state.markdown() in readme.read_text(encoding="utf-8")
+    assert game.full_state.markdown() in readme.read_text(encoding="utf-8"), (
+        f"the 'Full state' table of {readme} is stale: replace it with "
+        f"envs.make({env_id!r}).unwrapped.game.full_state.markdown()")
 
 
 @pytest.mark.parametrize("env_id,n", SETUPS)
