@@ -4,9 +4,10 @@ against random opponents.
 
     .venv/bin/python tools/learning_check.py --route sb3 --timesteps 200000 --games 200
     .venv-rllib/bin/python tools/learning_check.py --route rllib --timesteps 200000
+    .venv/bin/python tools/learning_check.py --route torchrl --timesteps 150000 --dense
 
 It prints (and with ``--out`` writes) one JSON line: the route, the budget (env steps
-of the learner's decisions for sb3, of every seat's for RLlib's shared self-play
+of the learner's decisions for sb3 and torchrl, of every seat's for RLlib's shared self-play
 policy), the wall time of training and of the evaluation, and the win share over
 ``--games`` games with its 95% Wilson interval; ``target_met`` is the share >= 0.8.
 Not a test: a run takes minutes to an hour on two cores.
@@ -90,6 +91,25 @@ def run_rllib(args) -> dict:
             "eval_seconds": round(time.perf_counter() - start, 1), "share": share}
 
 
+def run_torchrl(args) -> dict:
+    """The TorchRL PPO recipe (examples/torchrl_ppo.py) through the gymnasium self-play id."""
+    import torch
+
+    torch.set_num_threads(args.threads)
+    recipe = _example("torchrl_ppo")
+    options = recipe.parse(["--timesteps", str(args.timesteps), "--seed", str(args.seed)]
+                           + (["--dense"] if args.dense else []))
+    start = time.perf_counter()
+    trained = recipe.train(options)
+    train_s = time.perf_counter() - start
+    if not trained["all_legal"]:
+        raise RuntimeError("the masked policy played an illegal action")
+    start = time.perf_counter()
+    share = recipe.evaluate(trained["policy"], args.games, 10_000 + args.seed)
+    return {"env_steps": trained["steps"], "train_seconds": round(train_s, 1),
+            "eval_seconds": round(time.perf_counter() - start, 1), "share": share}
+
+
 def recipe_args(recipe, args) -> argparse.Namespace:
     """The RLlib recipe's options for this check."""
     return argparse.Namespace(env="oceanos_v0", players=2, batch=4000, minibatch=256,
@@ -100,15 +120,15 @@ def recipe_args(recipe, args) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> dict:
     """Run the check for ``--route``; print and return its JSON record."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--route", choices=("sb3", "rllib"), default="sb3")
+    parser.add_argument("--route", choices=("sb3", "rllib", "torchrl"), default="sb3")
     parser.add_argument("--timesteps", type=int, default=200_000)
     parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--dense", action="store_true", help="score-change shaping (sb3)")
+    parser.add_argument("--dense", action="store_true", help="score-change shaping (sb3, torchrl)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=None, help="append the record here")
     args = parser.parse_args(argv)
-    measured = run_sb3(args) if args.route == "sb3" else run_rllib(args)
+    measured = {"sb3": run_sb3, "rllib": run_rllib, "torchrl": run_torchrl}[args.route](args)
     share = measured.pop("share")
     low, high = wilson(share * args.games, args.games)
     record = {"route": args.route, "game": "oceanos_v0", "players": 2,
