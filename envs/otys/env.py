@@ -12,6 +12,7 @@ from . import data as D
 from .actions import NUM_ACTIONS, TABLE
 from .config import Config
 from .full_state import state_layout
+from .hidden import resample_hidden
 from .observe import LAYOUT, OBS_SIZE
 from .observe_cache import write_observation
 from .records import NUM_YIELDS, PP_SOURCES, YIELD_KINDS
@@ -60,8 +61,8 @@ class OtysGame(Game):
         return render_text(state, viewer)
 
     def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
-        """Re-draw what ``seat`` cannot know (see ``State.resample_hidden``)."""
-        return state.resample_hidden(seat, rng)
+        """Re-draw what ``seat`` cannot know (``hidden.resample_hidden``)."""
+        return resample_hidden(state, seat, rng)
 
     def game_summary(self, state: State) -> dict[str, Any]:
         """Per-game facts for balance studies (JSON-able; lists are per seat).

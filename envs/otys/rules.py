@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core import TERMINAL, StateError, make_rng, rng_from_dict, rng_to_dict, validate
+from envs.core import TERMINAL, StateError, rng_from_dict, rng_to_dict, validate
 from envs.core.fields import plain_copy
 from envs.core.rng import clone_rng
 
@@ -83,7 +83,7 @@ RENAMED_KEYS = {
 _DEFAULTS = {**records.START, "copy_gift": lambda s: 0, "copy_marked": lambda s: 0}
 
 
-def _shuffled(rng: np.random.Generator, items: list) -> list:
+def shuffled(rng: np.random.Generator, items: list) -> list:
     """A shuffled copy of ``items`` drawn from ``rng``."""
     return [items[i] for i in rng.permutation(len(items)).tolist()]
 
@@ -133,13 +133,13 @@ class State(ContractsMixin, EffectsMixin):
         self.batteries = [tables.start_batteries] * n
         self.pp = [0] * n
         self.neutral_supply = tables.neutral_x_keys
-        self.bag = _shuffled(rng, list(range(tables.num_tokens)))
+        self.bag = shuffled(rng, list(range(tables.num_tokens)))
         self.token_discard = []
         self.display = [self._draw_token() for _ in range(data.NUM_LEVELS * data.DISPLAY_TOKENS)]
         self.store = [0] * NC
         for c, count in zip(rng.permutation(NC).tolist(), data.STORE_SETUP):
             self.store[c] = count
-        self.deck = _shuffled(rng, list(range(tables.num_contracts)))
+        self.deck = shuffled(rng, list(range(tables.num_contracts)))
         self.deck_seen = [0] * len(self.deck)
         self.discard = []
         self.public = [self._draw_card() for _ in range(tables.public)]
@@ -456,35 +456,3 @@ class State(ContractsMixin, EffectsMixin):
             raise StateError(f"corrupt Otys state: {err!r}") from None
         check_invariants(state, loaded=True)
         return state
-
-    def resample_hidden(self, seat: int, rng: np.random.Generator) -> State:
-        """A copy where what ``seat`` cannot know is re-drawn: others' hands, the deck
-        (except cards ``seat`` put at its bottom), another seat's drawn cards, the bag
-        order and the generator. A hand card being completed is revealed: it stays."""
-        other = self.clone()
-        bit = 1 << seat
-        revealed = (self.seat, self.contract_source - actions.HAND_SOURCE0)
-        if self.phase != CONTRACT_COLOUR or self.contract_source < actions.HAND_SOURCE0:
-            revealed = (-1, -1)
-        hidden = [
-            (q, j)
-            for q in range(self.n)
-            if q != seat
-            for j in range(len(self.hands[q]))
-            if (q, j) != revealed
-        ]
-        unknown = [i for i, m in enumerate(other.deck_seen) if not m & bit]
-        pool = [self.hands[q][j] for q, j in hidden] + [self.deck[i] for i in unknown]
-        foreign_draw = bool(self.drawn) and self.actor != seat
-        if foreign_draw:
-            pool.extend(self.drawn)
-        pool = _shuffled(rng, sorted(pool))  # sorted first: the hidden order never shows
-        for q, j in hidden:
-            other.hands[q][j] = pool.pop()
-        for i in unknown:
-            other.deck[i] = pool.pop()
-        if foreign_draw:
-            other.drawn = pool
-        other.bag = _shuffled(rng, sorted(other.bag))
-        other.rng = make_rng(int(rng.integers(2**63)))
-        return other

@@ -14,6 +14,7 @@ from envs.core import ConfigError, IllegalActionError, StateError, make_rng, tes
 from envs.otys import data as D
 from envs.otys.config import Config
 from envs.otys.env import GAME, MAX_DECISIONS, env, raw_env
+from envs.otys.hidden import resample_hidden
 from envs.otys.observe import LAYOUT, OBS_SIZE
 from envs.otys.observe_cache import write_observation
 from envs.otys.rules import State
@@ -63,7 +64,7 @@ def test_resample_changes_what_is_hidden_and_keeps_what_is_known():
     bottom = s.deck[0]
     moved = 0
     for k in range(20):
-        r = s.resample_hidden(0, make_rng(k))
+        r = resample_hidden(s, 0, make_rng(k))
         assert r.hands[0] == [0, 1] and r.deck[0] == bottom
         assert [len(h) for h in r.hands] == [2, 3, 1] and r.public == s.public
         everything = sorted(r.deck + r.hands[1] + r.hands[2])

@@ -10,6 +10,7 @@ from envs.otys import actions as A
 from envs.otys import data as D
 from envs.otys.config import Config
 from envs.otys.effects import SPONSOR_FLIP_TILE
+from envs.otys.hidden import resample_hidden
 from envs.otys.invariants import check_invariants
 from envs.otys.phases import Phase
 from envs.otys.rules import State
@@ -85,7 +86,7 @@ def play_one(config: Config, seed: int, resample_every: int = 0,
         if resample_every and decisions % resample_every == resample_every - 1:
             seat = int(rng.integers(s.n))
             known = list(s.hands[seat])
-            s = s.resample_hidden(seat, rng)
+            s = resample_hidden(s, seat, rng)
             assert s.hands[seat] == known
             check_invariants(s)
         legal = s.legal_actions()
