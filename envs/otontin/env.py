@@ -6,14 +6,14 @@ from typing import Any
 
 import numpy as np
 
-from envs.core import BoardGameEnv, Game, GameInfo, make_rng
+from envs.core import BoardGameEnv, Game, GameInfo
 
 from .actions import NUM_ACTIONS, TABLE
 from .data import DEFAULT_PLAYERS, MAX_PLAYERS, MAX_ROUND_CAP, MIN_PLAYERS
 from .full_state import state_layout
+from .hidden import resample_hidden
 from .observe import COUNT_SCALE, LAYOUT
 from .observe_cache import new_observation, write_observation
-from .orders import NO_ORDER, NUM_ORDERS
 from .render import render_text
 from .rules import COMMIT_PHASE, Config, State
 
@@ -27,7 +27,6 @@ STRATEGY_DECISIONS = 2
 MAX_DECISIONS = MAX_ROUND_CAP * MAX_PLAYERS * (
     ROLLS_PER_TURN * DECISIONS_PER_ROLL + STRATEGY_DECISIONS
 )
-SEED_BOUND = 2**63
 
 
 class OtontinGame(Game):
@@ -57,15 +56,13 @@ class OtontinGame(Game):
         """The view as a new array, gathered at once (``scratch`` is not needed)."""
         return new_observation(state, seat)
 
+    def render_for(self, state: State, viewer: int) -> str:
+        """The table as ``viewer`` may see it: with its own secret order, if laid."""
+        return render_text(state, viewer)
+
     def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
-        """Re-draw what ``seat`` cannot know: the others' secret orders not yet
-        revealed, and the future dice (a fresh generator)."""
-        other = state.clone()
-        for s in range(other.n):
-            if s != seat and other.committed[s] != NO_ORDER:
-                other.committed[s] = int(rng.integers(NUM_ORDERS))
-        other.rng = make_rng(int(rng.integers(SEED_BOUND)))
-        return other
+        """Re-draw what ``seat`` cannot know (``hidden.resample_hidden``)."""
+        return resample_hidden(state, seat, rng)
 
     def simultaneous_step(self, state: State) -> tuple | None:
         """The secret orders of a round are laid "at the same time"."""

@@ -24,8 +24,13 @@ def _seats_named(entry: str) -> str:
     return _SEAT.sub(r"player_\1", entry)
 
 
-def render_text(state: State) -> str:
-    """The table: leaders, pool, dice of the turn, declarations, the last war."""
+def render_text(state: State, viewer: int | None = None) -> str:
+    """The table: leaders, pool, dice of the turn, declarations, the last war.
+
+    Every line is public; with ``viewer`` that seat's own secret order of the round is
+    shown too, once laid (what its player may see). No other seat's secret order is
+    ever shown (``render_mode="ansi"`` shows none).
+    """
     final = " (final)" if state.final_round else ""
     lines = [
         f"Otontin round {state.round}{final} | Starting Leader player_{state.start} | "
@@ -40,6 +45,8 @@ def render_text(state: State) -> str:
             f"{f'player_{s}{mark}':<10}{state.atk[s]:>4}{state.dfn[s]:>4}{state.beans[s]:>6}  "
             f"{status:<8} {_declared(state.declared[s])}"
         )
+    if viewer is not None and state.committed[viewer] != NO_ORDER:
+        lines.append(f"secret order of player_{viewer}: {order_name(state.committed[viewer])}")
     if state.phase == CAMPAIGN:
         bag = ", ".join(f"{c} {k}" for c, k in zip(state.colours, state.bag))
         aside = ", ".join(f"{c} {k}" for c, k in zip(state.colours, state.aside))

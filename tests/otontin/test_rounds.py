@@ -12,7 +12,8 @@ from envs.otontin.campaign import COMMIT_ORDER, DECLARE_ORDER
 from envs.otontin.env import GAME
 from envs.otontin.observe import LAYOUT, ORDER_VEC
 from envs.otontin.observe_cache import write_observation
-from envs.otontin.orders import NO_ORDER, ORDERS
+from envs.otontin.orders import NO_ORDER, ORDERS, order_name
+from envs.otontin.render import render_text
 from envs.otontin.rules import CAMPAIGN, COMMIT_PHASE, TALK, Config, State
 
 G, P = 0, 2
@@ -171,6 +172,28 @@ def test_resample_hidden_redraws_only_unrevealed_orders():
         assert other.committed[2] == st.committed[2]
         changed += other.committed[:2] != st.committed[:2]
     assert changed > 0 and st.committed == [TRUCE_BOTH, TRUCE_BOTH, NO_ORDER]
+
+
+def test_render_for_shows_only_the_viewers_own_secret_order():
+    """A seat's text view names its own laid order (it is in its observation too);
+    no view, nor the ``ansi`` text, names another seat's unrevealed order."""
+    st = built(n=3)
+    while st.phase == CAMPAIGN:
+        st.apply_action(STOP.start)
+    for _ in range(3):
+        st.apply_action(DECLARE_NOTHING)
+    st.apply_action(COMMIT[TRUCE_BOTH])
+    st.apply_action(COMMIT[SPEAR_LEFT])
+    own = {0: order_name(TRUCE_BOTH), 1: order_name(SPEAR_LEFT)}
+    assert own[0] != own[1] and st.committed == [TRUCE_BOTH, SPEAR_LEFT, NO_ORDER]
+    for seat in range(3):
+        text = GAME.render_for(st, seat)
+        assert text == render_text(st, seat)
+        for other, name in own.items():
+            assert (name in text) == (other == seat), (seat, other, text)
+        if seat in own:
+            assert f"secret order of player_{seat}: {own[seat]}" in text
+    assert not any(name in GAME.render(st) for name in own.values())
 
 
 def test_war_through_actions():
