@@ -71,10 +71,12 @@ class Game:
             layout = LAYOUT                  # ObservationLayout
             state_class = State              # State(config, rng), State.from_dict(d)
             write_observation = staticmethod(write_observation)  # (state, seat, out)
-            render_text = staticmethod(render_text)              # (state) -> str
+            render_text = staticmethod(render_text)  # (state, viewer=None) -> str
 
     and overrides ``resample_hidden``, ``render_for`` and ``game_summary`` where the
-    game has hidden information or facts worth recording.
+    game has hidden information or facts worth recording. Each game keeps them in the
+    same places: ``resample_hidden`` calls ``hidden.resample_hidden(state, seat, rng)``
+    and ``render_for`` calls ``render.render_text(state, viewer)``.
     """
 
     info: GameInfo
@@ -83,7 +85,7 @@ class Game:
     layout: ObservationLayout
     state_class: type
     write_observation: Callable[[GameState, int, np.ndarray], None]
-    render_text: Callable[[GameState], str]
+    render_text: Callable[..., str]  # (state, viewer=None): a seat sees only what it may know
     # True when write_observation sets every value of ``out`` whatever it held, so
     # that the adapter need not zero its reused buffer first
     writes_every_value: bool = False

@@ -48,9 +48,11 @@ class OceanosGame(Game):
     full_state = state_layout(INFO)
 
     def render_for(self, state: State, viewer: int) -> str:
+        """The table as ``viewer`` may see it: only its own hand."""
         return render_text(state, viewer)
 
     def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
+        """Re-draw what ``seat`` cannot know (``hidden.resample_hidden``)."""
         return resample_hidden(state, seat, rng)
 
     def simultaneous_step(self, state: State) -> tuple | None:

@@ -96,7 +96,14 @@ def _round_of(table) -> tuple[int, ...]:
 
 
 def check_invariants(s: rules.State) -> None:
-    """Raise StateError naming the field if ``s`` breaks a rule of reachable positions."""
+    """Raise StateError naming the field if ``s`` breaks a rule of reachable positions.
+
+    Unlike Otys' and Otontin's, it has no ``loaded`` flag: those bound, on a load only,
+    counts their rules leave open (they can grow turn after turn). Oceanos has none:
+    a game is 3 rounds of 5 turns, and every count is bounded by a rule checked here
+    (fuel and divers by the parts, crystals by the placed cards, each point kind by
+    the rounds scored), so a loaded state and a played one are held to the same checks.
+    """
     n = s.num_players
     if type(s.over) is not bool:
         _bad("over", f"= {_show(s.over)} is not true/false")
