@@ -356,3 +356,27 @@ def check_against_plain(states, write: Write, plain: Write, seats: Callable[[obj
     writer, also into a buffer full of junk. Returns the observations compared."""
     return check_cached_writer(states, write, lambda state, seat: written(plain, state, seat, size),
                                seats, size, every=1)
+
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+def picture_titles(picture) -> list[str]:
+    """The tooltip texts (``<title>``) of a picture's SVG: what a test can read of it."""
+    import xml.etree.ElementTree as ET
+
+    return [t.text for t in ET.fromstring(picture.to_svg()).iter(SVG_NS + "title")]
+
+
+def play_until(env, stop: Callable[[object], bool], seed: int = 0, limit: int = 3000):
+    """Random legal moves in ``env`` (already reset) until ``stop(state)`` holds; that
+    state, or None if the game ends or ``limit`` moves pass first."""
+    rng = make_rng(seed)
+    for _ in range(limit):
+        state = env.unwrapped.state_
+        if stop(state):
+            return state
+        if state.is_terminal():
+            return None
+        env.step(int(rng.choice(env.unwrapped.legal_actions())))
+    return None

@@ -1,31 +1,10 @@
 """The Oceanos picture shows what each seat may know and nothing more."""
 
-import xml.etree.ElementTree as ET
-
 import numpy as np
 
 import envs
-from envs.core.rng import make_rng
+from envs.core.testing import picture_titles, play_until
 from envs.oceanos.env import GAME
-
-NS = "{http://www.w3.org/2000/svg}"
-
-
-def _titles(picture) -> list[str]:
-    return [t.text for t in ET.fromstring(picture.to_svg()).iter(NS + "title")]
-
-
-def _play_until(env, stop, seed=0, limit=2000):
-    """Random legal moves until ``stop(state)`` holds; the state, or None."""
-    rng = make_rng(seed)
-    for _ in range(limit):
-        state = env.unwrapped.state_
-        if stop(state):
-            return state
-        if state.is_terminal():
-            return None
-        env.step(int(rng.choice(env.unwrapped.legal_actions())))
-    return None
 
 
 def test_keeps_in_progress_stay_secret_in_a_seat_picture():
@@ -35,7 +14,7 @@ def test_keeps_in_progress_stay_secret_in_a_seat_picture():
     found = 0
     for seed in range(6):
         env.reset(seed=seed)
-        state = _play_until(env, lambda s: s.choosing() and any(
+        state = play_until(env, lambda s: s.choosing() and any(
             s.kept[k] for k in range(s.num_players) if k != s.actor), seed=seed)
         if state is None:
             continue
@@ -45,12 +24,12 @@ def test_keeps_in_progress_stay_secret_in_a_seat_picture():
         for other in range(state.num_players):
             if other == viewer or not state.kept[other]:
                 continue
-            titles = _titles(GAME.picture(state, viewer))
+            titles = picture_titles(GAME.picture(state, viewer))
             backs = titles.count(f"a hidden card of player_{other}'s hand")
             assert backs == hands[other] == len(state.hands[other]) + len(state.kept[other])
             assert f"a hidden card of player_{other}'s kept" not in titles
             assert kept[other] == 0
-            whole = _titles(GAME.picture(state))
+            whole = picture_titles(GAME.picture(state))
             assert whole.count("kept face down this turn") >= len(state.kept[other])
     assert found > 0
 
@@ -60,7 +39,7 @@ def test_own_hand_face_up_and_other_hands_as_backs():
     env.reset(seed=4)
     state = env.unwrapped.state_
     seat = state.actor
-    titles = _titles(GAME.picture(state, seat))
+    titles = picture_titles(GAME.picture(state, seat))
     for card in state.hands[seat]:
         assert state.table.label(card) in titles
     other_labels = {state.table.label(c) for s in range(3) if s != seat for c in state.hands[s]}
@@ -68,7 +47,7 @@ def test_own_hand_face_up_and_other_hands_as_backs():
     secret = other_labels - own_or_public
     assert secret  # cards only another seat holds
     assert not secret & set(titles)
-    whole = _titles(GAME.picture(state))
+    whole = picture_titles(GAME.picture(state))
     assert secret <= set(whole)
 
 
@@ -81,18 +60,18 @@ def test_kraken_tokens_face_down_for_a_seat_until_scored():
     for seat in range(3):
         assert GAME.picture(state, seat).to_svg() == GAME.picture(other, seat).to_svg()
     assert GAME.picture(state).to_svg() != GAME.picture(other).to_svg()
-    assert sum("Kraken token" in t and ": ?" in t for t in _titles(GAME.picture(state, 0))) == 3
+    assert sum("Kraken token" in t and ": ?" in t for t in picture_titles(GAME.picture(state, 0))) == 3
     fixed = envs.make("oceanos_v0", num_players=3,
                       kraken={"mode": "fixed", "values": [-1, -2, -3]})
     fixed.reset(seed=0)
-    titles = _titles(GAME.picture(fixed.unwrapped.state_, 0))
+    titles = picture_titles(GAME.picture(fixed.unwrapped.state_, 0))
     assert "big Kraken token (round 3): -3" in titles
 
 
 def test_rgb_picture_of_a_finished_game():
     env = envs.make("oceanos_v0", num_players=5, render_mode="rgb_array")
     env.reset(seed=1)
-    state = _play_until(env, lambda s: s.is_terminal(), seed=1, limit=5000)
+    state = play_until(env, lambda s: s.is_terminal(), seed=1, limit=5000)
     assert state is not None
     rgb = env.render()
     assert rgb.dtype == np.uint8 and rgb.shape[2] == 3

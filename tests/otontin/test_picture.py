@@ -1,52 +1,32 @@
 """The Otontin picture: secret orders stay face down for the other seats until the war
 reveals them; the campaign dice and the standings are drawn."""
 
-import xml.etree.ElementTree as ET
-
 import envs
-from envs.core.rng import make_rng
+from envs.core.testing import picture_titles, play_until
 from envs.otontin.env import GAME
 from envs.otontin.orders import NO_ORDER, order_name
 from envs.otontin.rules import COMMIT_PHASE
-
-NS = "{http://www.w3.org/2000/svg}"
-
-
-def _titles(picture) -> list[str]:
-    return [t.text for t in ET.fromstring(picture.to_svg()).iter(NS + "title")]
-
-
-def _play_until(env, stop, seed=0, limit=3000):
-    rng = make_rng(seed)
-    for _ in range(limit):
-        state = env.unwrapped.state_
-        if stop(state):
-            return state
-        if state.is_terminal():
-            return None
-        env.step(int(rng.choice(env.unwrapped.legal_actions())))
-    return None
 
 
 def test_orders_face_down_until_the_war():
     env = envs.make("otontin_v0", num_players=5)
     env.reset(seed=0)
-    state = _play_until(env, lambda s: s.phase == COMMIT_PHASE
+    state = play_until(env, lambda s: s.phase == COMMIT_PHASE
                         and sum(o != NO_ORDER for o in s.committed) >= 2)
     assert state is not None
     laid = [s for s in range(state.n) if state.committed[s] != NO_ORDER]
     viewer = state.current_player()
-    titles = _titles(GAME.picture(state, viewer))
+    titles = picture_titles(GAME.picture(state, viewer))
     secret = f"secret order ({order_name(state.committed[laid[0]])})"
     assert secret not in titles
     assert titles.count("a secret order, face down until the war") == len(laid)
-    whole = _titles(GAME.picture(state))
+    whole = picture_titles(GAME.picture(state))
     assert all(f"secret order ({order_name(state.committed[s])})" in whole for s in laid)
     own = GAME.picture(state, laid[0])
-    assert secret in _titles(own)
+    assert secret in picture_titles(own)
     # the war reveals every order to everyone
     round_ = state.round
-    after = _play_until(env, lambda s: s.revealed_round == round_)
+    after = play_until(env, lambda s: s.revealed_round == round_)
     assert after is not None
     seat_view = GAME.picture(after, viewer).to_svg()
     for s in range(after.n):
@@ -60,7 +40,7 @@ def test_campaign_dice_and_standings_are_drawn():
     state = env.unwrapped.state_
     svg = GAME.picture(state, 0).to_svg()
     assert f"Campaign of player_{state.active}" in svg
-    dice = [t for t in _titles(GAME.picture(state, 0)) if t.endswith(" die: warrior")
+    dice = [t for t in picture_titles(GAME.picture(state, 0)) if t.endswith(" die: warrior")
             or t.endswith(" die: bean") or t.endswith(" die: priest")
             or t.endswith(" die: saboteur")]
     assert len(dice) == len(state.last_roll) > 0

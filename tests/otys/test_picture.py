@@ -1,18 +1,11 @@
 """The Otys picture: private contracts and another seat's drawn cards stay hidden in a
 seat's picture; the drawer sees its draw while it chooses."""
 
-import xml.etree.ElementTree as ET
-
 import envs
 from envs.core.rng import make_rng
+from envs.core.testing import picture_titles
 from envs.otys.env import GAME
 from envs.otys.phases import Phase
-
-NS = "{http://www.w3.org/2000/svg}"
-
-
-def _titles(picture) -> list[str]:
-    return [t.text for t in ET.fromstring(picture.to_svg()).iter(NS + "title")]
 
 
 def _contract_titles(titles: list[str]) -> list[str]:
@@ -37,20 +30,20 @@ def test_drawn_contracts_shown_to_the_drawer_only():
     state = _state_in_phase(Phase.KEEP, 3)
     assert state is not None and state.drawn
     drawer, other = state.seat, (state.seat + 1) % 3
-    mine = _titles(GAME.picture(state, drawer))
-    theirs = _titles(GAME.picture(state, other))
+    mine = picture_titles(GAME.picture(state, drawer))
+    theirs = picture_titles(GAME.picture(state, other))
     assert theirs.count("a drawn contract (hidden)") == len(state.drawn)
     assert "a drawn contract (hidden)" not in mine
     shown = len(_contract_titles(mine)) - len(_contract_titles(theirs))
     assert shown == len(state.drawn)  # the drawer's own hand is also hidden from the other
-    assert "a drawn contract (hidden)" not in _titles(GAME.picture(state))
+    assert "a drawn contract (hidden)" not in picture_titles(GAME.picture(state))
 
 
 def test_private_contracts_are_backs_for_the_others():
     state = _state_in_phase(Phase.CONTRACT_COLOUR, 2)
     assert state is not None
     for viewer in range(2):
-        titles = _titles(GAME.picture(state, viewer))
+        titles = picture_titles(GAME.picture(state, viewer))
         for p in range(2):
             backs = titles.count(f"a private contract of player_{p}")
             assert backs == (0 if p == viewer else len(state.hands[p]))
