@@ -323,6 +323,7 @@ def check_cached_writer_on_copies(states, write: Write, reference: Reference,
         if step % every:
             written(write, state, 0, size)  # the cache follows the game
             continue
+        # pickle here round-trips a state this test just made, in memory: no file is read
         for other in (copy.copy(state), copy.deepcopy(state), pickle.loads(pickle.dumps(state)),
                       clone(state)):
             for seat in range(n):

@@ -244,28 +244,16 @@ def _refused(env_id: str, saved: dict, field: str, **config) -> None:
         env.unwrapped.load_state(saved)
 
 
-def test_negative_fuel_is_refused():
-    _, saved = _saved("oceanos_v0", 5, num_players=4)
-    saved["state"]["fuel_ready"][1] = -1
-    _refused("oceanos_v0", saved, r"fuel_ready\[1\]", num_players=4)
-
-
-def test_negative_beans_are_refused():
-    _, saved = _saved("otontin_v0", 30, num_players=4)
-    saved["state"]["beans"][2] = -4
-    _refused("otontin_v0", saved, r"beans\[2\]", num_players=4)
-
-
-def test_negative_credits_are_refused():
-    _, saved = _saved("otys_v0", 10, num_players=3)
-    saved["state"]["credits"][0] = -2
-    _refused("otys_v0", saved, r"credits\[0\]", num_players=3)
-
-
-def test_a_negative_score_is_refused():
-    _, saved = _saved("otys_v0", 10, num_players=3)
-    saved["state"]["pp"][1] = -1
-    _refused("otys_v0", saved, r"pp\[1\]", num_players=3)
+@pytest.mark.parametrize("env_id, steps, players, field, index, value", [
+    ("oceanos_v0", 5, 4, "fuel_ready", 1, -1),
+    ("otontin_v0", 30, 4, "beans", 2, -4),
+    ("otys_v0", 10, 3, "credits", 0, -2),
+    ("otys_v0", 10, 3, "pp", 1, -1),  # a score
+])
+def test_a_negative_count_is_refused(env_id, steps, players, field, index, value):
+    _, saved = _saved(env_id, steps, num_players=players)
+    saved["state"][field][index] = value
+    _refused(env_id, saved, rf"{field}\[{index}\]", num_players=players)
 
 
 def test_a_card_id_of_a_million_is_refused():
