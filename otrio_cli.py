@@ -71,7 +71,7 @@ def _demo(args: argparse.Namespace) -> int:
 
     import envs
     from agents.greedy import has_greedy
-    from benchmarks.records import run_identity
+    from agents.records import run_identity
     from benchmarks.report import leaderboard_markdown
     from benchmarks.tournament import TournamentConfig, run
     from envs.core.config import validate
@@ -114,8 +114,8 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _demo_replay(folder: Path, cfg, output: Path) -> Path:
     """Write the HTML replay of the first game of a demo tournament; print its path."""
+    from agents.replay import load_record
     from benchmarks.play import play_game
-    from benchmarks.replay import load_record
     from benchmarks.replay_html import build_page
     from benchmarks.tournament import build_tasks
 
@@ -185,6 +185,13 @@ def _train(args: argparse.Namespace) -> int:
     from training.train import train
 
     cfg = load_train_config(args.config, output=args.output, total_timesteps=args.timesteps)
+    if cfg.distill is not None:
+        from training.distill import distill
+
+        net = distill(cfg, workers=args.workers, backend=args.backend,
+                      ray_address=args.ray_address, progress=not args.quiet)
+        print(f"distilled network: {net} (play it as net:{net})", flush=True)
+        return 0
     train(cfg, progress=not args.quiet)
     return 0
 
@@ -295,10 +302,18 @@ def main(argv: list[str] | None = None) -> int:
     _trust_flag(tour)
     tour.set_defaults(func=_tournament)
 
-    tr = sub.add_parser("train", help="train a MaskablePPO agent with self-play from YAML")
+    tr = sub.add_parser("train", help="train an agent from YAML: MaskablePPO self-play, or "
+                        "distillation from search (a config with a distill: section)")
     tr.add_argument("config")
-    tr.add_argument("--output")
-    tr.add_argument("--timesteps", type=int, help="override total_timesteps")
+    tr.add_argument("--output", help="the run folder (default: the config's output)")
+    tr.add_argument("--timesteps", type=int, help="override total_timesteps (PPO)")
+    tr.add_argument("--workers", type=count_arg, default=1,
+                    help="processes for a distillation's teacher games (default 1; the "
+                    "same games on any number)")
+    tr.add_argument("--backend", choices=["local", "ray"], default="local",
+                    help="where teacher games run: local processes or Ray (default local)")
+    tr.add_argument("--ray-address", default=None,
+                    help="a running Ray cluster for --backend ray (default: start one here)")
     tr.add_argument("--quiet", action="store_true")
     tr.set_defaults(func=_train)
 

@@ -1,5 +1,6 @@
 """Baseline agents. ``agents.make(spec, env)`` with spec ``random``, ``greedy``,
-``human``, ``ppo:PATH`` or ``mcts[:key=value,...]``; then ``agent.reset(seed)`` and ``agent.act(observation)``."""
+``human``, ``net:PATH`` (an exported network; ``ppo:PATH`` also takes a trusted SB3 zip)
+or ``mcts[:key=value,...]``; then ``agent.reset(seed)`` and ``agent.act(observation)``."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from envs.core.errors import ConfigError
 
 from .base import Agent, RandomAgent
 
-SPECS = ("random", "greedy", "human", "ppo:PATH", "mcts[:key=value,...]")
+SPECS = ("random", "greedy", "human", "net:PATH", "ppo:PATH", "mcts[:key=value,...]")
 
 
 def _game_name(env) -> str:
@@ -32,12 +33,13 @@ def make(spec: str, env) -> Agent:
         from .human import HumanAgent
 
         agent = HumanAgent(env)
-    elif kind == "ppo" and arg:
+    elif kind in ("ppo", "net") and arg:
         from .ppo import PPOAgent
 
-        agent = PPOAgent(arg, env)
+        agent = PPOAgent(arg, env, safe_only=kind == "net")
     elif kind == "mcts":
-        from .mcts import MCTSAgent, parse_options
+        from .mcts import MCTSAgent
+        from .search_options import parse_options
 
         agent = MCTSAgent(env, parse_options(arg, _game_name(env)))
     else:

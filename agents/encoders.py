@@ -162,18 +162,41 @@ class Hinted(BaseFeaturesExtractor):
         return torch.cat([self.mlp(observations), observations[:, -self.hint_size:]], dim=1)
 
 
-# the games they read: training.config.ENCODER_GAMES (hinted: any, with hints)
-ENCODERS = {"otys_pairs": OtysPairs, "otys_board": OtysBoard, "hinted": Hinted}
+class Trunk(BaseFeaturesExtractor):
+    """One MLP over the flat observation whose output both heads read (with
+    ``net_arch: []`` the policy and value heads are linear layers on it): the shared
+    trunk of a distilled policy-value network (``training/distill.py``), any game."""
+
+    def __init__(self, observation_space: gymnasium.spaces.Box,
+                 hidden: tuple[int, ...] = (256, 256)):
+        if not hidden or any(h < 1 for h in hidden):
+            raise ValueError(f"a trunk needs at least one layer of >= 1 unit, got {hidden}")
+        super().__init__(observation_space, hidden[-1])
+        layers, width = [], observation_space.shape[0]
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        self.mlp = nn.Sequential(*layers)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return self.mlp(observations)
+
+
+# the games they read: training.config.ENCODER_GAMES (hinted: any, with hints; trunk: any)
+ENCODERS = {"otys_pairs": OtysPairs, "otys_board": OtysBoard, "hinted": Hinted, "trunk": Trunk}
 
 
 def policy_kwargs(encoder: str, net_arch: list[int], hint_size: int = 0,
-                  share_features_extractor: bool = True) -> dict:
+                  share_features_extractor: bool = True, trunk: list[int] | None = None) -> dict:
     """MaskablePPO ``policy_kwargs`` for an encoder name (``mlp``: the flat default);
     ``hint_size``: how many hint floats end the observation (the hinted encoder);
+    ``trunk``: the layer sizes of the trunk encoder;
     ``share_features_extractor``: False gives the value head an encoder of its own."""
     kwargs: dict = {"net_arch": list(net_arch), "share_features_extractor": share_features_extractor}
     if encoder != "mlp":
         kwargs["features_extractor_class"] = ENCODERS[encoder]
     if encoder == "hinted":
         kwargs["features_extractor_kwargs"] = {"hint_size": hint_size}
+    if encoder == "trunk" and trunk:
+        kwargs["features_extractor_kwargs"] = {"hidden": list(trunk)}
     return kwargs

@@ -42,104 +42,43 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 
 import numpy as np
 
-from envs.core.errors import ConfigError
 from envs.core.rewards import end_rewards
 from envs.core.rng import clone_rng, make_rng
 
 from .base import Agent
-
-ROLLOUTS = ("greedy", "random")
-PRIORS = ("greedy", "none")
+from .search_options import SearchOptions
 
 
 @dataclass(frozen=True)
-class SearchOptions:
-    """What a search may spend and how it values (the spec's ``key=value`` pairs)."""
+class RootStats:
+    """What one search learned at its root: the candidate actions it compared, each
+    one's mean value to the acting seat (None: a single candidate, played unsearched)
+    and how many times each was played out."""
 
-    iterations: int = 200  # iterations a decision (the budget, unless seconds > 0)
-    seconds: float = 0.0  # wall-clock cap a decision (0: none; breaks determinism)
-    c: float = 0.7  # UCB exploration constant (values lie in about [-1.5, 1.5])
-    rollout: str = "greedy"  # the policy of every seat after the tree: greedy or random
-    depth: int = -1  # rollout decisions before the leaf is valued (-1: to the end)
-    prior: str = "greedy"  # order of expansion: greedy's ranking, or none (random)
-    top: int = 0  # root candidates: greedy's best ``top`` (0: every legal action)
-    gap: float = 0.0  # root candidates: within ``gap`` of greedy's best value (0: any)
-    widen: float = 0.5  # below the root, a node tries 1 + widen * sqrt(visits) actions
-    crn: int = 0  # 1: flat rounds, every root candidate played in the same world
-    margin: float = 0.25  # weight of the squashed score margin at the end of a game
-
-    def check(self) -> SearchOptions:
-        """Raise ``ConfigError`` naming the first option out of range."""
-        rules = {
-            "iterations": self.iterations >= 1,
-            "seconds": self.seconds >= 0 and math.isfinite(self.seconds),
-            "c": self.c >= 0 and math.isfinite(self.c),
-            "rollout": self.rollout in ROLLOUTS,
-            "depth": self.depth >= -1,
-            "prior": self.prior in PRIORS,
-            "top": self.top >= 0,
-            "gap": self.gap >= 0 and math.isfinite(self.gap),
-            "widen": self.widen >= 0 and math.isfinite(self.widen),
-            "crn": self.crn in (0, 1),
-            "margin": self.margin >= 0 and math.isfinite(self.margin),
-        }
-        for name, ok in rules.items():
-            if not ok:
-                raise ConfigError(f"mcts option {name}={getattr(self, name)!r} is out of range "
-                                  f"({_HELP[name]})")
-        return self
+    candidates: list[int]
+    values: list[float] | None
+    visits: list[int] | None
 
 
-_HELP = {
-    "iterations": "an integer >= 1",
-    "seconds": "a number >= 0, 0 for no time cap",
-    "c": "a number >= 0",
-    "rollout": " or ".join(ROLLOUTS),
-    "depth": "an integer >= -1, -1 for rollouts to the end",
-    "prior": " or ".join(PRIORS),
-    "top": "an integer >= 0, 0 for every legal action",
-    "gap": "a number >= 0, 0 for no limit",
-    "widen": "a number >= 0; 0: the tree is the root alone, the rollout plays on",
-    "crn": "0 or 1",
-    "margin": "a number >= 0",
-}
-# Per game: the defaults the budget studies picked (benchmarks/results/search/README.md).
-# Below the root an ISMCTS tree mixes up the hand-slot actions of different re-drawn
-# hands (slot k is another card in each world), so the defaults search the root alone:
-# flat rounds on common random numbers over greedy's best few moves, each played out by
-# greedy for every seat (to the end in Oceanos; depth-limited in the long Otys and in
-# Otontin, whose greedy is costly). Otys searches only greedy's close calls (gap).
-GAME_DEFAULTS: dict[str, dict] = {
-    "oceanos": {"iterations": 48, "crn": 1, "top": 4},
-    "otys": {"iterations": 48, "crn": 1, "top": 3, "gap": 1.0, "depth": 30},
-    "otontin": {"iterations": 48, "crn": 1, "top": 3, "depth": 8},
-}
+def squashed_margins(scores, scale: float) -> list[float]:
+    """Each seat's score lead over its best rival, squashed into (-1, 1) by
+    ``tanh(lead / scale)`` (``scale``: the game's ``score_scale``)."""
+    n = len(scores)
+    return [math.tanh((scores[s] - max(scores[t] for t in range(n) if t != s)) / scale)
+            for s in range(n)]
 
 
-def parse_options(text: str, game: str | None = None) -> SearchOptions:
-    """Options from ``key=value,key=value`` over the game's defaults; a clear
-    ``ConfigError`` for an unknown key or a bad value."""
-    options = replace(SearchOptions(), **GAME_DEFAULTS.get(game or "", {}))
-    types = {f.name: type(getattr(options, f.name)) for f in fields(SearchOptions)}
-    given = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        key, eq, value = item.partition("=")
-        key = key.strip()
-        if not eq:
-            raise ConfigError(f"mcts option {item!r} is not key=value")
-        if key not in types:
-            raise ConfigError(f"unknown mcts option {key!r}; known: {', '.join(types)}")
-        try:
-            given[key] = types[key](value.strip())
-        except ValueError:
-            raise ConfigError(f"mcts option {key}={value.strip()!r} is not "
-                              f"{'a number' if types[key] is not str else 'valid'} "
-                              f"({_HELP[key]})") from None
-    return replace(options, **given).check()
+def outcome_values(scores, winners, scale: float, margin: float) -> list[float]:
+    """Each seat's value of a finished game, as the search scores it: the suite's end
+    reward (+1 a winner, -1 the others, 0 for all if all share) plus ``margin`` times
+    the squashed margin (:func:`squashed_margins`); the distillation's value target."""
+    n = len(scores)
+    rewards = end_rewards(winners, n) or [0.0] * n
+    return [r + margin * m for r, m in zip(rewards, squashed_margins(scores, scale))]
 
 
 class _Node:
@@ -169,11 +108,19 @@ class MCTSAgent(Agent):
         self.scratch = np.zeros(info.observation_size, np.float32)
         self.mask = np.zeros(info.num_actions, np.int8)
         self.greedy = None
-        if options.rollout == "greedy" or options.prior == "greedy" or options.top or options.gap:
+        if options.uses_greedy():
             from . import make
 
             self.greedy = make("greedy", env)
+        self.net = None
+        if options.uses_net():
+            from .net import load_net
+
+            self.net, _ = load_net(options.net, env)
+            self.seat_rows = np.zeros((self.num_players, info.observation_size), np.float32)
         self.iterations_done = 0  # of the last search (for measurements)
+        # the last decision's root statistics (a teacher's soft targets): see search()
+        self.last_search: RootStats | None = None
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -184,16 +131,21 @@ class MCTSAgent(Agent):
         legal = np.flatnonzero(observation["action_mask"]).tolist()
         if len(legal) == 1:
             self.iterations_done = 0
+            self.last_search = None
             return legal[0]
         return self.search(self.env.unwrapped.state_, legal, observation)
 
     # ------------------------------------------------------------------ search
     def search(self, state, legal: list[int], observation=None) -> int:
-        """The most visited root action after the budget (ties: greedy's order)."""
+        """The most visited root action after the budget (ties: greedy's order).
+
+        Leaves the root's statistics in ``last_search``: the candidates searched, each
+        one's mean value to the acting seat and its visits (a single candidate left by
+        ``top``/``gap`` is played unsearched: no values)."""
         seat = state.current_player()
         options, rng = self.options, self.rng
         root = _Node(self.num_players)
-        if self.greedy is None:
+        if self.greedy is None and options.prior != "net":
             root.order = list(legal)
         else:
             root.order, values = self._ranked(observation, legal)
@@ -202,8 +154,9 @@ class MCTSAgent(Agent):
                 root.order = [a for a in root.order if values.get(a, -math.inf) >= best - options.gap]
             if options.top:
                 root.order = root.order[: options.top]
-            if len(root.order) == 1:  # greedy's choice is clear: no search
+            if len(root.order) == 1:  # the prior's choice is clear: no search
                 self.iterations_done = 0
+                self.last_search = RootStats(root.order, None, None)
                 return root.order[0]
         allowed = set(root.order)
         deadline = time.perf_counter() + options.seconds if options.seconds else None
@@ -217,6 +170,10 @@ class MCTSAgent(Agent):
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         self.iterations_done = done
+        tried = [a for a in root.order if a in root.children]
+        self.last_search = RootStats(
+            tried, [root.children[a].totals[seat] / root.children[a].visits for a in tried],
+            [root.children[a].visits for a in tried])
         rank = {a: k for k, a in enumerate(root.order)}
         return max(root.children.items(), key=lambda item: (item[1].visits, -rank[item[0]]))[0]
 
@@ -238,6 +195,8 @@ class MCTSAgent(Agent):
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         self.iterations_done = done * len(candidates)
+        self.last_search = RootStats(list(candidates), [t / done for t in totals],
+                                     [done] * len(candidates))
         return candidates[max(range(len(candidates)), key=lambda k: (totals[k], -k))]
 
     def _iterate(self, root: _Node, world, allowed: set[int]) -> None:
@@ -304,14 +263,16 @@ class MCTSAgent(Agent):
     def _rollout(self, world, rng: np.random.Generator) -> list[float]:
         """Play the rollout policy for ``depth`` decisions (or to the end); the value."""
         left = self.options.depth
-        greedy = self.options.rollout == "greedy"
+        policy = self.options.rollout
         while left != 0 and not world.is_terminal():
             legal = world.legal_actions()
             if len(legal) == 1:
                 world.apply_action(legal[0])
                 continue
-            if greedy:
+            if policy == "greedy":
                 world.apply_action(self._greedy_action(world, world.current_player(), legal))
+            elif policy == "net":
+                world.apply_action(self._net_action(world, world.current_player(), legal))
             else:
                 world.apply_action(legal[int(rng.integers(len(legal)))])
             left -= 1
@@ -319,17 +280,11 @@ class MCTSAgent(Agent):
 
     def _value(self, world) -> list[float]:
         """Each seat's value: end reward plus a squashed margin, or the margin alone."""
-        scores = world.scores()
-        n = len(scores)
-        margins = []
-        for s in range(n):
-            rival = max(scores[t] for t in range(n) if t != s)
-            margins.append(math.tanh((scores[s] - rival) / self.scale))
         if not world.is_terminal():
-            return margins
-        rewards = end_rewards(world.winners(), n) or [0.0] * n
-        weight = self.options.margin
-        return [r + weight * m for r, m in zip(rewards, margins)]
+            if self.options.leaf == "net":
+                return self._net_values(world)
+            return squashed_margins(world.scores(), self.scale)
+        return outcome_values(world.scores(), world.winners(), self.scale, self.options.margin)
 
     # ------------------------------------------------------------ greedy's view
     def _observe(self, world, seat: int, legal: list[int]) -> dict[str, np.ndarray]:
@@ -346,14 +301,39 @@ class MCTSAgent(Agent):
         return max(legal, key=lambda a: values.get(a, -math.inf))
 
     def _ranked(self, observation, legal: list[int]) -> tuple[list[int], dict[int, float]]:
-        """``legal`` from greedy's favourite down (ties in id order), and greedy's values
-        (an action greedy leaves unvalued ranks last)."""
-        values = self.greedy.action_values(observation)
+        """``legal`` from the prior's favourite down (ties in id order), and the prior's
+        values: greedy's (an action greedy leaves unvalued ranks last), or the network's
+        logits with ``prior=net``."""
+        if self.options.prior == "net":
+            logits = self.net.logits(observation["observation"])
+            values = {a: float(logits[a]) for a in legal}
+        else:
+            values = self.greedy.action_values(observation)
         return sorted(legal, key=lambda a: -values.get(a, -math.inf)), values
 
     def _ranked_state(self, world, mover: int, legal: list[int]) -> list[int]:
-        if self.options.prior == "greedy" and self.greedy is not None:
+        if self.options.prior == "net" or (self.options.prior == "greedy"
+                                           and self.greedy is not None):
             return self._ranked(self._observe(world, mover, legal), legal)[0]
         order = list(legal)
         self.rng.shuffle(order)
         return order
+
+    # ----------------------------------------------------------- the network
+    def _net_action(self, world, seat: int, legal: list[int]) -> int:
+        """The network's favourite legal move for ``seat`` in ``world``."""
+        self.game.observe(world, seat, self._clean(self.scratch))
+        logits = self.net.logits(self.scratch)
+        return max(legal, key=logits.__getitem__)
+
+    def _net_values(self, world) -> list[float]:
+        """The network's value of ``world`` for each seat, from that seat's observation."""
+        for seat in range(self.num_players):
+            self.game.observe(world, seat, self._clean(self.seat_rows[seat]))
+        return self.net.values(self.seat_rows).tolist()
+
+    def _clean(self, out: np.ndarray) -> np.ndarray:
+        """``out`` ready for the game's observation writer (zeroed where it needs it)."""
+        if not self.game.writes_every_value:
+            out.fill(0.0)
+        return out

@@ -1,4 +1,4 @@
-"""A trained MaskablePPO policy as an agent: spec ``ppo:PATH``.
+"""A trained policy network as an agent: spec ``net:PATH`` (or ``ppo:PATH``, its first name).
 
 ``PATH`` is an exported agent (``otrio export-checkpoint``): its manifest ``X.json``
 (or its weights ``X.safetensors``; the manifest beside them has the same stem). The
@@ -45,15 +45,22 @@ def read_metadata(path: Path) -> dict:
 
 
 class PPOAgent(Agent):
-    """Plays the policy's most likely legal action (deterministic) for any seat."""
+    """Plays the policy's most likely legal action (deterministic) for any seat.
 
-    def __init__(self, path: str, env, deterministic: bool = True, trust: bool | None = None):
+    ``safe_only`` (the ``net:`` spec) refuses SB3 zips whatever the trust setting."""
+
+    def __init__(self, path: str, env, deterministic: bool = True, trust: bool | None = None,
+                 safe_only: bool = False):
         super().__init__()
         from . import weights
 
         self.path = Path(path)
         if not self.path.exists():
             raise ConfigError(f"PPO checkpoint {self.path} does not exist")
+        if safe_only and weights.is_sb3_zip(self.path):
+            raise ConfigError(f"net:{self.path} names an SB3 zip; net: plays exported agents "
+                              f"(X.json + X.safetensors; otrio export-checkpoint writes them), "
+                              f"ppo:{self.path} {weights.TRUST_FLAG} plays a zip you trust")
         import torch
 
         torch.set_num_threads(1)
@@ -85,6 +92,11 @@ class PPOAgent(Agent):
         if self.policy.observation_space.shape != (size,):
             raise ConfigError(f"PPO checkpoint {self.path} reads {self.policy.observation_space.shape} "
                               f"observations, its metadata promises ({size},)")
+        from .net import forward_of
+
+        # numpy's forward pass where the network has one (agents/net.py): the same
+        # choices as torch's at a fraction of the cost of one small forward pass there
+        self.forward = forward_of(self.policy) if self.hints is None else None
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -92,7 +104,14 @@ class PPOAgent(Agent):
             self.hints.reset(seed)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        return policy_action(self.policy, observation, self.deterministic, self.hints)
+        if self.forward is None:
+            return policy_action(self.policy, observation, self.deterministic, self.hints)
+        mask = observation["action_mask"]
+        logits = self.forward.logits(observation["observation"], mask)
+        if self.deterministic:
+            return int(np.argmax(logits))
+        weights = np.exp(logits - logits.max()) * mask
+        return int(self.rng.choice(len(weights), p=weights / weights.sum()))
 
 
 def policy_action(model, observation: dict[str, np.ndarray], deterministic: bool, hints=None) -> int:

@@ -272,14 +272,9 @@ def _activation(name: str):
     return getattr(nn, name)  # name is one of ACTIVATIONS (validated)
 
 
-def build_policy(manifest: Manifest):
-    """A fresh ``MaskableActorCriticPolicy`` shaped as the manifest says, from this
-    package's own classes (the global torch generator is left as it was)."""
-    import gymnasium
-    import numpy as np
-    import torch
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
+def policy_kwargs_of(manifest: Manifest) -> dict[str, Any]:
+    """The ``MaskableActorCriticPolicy`` keyword arguments (sb3's ``policy_kwargs``)
+    that rebuild the manifest's network from this package's own classes."""
     arch = manifest.policy
     kwargs: dict[str, Any] = {
         "net_arch": arch.net_arch if isinstance(arch.net_arch, list) else dict(arch.net_arch),
@@ -295,6 +290,18 @@ def build_policy(manifest: Manifest):
         kwargs["features_extractor_kwargs"] = dict(arch.encoder_kwargs)
     elif arch.encoder_kwargs:
         raise ConfigError(f"encoder {FLAT_ENCODER!r} takes no encoder_kwargs, got {arch.encoder_kwargs}")
+    return kwargs
+
+
+def build_policy(manifest: Manifest):
+    """A fresh ``MaskableActorCriticPolicy`` shaped as the manifest says, from this
+    package's own classes (the global torch generator is left as it was)."""
+    import gymnasium
+    import numpy as np
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    kwargs = policy_kwargs_of(manifest)
     observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (manifest.policy_observation_size,),
                                              np.float32)
     action_space = gymnasium.spaces.Discrete(manifest.num_actions)
@@ -307,7 +314,7 @@ def build_policy(manifest: Manifest):
     return policy
 
 
-def _aliases(policy) -> dict[str, str]:
+def tensor_aliases(policy) -> dict[str, str]:
     """Tensor names that are another name's tensor (a feature extractor the policy and
     value heads share appears under three prefixes): alias -> the first name."""
     first: dict[int, str] = {}
@@ -397,7 +404,7 @@ def save_policy(policy, target: str | Path, meta: dict) -> Path:
 
     stem = agent_stem(target)
     arch = policy_arch(policy)
-    aliases = _aliases(policy)
+    aliases = tensor_aliases(policy)
     tensors = {name: tensor.detach().cpu().contiguous()
                for name, tensor in policy.state_dict().items() if name not in aliases}
     data = safetensors.torch.save(tensors, metadata={"format": FORMAT})
@@ -454,7 +461,7 @@ def load_policy(path: str | Path):
         policy = build_policy(manifest)
     except ConfigError as err:
         raise ConfigError(f"agent {file}: {err}") from None
-    aliases = _aliases(policy)
+    aliases = tensor_aliases(policy)
     expected = policy.state_dict()
     unexpected = sorted(set(tensors) - set(expected) | set(tensors) & set(aliases))
     missing = sorted(set(expected) - set(tensors) - set(aliases))

@@ -16,7 +16,7 @@ setup its *features* for the regression:
 
 Each record carries its setup's sweep, label, index, player count and features as
 tags, so the analysis (``balance_summary``) reads everything from the records. The
-run folder is resumable exactly as a tournament's; see ``benchmarks/records.py``.
+run folder is resumable exactly as a tournament's; see ``agents/records.py``.
 """
 
 from __future__ import annotations
@@ -33,13 +33,13 @@ import yaml
 from pydantic import Field, model_validator
 
 from agents.arena import GameTask
+from agents.records import RECORDS_FILE, open_run, read_records
 from agents.run_lock import RunLock
 from envs.core.config import StrictModel, validate
 from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed
 
 from .play import ExecutionOptions, play_into
-from .records import RECORDS_FILE, open_run, read_records
 
 SETUPS_FILE = "setups.json"
 TIMING_FILE = "timing.jsonl"  # wall time of each invocation that played games

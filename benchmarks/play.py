@@ -9,7 +9,6 @@ workers, or on Ray.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Iterator
 from typing import Any, Literal
@@ -17,6 +16,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from agents.arena import GameTask, outcome, play_task
+from agents.parallel import run_ordered
 from agents.stats import ranks
 from envs.core.config import StrictModel
 
@@ -35,9 +35,9 @@ def play_game(task: GameTask) -> dict[str, Any]:
     A task gives the same game whatever was played before it in this process
     (:func:`agents.arena.play_task`). The record's
     ``replay`` field (env id, config and every action) replays the game exactly with
-    its ``seed`` (:mod:`benchmarks.replay`).
+    its ``seed`` (:mod:`agents.replay`).
     """
-    from .replay import replay_field
+    from agents.replay import replay_field
 
     start = time.perf_counter()
     actions: list[int] = []
@@ -71,20 +71,9 @@ def run_task(task: GameTask) -> dict[str, Any]:
 
 def run_tasks(tasks: list[GameTask], workers: int = 1, backend: str = "local",
               ray_address: str | None = None) -> Iterator[dict[str, Any]]:
-    """Play ``tasks`` and yield their records in task order, whatever the parallelism."""
-    if backend == "ray":
-        yield from _run_ray(tasks, workers, ray_address)
-        return
-    if workers <= 1:
-        for task in tasks:
-            yield run_task(task)
-        return
-    import multiprocessing as mp
-
-    ctx = mp.get_context("spawn" if mp.get_start_method(allow_none=True) == "spawn" else "fork")
-    with ctx.Pool(workers, initializer=_worker_init) as pool:
-        chunk = max(1, min(16, len(tasks) // (workers * 8) or 1))
-        yield from pool.imap(run_task, tasks, chunksize=chunk)
+    """Play ``tasks`` and yield their records in task order, whatever the parallelism
+    (:func:`agents.parallel.run_ordered`)."""
+    yield from run_ordered(run_task, tasks, workers, backend, ray_address)
 
 
 def play_into(path, tasks: list[GameTask], execution: ExecutionOptions, already: int,
@@ -92,7 +81,7 @@ def play_into(path, tasks: list[GameTask], execution: ExecutionOptions, already:
     """Play ``tasks`` and append each record to the JSONL file ``path`` as it lands
     (flushed: an interruption loses no finished game), with a progress bar that counts
     the ``already`` recorded games too."""
-    from .records import RecordWriter
+    from agents.records import RecordWriter
 
     bar = None
     if progress and tasks:
@@ -107,41 +96,3 @@ def play_into(path, tasks: list[GameTask], execution: ExecutionOptions, already:
                 bar.update(1)
     if bar:
         bar.close()
-
-
-def _worker_init() -> None:
-    """Each worker process uses one thread for torch (2-core machines).
-
-    Only if torch is already loaded: importing it costs each worker a second or two,
-    and a PPO agent, the only user of torch here, sets one thread itself when it loads.
-    """
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(1)
-
-
-def _run_ray(tasks: list[GameTask], workers: int, address: str | None) -> Iterator[dict]:
-    try:
-        import ray
-    except ImportError:
-        raise RuntimeError("backend 'ray' needs Ray: pip install 'otrio[ray]'") from None
-    started_here = not ray.is_initialized()
-    if started_here:
-        if address:
-            ray.init(address=address, log_to_driver=False)
-        else:
-            ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False)
-    remote = ray.remote(run_task)
-    try:
-        window = max(2, 4 * max(1, workers))
-        pending = [remote.remote(t) for t in tasks[:window]]
-        next_task = len(pending)
-        while pending:
-            record = ray.get(pending.pop(0))
-            if next_task < len(tasks):
-                pending.append(remote.remote(tasks[next_task]))
-                next_task += 1
-            yield record
-    finally:
-        if started_here:
-            ray.shutdown()

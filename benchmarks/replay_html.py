@@ -1,6 +1,6 @@
 """A recorded game as one self-contained HTML page: ``otrio replay RUN_DIR --game K``.
 
-The game is re-played from its record (:func:`benchmarks.replay.replay_record`, which
+The game is re-played from its record (:func:`agents.replay.replay_record`, which
 checks every step) and the table is drawn at every decision and at the end, once for
 the whole table and once for each seat's own view (``Game.picture(state, viewer)``),
 so the page can step through the game from any point of view. Hidden information
@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
+from agents.replay import load_record, record_actions, replay_record
 from envs.core.errors import OtrioError
 
-from .replay import load_record, record_actions, replay_record
 from .replay_page import PAGE
 
 SVG_NAMESPACE = ' xmlns="http://www.w3.org/2000/svg"'  # implied for inline SVG in HTML

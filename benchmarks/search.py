@@ -23,12 +23,11 @@ from typing import Any
 
 from pydantic import Field
 
+from agents.records import RECORDS_FILE, RecordWriter, open_run, read_records
 from agents.run_lock import RunLock
 from agents.stats import wilson
 from envs.core.config import StrictModel
 from envs.core.rng import derive_seed
-
-from .records import RECORDS_FILE, RecordWriter, open_run, read_records
 
 
 class SearchBenchConfig(StrictModel):
@@ -230,10 +229,6 @@ def _report(cfg: SearchBenchConfig, folder: Path, records: list[dict], command: 
 
 
 def _play(tasks: list[tuple], workers: int):
-    if workers <= 1:
-        yield from map(play_one, tasks)
-        return
-    import multiprocessing as mp
+    from agents.parallel import run_ordered
 
-    with mp.get_context("fork").Pool(workers) as pool:
-        yield from pool.imap(play_one, tasks, chunksize=1)
+    yield from run_ordered(play_one, tasks, workers)

@@ -19,6 +19,7 @@ import yaml
 from pydantic import Field, model_validator
 
 from agents.arena import GameTask
+from agents.records import RECORDS_FILE, open_run
 from agents.run_lock import RunLock
 from agents.stats import mean_and_ci, wilson
 from envs.core.config import validate
@@ -27,7 +28,6 @@ from envs.core.rng import derive_seed
 
 from .play import ExecutionOptions, play_into
 from .ratings import openskill_ratings
-from .records import RECORDS_FILE, open_run
 
 
 class TournamentConfig(ExecutionOptions):
@@ -135,7 +135,8 @@ def run(cfg: TournamentConfig, progress: bool = True, command: str | None = None
         todo = [t for t in build_tasks(cfg) if t.game not in done_ids]
         play_into(folder / RECORDS_FILE, todo, cfg, len(done_ids), f"{cfg.game} tournament",
                   progress)
-        from .records import read_records
+        from agents.records import read_records
+
         from .report import write_tournament_report
 
         records = sorted(read_records(folder / RECORDS_FILE), key=lambda r: r["game"])

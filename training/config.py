@@ -52,6 +52,46 @@ class ImitationParams(StrictModel):
     storage: Literal["float32", "float16"] = "float32"
 
 
+class DistillRound(StrictModel):
+    """One round of expert iteration: teacher games, then a network fitted to them."""
+
+    # the agent spec in every seat; "{previous}" stands for the previous round's network
+    # (e.g. "mcts:net={previous},rollout=net"), so each round's search uses the last one
+    teacher: str = "mcts"
+    games: dict[int, int]  # player count -> teacher games this round
+
+    @field_validator("games")
+    @classmethod
+    def _some_games(cls, v: dict[int, int]) -> dict[int, int]:
+        if not v or any(n < 1 for n in v.values()) or any(p < 1 for p in v):
+            raise ValueError("games maps player counts to at least one game each")
+        return dict(sorted(v.items()))
+
+
+class DistillParams(StrictModel):
+    """Distillation from search (expert iteration, ``training/distill.py``)."""
+
+    rounds: list[DistillRound] = Field(min_length=1)
+    window: int = Field(0, ge=0)  # train on the last `window` rounds' games (0: all so far)
+    temperature: float = Field(0.1, ge=0)  # policy target: softmax(values / temperature)
+    margin: float = Field(0.25, ge=0)  # value target: outcome + margin * squashed score margin
+    trunk: list[int] = Field([256, 256], min_length=1)  # the shared MLP both heads read
+    epochs: int = Field(10, ge=1)
+    batch_size: int = Field(512, ge=8)
+    learning_rate: float = Field(1e-3, gt=0)
+    weight_decay: float = Field(1e-4, ge=0)
+    value_weight: float = Field(1.0, ge=0)  # value MSE next to the policy cross-entropy
+    warm: bool = True  # a round's network starts from the previous round's weights
+    held_out: float = Field(0.05, ge=0, lt=0.5)  # share of games kept aside to report fit
+
+    @field_validator("trunk")
+    @classmethod
+    def _positive_layers(cls, v: list[int]) -> list[int]:
+        if any(n < 1 for n in v):
+            raise ValueError("every trunk layer needs at least one unit")
+        return v
+
+
 # the policy's feature extractor: "mlp" (the flat observation) or a structured encoder
 # of agents/encoders.py, by the game it reads
 ENCODER_GAMES = {"otys_pairs": "otys_v0", "otys_board": "otys_v0"}
@@ -84,6 +124,10 @@ class TrainConfig(StrictModel):
     eval: EvalParams = EvalParams()
     torch_threads: int = Field(1, ge=1)  # two threads ran ~10x slower on 2 cores
     output: str = "runs/train"
+    # distillation from search instead of PPO (training/distill.py); the PPO keys are unused
+    distill: DistillParams | None = None
+    # an exported network (X.json) that PPO starts from, e.g. a distilled one
+    init_policy: str | None = None
 
     @field_validator("opponents")
     @classmethod
@@ -105,13 +149,22 @@ class TrainConfig(StrictModel):
         return v
 
     @model_validator(mode="after")
+    def _one_start(self) -> TrainConfig:
+        if self.init_policy is not None and self.imitation is not None:
+            raise ValueError("init_policy and imitation are two starts of a PPO run: give one")
+        if self.distill is not None and (self.init_policy is not None or self.imitation is not None):
+            raise ValueError("a distillation run (distill) starts from its teacher's games; "
+                             "init_policy and imitation are for PPO runs")
+        return self
+
+    @model_validator(mode="after")
     def _encoder_reads_the_game(self) -> TrainConfig:
         if self.encoder == HINTED_ENCODER:
             if self.hints is None:
                 raise ValueError(f"encoder {HINTED_ENCODER!r} reads hints: set hints: greedy")
-        elif self.encoder != "mlp":
+        elif self.encoder not in ("mlp", "trunk"):
             if self.encoder not in ENCODER_GAMES:
-                raise ValueError(f"unknown encoder {self.encoder!r} (use mlp, {HINTED_ENCODER}, "
+                raise ValueError(f"unknown encoder {self.encoder!r} (use mlp, trunk, {HINTED_ENCODER}, "
                                  f"{', '.join(sorted(ENCODER_GAMES))})")
             if ENCODER_GAMES[self.encoder] != self.game:
                 raise ValueError(f"encoder {self.encoder!r} reads {ENCODER_GAMES[self.encoder]} "

@@ -231,6 +231,7 @@ def check_before_start(cfg: TrainConfig) -> None:
     if cfg.learner_seat is not None and not 0 <= cfg.learner_seat < players:
         raise ConfigError(f"learner_seat {cfg.learner_seat} is not a seat of {cfg.game} with "
                           f"{players} players (0-{players - 1})")
+    _initial_policy(cfg)  # a missing, damaged or other game's network fails here
     specs = list(cfg.eval.opponents) + ([cfg.imitation.teacher] if cfg.imitation else [])
     for spec in specs:
         if spec == "human":
@@ -282,15 +283,19 @@ def _train_in_locked_folder(cfg: TrainConfig, progress: bool) -> Path:
         print(f"resuming from {last} at {model.num_timesteps} timesteps", flush=True)
     else:
         p = cfg.ppo
+        init = _initial_policy(cfg)
         model = MaskablePPO(
             "MlpPolicy", vec, learning_rate=p.learning_rate, n_steps=p.n_steps,
             batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda,
             clip_range=p.clip_range, ent_coef=p.ent_coef, vf_coef=p.vf_coef,
             max_grad_norm=p.max_grad_norm,
-            policy_kwargs=policy_kwargs(cfg.encoder, cfg.net_arch, _hint_size(cfg),
-                                        cfg.share_features_extractor),
+            policy_kwargs=init[1] if init else policy_kwargs(
+                cfg.encoder, cfg.net_arch, _hint_size(cfg), cfg.share_features_extractor),
             seed=cfg.seed, device="cpu", tensorboard_log=tb, verbose=0,
         )
+        if init:
+            model.policy.load_state_dict(init[0].state_dict())
+            _run_eval(model, cfg, folder, 0)
         if cfg.imitation is not None:
             _warm_start(model, cfg, folder, progress)
     remaining = cfg.total_timesteps - model.num_timesteps
@@ -305,6 +310,24 @@ def _train_in_locked_folder(cfg: TrainConfig, progress: bool) -> Path:
     print(f"trained to {model.num_timesteps} timesteps in {time.perf_counter() - start:.0f} s; "
           f"final checkpoint {final}", flush=True)
     return final
+
+
+def _initial_policy(cfg: TrainConfig):
+    """``(policy, its policy_kwargs)`` of the exported network PPO starts from
+    (``init_policy``), checked against the game; None without one."""
+    if cfg.init_policy is None:
+        return None
+    import envs
+    from agents.weights import load_policy, policy_kwargs_of
+
+    policy, manifest = load_policy(cfg.init_policy)
+    info = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info
+    for key, value in (("env_id", info.env_id), ("observation_size", info.observation_size),
+                       ("num_actions", info.num_actions), ("hints", cfg.hints)):
+        if getattr(manifest, key) != value:
+            raise ConfigError(f"init_policy {cfg.init_policy} has {key}={getattr(manifest, key)!r}, "
+                              f"this run has {key}={value!r}")
+    return policy, policy_kwargs_of(manifest)
 
 
 def _hint_size(cfg: TrainConfig) -> int:

@@ -8,7 +8,7 @@ import pytest
 
 import agents
 import envs
-from benchmarks.records import RECORDS_FILE, read_records
+from agents.records import RECORDS_FILE, read_records
 from benchmarks.tournament import TournamentConfig, run
 from envs.core.errors import ConfigError
 from envs.core.rng import make_rng
@@ -28,7 +28,7 @@ def test_spec_options_parse_over_the_defaults():
 
 @pytest.mark.parametrize("env_id", ["oceanos_v0", "otys_v0", "otontin_v0"])
 def test_the_plain_spec_takes_the_games_studied_defaults(env_id):
-    from agents.mcts import GAME_DEFAULTS
+    from agents.search_options import GAME_DEFAULTS
 
     env = envs.make(env_id)
     defaults = GAME_DEFAULTS[env.unwrapped.game.info.name]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from agents.records import RECORDS_FILE, read_records
 from benchmarks.balance import BalanceConfig, build_setups, build_tasks, load_config, run
-from benchmarks.records import RECORDS_FILE, read_records
 from envs.core.errors import ConfigError
 from otrio_cli import main
 

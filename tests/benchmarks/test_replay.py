@@ -7,10 +7,8 @@ import re
 
 import pytest
 
-from benchmarks.balance import BalanceConfig
-from benchmarks.balance import run as run_balance
-from benchmarks.records import RECORDS_FILE, read_records
-from benchmarks.replay import (
+from agents.records import RECORDS_FILE, read_records
+from agents.replay import (
     DIGITS,
     ReplayError,
     action_width,
@@ -20,6 +18,8 @@ from benchmarks.replay import (
     record_actions,
     replay_record,
 )
+from benchmarks.balance import BalanceConfig
+from benchmarks.balance import run as run_balance
 from benchmarks.tournament import TournamentConfig, run, summarize
 from envs.core.errors import StateError
 

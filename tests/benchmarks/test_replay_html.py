@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from agents.arena import GameTask
+from agents.records import RECORDS_FILE, read_records
+from agents.replay import replay_record
 from benchmarks.play import play_game
-from benchmarks.records import RECORDS_FILE, read_records
-from benchmarks.replay import replay_record
 from benchmarks.replay_html import SECRET, build_page, frame_view, table_svg
 from benchmarks.tournament import TournamentConfig, run
 from otrio_cli import main

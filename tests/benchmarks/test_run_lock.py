@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from agents.records import RECORDS_FILE, read_records
 from agents.run_lock import LOCK_FILE, RunLock
 from benchmarks import balance, tournament
-from benchmarks.records import RECORDS_FILE, read_records
 from envs.core.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -159,7 +159,7 @@ def test_a_resume_drops_duplicate_game_ids_and_counts_each_game_once(tmp_path):
 
 
 def test_only_records_of_the_same_identity_are_duplicates(tmp_path):
-    from benchmarks.records import open_run
+    from agents.records import open_run
 
     folder = tmp_path / "run"
     folder.mkdir()

@@ -3,7 +3,7 @@ results on one worker or two (the search's seconds aside)."""
 
 import json
 
-from benchmarks.records import RECORDS_FILE, read_records
+from agents.records import RECORDS_FILE, read_records
 from benchmarks.search import SearchBenchConfig, run
 
 

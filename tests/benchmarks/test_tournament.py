@@ -5,8 +5,8 @@ from collections import Counter
 
 import pytest
 
+from agents.records import RECORDS_FILE, read_records
 from agents.stats import ranks, wilson
-from benchmarks.records import RECORDS_FILE, read_records
 from benchmarks.tournament import TournamentConfig, build_tasks, load_config, run
 from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed
@@ -82,7 +82,7 @@ def test_a_folder_of_another_config_is_refused(tmp_path):
 
 
 def test_a_checkpoint_changed_in_place_is_another_run(tmp_path):
-    from benchmarks.records import open_run
+    from agents.records import open_run
 
     checkpoint = tmp_path / "agent.zip"
     checkpoint.write_bytes(b"first training")

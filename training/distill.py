@@ -1,0 +1,383 @@
+"""Distillation from search (expert iteration): ``otrio train`` with a ``distill:`` section.
+
+Anthony, Tian and Barber (2017) and AlphaZero: a network learns to imitate a search
+(policy) and to predict the game's outcome (value); the next round's search uses the
+network, and so on. Each round ``k`` of ``distill.rounds``:
+
+1. **teacher games** (:mod:`training.distill_data`): ``games`` seeded games per player
+   count with the round's ``teacher`` in every seat, whose ``{previous}`` is the previous
+   round's network (``mcts:net={previous},rollout=net`` searches with it); played on
+   ``--workers N`` processes or on Ray (``--backend ray``), the same records either way;
+2. **fit**: a policy-value network (a shared ``trunk`` MLP, linear policy and value
+   heads: sb3's ``MaskableActorCriticPolicy`` with the ``trunk`` encoder) is trained by
+   soft cross-entropy to the search's root statistics and mean squared error to the
+   outcome, on the games of the last ``window`` rounds; it starts from the previous
+   round's weights (``warm``);
+3. **export and evaluate**: the network is written in the safe format
+   (``round_K/net.json`` + ``net.safetensors``; play it as ``net:PATH``) and plays
+   ``eval.games`` games against each ``eval.opponents`` agent, seats rotated.
+
+The run folder: ``config.json``; per round ``round_K/`` with ``run.json`` and
+``games.jsonl`` (the teacher games, resumable like a tournament's), ``fit/`` (the
+network and optimizer after each epoch, safetensors + JSON: a run stopped mid-fit
+resumes at the next epoch and ends with the same weights), ``fit.jsonl`` (losses per
+epoch), ``net.json``/``net.safetensors`` and ``eval.json``; ``rounds.jsonl`` (one
+line per round: data, compute, strength), ``report.md`` and ``strength.png``
+(:mod:`training.distill_report`), and TensorBoard logs in ``tb/``. Nothing in the
+folder is unpickled; every record is re-played and checked before it is learned from.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from envs.core.config import validate
+from envs.core.errors import ConfigError
+from envs.core.rng import derive_seed, make_rng
+
+from .config import DistillParams, TrainConfig
+from .distill_data import Examples, TeacherTask, examples, teacher_game
+
+PREVIOUS = "{previous}"
+NET = "net.json"
+ROUNDS_FILE = "rounds.jsonl"
+# config keys that may change when a run is resumed (rounds may also be appended)
+RESUMABLE = ("eval", "total_timesteps", "output")
+
+
+def round_dir(folder: Path, k: int) -> Path:
+    """The folder of round ``k`` (from 1)."""
+    return folder / f"round_{k}"
+
+
+def teacher_spec(template: str, previous: Path | None, k: int) -> str:
+    """Round ``k``'s teacher spec: ``{previous}`` replaced by the previous network."""
+    if PREVIOUS in template:
+        if previous is None:
+            raise ConfigError(f"distill round {k}: teacher {template!r} uses {PREVIOUS}, but "
+                              "round 1 has no previous network")
+        return template.replace(PREVIOUS, str(previous))
+    return template
+
+
+def check_distill(cfg: TrainConfig) -> None:
+    """The config's problems that would stop the run, before any folder is made."""
+    import agents
+    import envs
+
+    params = cfg.distill
+    for k, rnd in enumerate(params.rounds, 1):
+        for players in rnd.games:
+            env = envs.make(cfg.game, **{**cfg.game_config, "num_players": players})
+            if PREVIOUS not in rnd.teacher:
+                agents.check_spec(rnd.teacher, env)
+            elif k == 1:
+                teacher_spec(rnd.teacher, None, 1)
+            if rnd.teacher == "human":
+                raise ConfigError("a human cannot teach a distillation run")
+    env = envs.make(cfg.game, **cfg.game_config)
+    for spec in cfg.eval.opponents:
+        agents.check_spec(spec, env)
+
+
+def _compare_config(folder: Path, cfg: TrainConfig) -> None:
+    """Refuse a folder that holds a run of another config; rounds may be appended."""
+    config_file = folder / "config.json"
+    saved = cfg.model_dump(mode="json")
+    if config_file.exists():
+        previous = validate(TrainConfig, json.loads(config_file.read_text())).model_dump(mode="json")
+        old_rounds, new_rounds = previous["distill"]["rounds"], saved["distill"]["rounds"]
+        same = ({k: v for k, v in previous.items() if k not in RESUMABLE + ("distill",)}
+                == {k: v for k, v in saved.items() if k not in RESUMABLE + ("distill",)}
+                and {k: v for k, v in previous["distill"].items() if k != "rounds"}
+                == {k: v for k, v in saved["distill"].items() if k != "rounds"}
+                and new_rounds[:len(old_rounds)] == old_rounds)
+        if not same:
+            raise ConfigError(f"{folder} holds a distillation run of another config (only "
+                              "eval may change, and rounds be added at the end); use a new "
+                              "output folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    config_file.write_text(json.dumps(saved, indent=2, sort_keys=True) + "\n")
+
+
+def distill(cfg: TrainConfig, workers: int = 1, backend: str = "local",
+            ray_address: str | None = None, progress: bool = True) -> Path:
+    """Run (or resume) every round; return the last round's network (its manifest)."""
+    from agents.run_lock import RunLock
+
+    if cfg.distill is None:
+        raise ConfigError("this training config has no distill section")
+    check_distill(cfg)
+    folder = Path(cfg.output)
+    with RunLock(folder):
+        _compare_config(folder, cfg)
+        return _rounds(cfg, folder, workers, backend, ray_address, progress)
+
+
+def _rounds(cfg, folder, workers, backend, ray_address, progress) -> Path:
+    import torch
+
+    from .distill_report import write_report
+
+    torch.set_num_threads(cfg.torch_threads)
+    params: DistillParams = cfg.distill
+    previous: Path | None = None
+    lines = []
+    for k, rnd in enumerate(params.rounds, 1):
+        here = round_dir(folder, k)
+        spec = teacher_spec(rnd.teacher, previous, k)
+        start = time.perf_counter()
+        records = generate(cfg, k, spec, here, workers, backend, ray_address, progress)
+        window = range(max(1, k - params.window + 1) if params.window else 1, k + 1)
+        data = [records if j == k else _round_records(round_dir(folder, j)) for j in window]
+        net, fit_lines = fit_round(cfg, k, data, here, previous if params.warm else None,
+                                   progress)
+        results = evaluate_round(cfg, k, net, here)
+        line = {"round": k, "teacher": spec,
+                "games": len(records), "decisions": sum(len(r["labels"]) for r in records),
+                "teacher_seconds": round(sum(r["wall_time"] for r in records), 1),
+                "fit_seconds": fit_lines[-1].get("fit_seconds") if fit_lines else None,
+                "fit": fit_lines[-1] if fit_lines else None, "eval": results,
+                "wall_seconds_this_call": round(time.perf_counter() - start, 1)}
+        lines.append(line)
+        previous = net
+        if progress:
+            shown = "; ".join(f"vs {o} {v['win_rate']:.3f} [{v['low']:.3f}, {v['high']:.3f}]"
+                              for o, v in results.items())
+            print(f"round {k}: {line['decisions']} decisions from {line['games']} games; "
+                  f"network alone {shown}", flush=True)
+    with (folder / ROUNDS_FILE).open("w") as fh:
+        for line in lines:
+            fh.write(json.dumps(line, sort_keys=True) + "\n")
+    write_report(cfg, folder, lines)
+    return previous
+
+
+# ------------------------------------------------------------- teacher games
+def round_tasks(cfg: TrainConfig, k: int, spec: str) -> list[TeacherTask]:
+    """Round ``k``'s teacher games, in order: every player count's games, counts ascending."""
+    tasks = []
+    for players, count in cfg.distill.rounds[k - 1].games.items():
+        for _ in range(count):
+            g = len(tasks)
+            tasks.append(TeacherTask(game=g, env_id=cfg.game,
+                                     config={**cfg.game_config, "num_players": players},
+                                     teacher=spec, seed=derive_seed(cfg.seed, "distill", k, g)))
+    return tasks
+
+
+def generate(cfg: TrainConfig, k: int, spec: str, here: Path, workers: int, backend: str,
+             ray_address: str | None, progress: bool) -> list[dict]:
+    """Play (or finish) round ``k``'s teacher games into ``here/games.jsonl``; return
+    every record, in game order."""
+    from agents.parallel import run_ordered
+    from agents.records import RECORDS_FILE, RecordWriter, open_run
+
+    tasks = round_tasks(cfg, k, spec)
+    identity = {"round": k, "env_id": cfg.game, "teacher": spec, "seed": cfg.seed,
+                "games": [[t.config["num_players"], t.seed] for t in tasks]}
+    done = open_run(here, identity, unique_by=("game",))
+    have = {r["game"] for r in done}
+    todo = [t for t in tasks if t.game not in have]
+    records = list(done)
+    if todo:
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(tasks), initial=len(have), unit="game",
+                       desc=f"round {k} teacher games")
+        with RecordWriter(here / RECORDS_FILE) as writer:
+            for record in run_ordered(teacher_game, todo, workers, backend, ray_address):
+                writer.write(record)
+                records.append(record)
+                if bar:
+                    bar.update(1)
+        if bar:
+            bar.close()
+    by_game = {r["game"]: r for r in records}
+    return [by_game[t.game] for t in tasks]
+
+
+def _round_records(here: Path) -> list[dict]:
+    from agents.records import RECORDS_FILE, read_records
+
+    return read_records(here / RECORDS_FILE)
+
+
+# -------------------------------------------------------------------- fit
+def new_network(cfg: TrainConfig, seed: int):
+    """A fresh policy-value network (trunk encoder, linear heads) for ``cfg.game``."""
+    import gymnasium
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    import envs
+    from agents.encoders import policy_kwargs
+
+    info = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info
+    space = gymnasium.spaces.Box(-np.inf, np.inf, (info.observation_size,), np.float32)
+    kwargs = policy_kwargs("trunk", [], trunk=list(cfg.distill.trunk))
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        policy = MaskableActorCriticPolicy(space, gymnasium.spaces.Discrete(info.num_actions),
+                                           lambda _: 0.0, activation_fn=torch.nn.ReLU, **kwargs)
+    return policy
+
+
+def _meta(cfg: TrainConfig, k: int) -> dict:
+    import envs
+
+    info = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info
+    return {"env_id": info.env_id, "observation_size": info.observation_size,
+            "num_actions": info.num_actions, "game_config": cfg.game_config,
+            "seed": cfg.seed, "hints": None,
+            "exported_from": f"{cfg.output} (distillation round {k})"}
+
+
+def fit_round(cfg: TrainConfig, k: int, data: list[list[dict]], here: Path,
+              previous: Path | None, progress: bool) -> tuple[Path, list[dict]]:
+    """Fit round ``k``'s network to its window's teacher games (resuming a stopped fit)
+    and export it; return ``(its manifest, the fit's lines)``."""
+    from agents.weights import load_policy, save_policy
+
+    net = here / NET
+    fit_file = here / "fit.jsonl"
+    if net.exists() and fit_file.exists():
+        return net, [json.loads(line) for line in fit_file.read_text().splitlines()]
+    params = cfg.distill
+    start = time.perf_counter()
+    rows = Examples.concatenate([examples(records, params.temperature, params.margin,
+                                          progress) for records in data])
+    games = int(rows.game_index.max()) + 1
+    held = int(round(games * params.held_out))
+    train_rows = rows.subset(rows.game_index < games - held)
+    test_rows = rows.subset(rows.game_index >= games - held) if held else None
+    if previous is not None:
+        policy, _ = load_policy(previous)
+    else:
+        policy = new_network(cfg, derive_seed(cfg.seed, "distill-net"))
+    lines = fit(policy, train_rows, test_rows, params, derive_seed(cfg.seed, "distill-fit", k),
+                here / "fit", progress, log_dir=Path(cfg.output) / "tb" / f"round_{k}")
+    lines[-1]["fit_seconds"] = round(time.perf_counter() - start, 1)
+    lines[-1]["rows"] = len(train_rows)
+    save_policy(policy, net, _meta(cfg, k))
+    with fit_file.open("w") as fh:
+        for line in lines:
+            fh.write(json.dumps(line, sort_keys=True) + "\n")
+    return net, lines
+
+
+def _forward(policy, obs, masks):
+    """(log-probabilities over actions with illegal ones masked, values) of a batch."""
+    import torch
+
+    features = policy.extract_features(obs, policy.features_extractor)
+    latent_pi, latent_vf = policy.mlp_extractor(features)
+    logits = policy.action_net(latent_pi).masked_fill(~masks, -1e9)
+    return torch.log_softmax(logits, dim=1), policy.value_net(latent_vf).flatten()
+
+
+def fit(policy, train: Examples, test: Examples | None, params: DistillParams, seed: int,
+        state_dir: Path, progress: bool = False, log_dir: Path | None = None) -> list[dict]:
+    """Train ``policy`` in place: soft cross-entropy to the policy targets plus
+    ``value_weight`` x the value MSE, AdamW, ``epochs`` passes in an order drawn per
+    epoch from ``seed``. After each epoch the network, the optimizer and the lines so
+    far are saved in ``state_dir`` (:mod:`training.safe_state`); a call that finds them
+    resumes after the last saved epoch. Returns one line per epoch."""
+    import torch
+    from tqdm import tqdm
+
+    from . import safe_state
+
+    optimizer = torch.optim.AdamW(policy.parameters(), lr=params.learning_rate,
+                                  weight_decay=params.weight_decay)
+    stem = state_dir / "state"
+    lines: list[dict] = []
+    if safe_state.exists(stem):
+        lines = safe_state.load_state(stem, policy, optimizer).get("lines", [])
+    tensors = [torch.as_tensor(a) for a in (train.observations, train.masks, train.policy,
+                                            train.value)]
+    writer = None
+    if log_dir is not None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(str(log_dir))
+    for epoch in range(len(lines), params.epochs):
+        policy.set_training_mode(True)
+        order = torch.as_tensor(make_rng(derive_seed(seed, epoch)).permutation(len(train)))
+        sums = np.zeros(3)
+        for first in tqdm(range(0, len(order), params.batch_size), disable=not progress,
+                          desc=f"fit epoch {epoch + 1}/{params.epochs}", leave=False):
+            idx = order[first:first + params.batch_size]
+            obs, masks, target, value = (t[idx] for t in tensors)
+            logp, predicted = _forward(policy, obs, masks)
+            cross_entropy = -(target * logp).sum(dim=1).mean()
+            value_mse = torch.mean((predicted - value) ** 2)
+            loss = cross_entropy + params.value_weight * value_mse
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            optimizer.step()
+            sums += np.array([loss.item(), cross_entropy.item(), value_mse.item()]) * len(idx)
+        line = {"epoch": epoch + 1, "loss": sums[0] / len(train),
+                "cross_entropy": sums[1] / len(train), "value_mse": sums[2] / len(train)}
+        if test is not None and len(test):
+            line.update({f"held_out_{k}": v for k, v in assess(policy, test).items()})
+        lines.append(line)
+        safe_state.save_state(stem, policy, optimizer, {"lines": lines})
+        if writer is not None:
+            for key, value in line.items():
+                if key != "epoch":
+                    writer.add_scalar(f"fit/{key}", value, epoch + 1)
+        if progress:
+            shown = ", ".join(f"{k} {v:.3f}" for k, v in line.items() if k != "epoch")
+            print(f"fit epoch {epoch + 1}: {shown}", flush=True)
+    if writer is not None:
+        writer.close()
+    policy.set_training_mode(False)
+    return lines
+
+
+def assess(policy, rows: Examples, batch: int = 4096) -> dict[str, float]:
+    """On ``rows``: cross-entropy to the targets, how often the network's favourite is
+    the target's, and the value RMSE."""
+    import torch
+
+    policy.set_training_mode(False)
+    ce = agree = se = 0.0
+    with torch.no_grad():
+        for first in range(0, len(rows), batch):
+            obs, masks, target, value = (torch.as_tensor(a[first:first + batch]) for a in
+                                         (rows.observations, rows.masks, rows.policy, rows.value))
+            logp, predicted = _forward(policy, obs, masks)
+            ce += float(-(target * logp).sum())
+            agree += float((logp.argmax(1) == target.argmax(1)).sum())
+            se += float(((predicted - value) ** 2).sum())
+    n = max(len(rows), 1)
+    return {"cross_entropy": ce / n, "agreement": agree / n, "value_rmse": (se / n) ** 0.5}
+
+
+# --------------------------------------------------------------- evaluate
+def evaluate_round(cfg: TrainConfig, k: int, net: Path, here: Path) -> dict:
+    """The network alone against each evaluation opponent (``here/eval.json``, kept
+    once measured for this number of games)."""
+    from .train import evaluate
+
+    out = here / "eval.json"
+    if out.exists():
+        saved = json.loads(out.read_text())
+        if saved.get("games") == cfg.eval.games and saved.get("opponents") == cfg.eval.opponents:
+            return saved["results"]
+    results = evaluate(net, cfg, cfg.eval.games, derive_seed(cfg.seed, "distill-eval", k))
+    out.write_text(json.dumps({"games": cfg.eval.games, "opponents": cfg.eval.opponents,
+                               "results": results}, indent=2, sort_keys=True) + "\n")
+    return results
+
+
+__all__ = ["assess", "distill", "fit", "fit_round", "generate", "new_network", "round_dir",
+           "round_tasks", "teacher_spec"]

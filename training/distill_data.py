@@ -1,0 +1,252 @@
+"""Teacher games for distillation: records of what a search learned at each decision,
+and the arrays a network trains on.
+
+**A teacher game** (:func:`teacher_game`) is a seeded game with the teacher in every
+seat. Its record is plain JSON, one line of the round's ``games.jsonl``:
+
+- ``game``, ``seed``, ``num_players``, ``teacher`` (the spec), ``scores``, ``winners``,
+  ``truncated``, ``decisions``, ``wall_time``;
+- ``replay``: the env, config and every action (:mod:`agents.replay`), which replays
+  the game exactly;
+- ``labels``: one ``[step, seat, candidates, values]`` per decision with more than one
+  legal action: the root candidates the search compared and each one's mean value to
+  the acting seat (``values`` null where one candidate was left and played unsearched;
+  a teacher that does not search labels the move it played).
+
+No observation is stored: :func:`examples` re-plays each record (checking every action
+and the recorded result, so a record that was tampered with is refused) and takes the
+acting seat's observation at each labelled step. A game's data depends only on its task
+(the seed and the teacher), so 1 worker, N workers and Ray write the same records.
+
+**Targets.** The policy target of a labelled decision is ``softmax(values /
+temperature)`` over its candidates (every other action 0; temperature 0: the best
+candidate alone; an unsearched decision: its one candidate). The value target is the
+acting seat's value of the finished game as the search scores a game's end
+(:func:`agents.mcts.outcome_values`: +1 a winner, -1 the others, plus ``margin`` times
+the squashed score margin).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from envs.core.errors import StateError
+
+# the most rows one call of examples() allocates: 2 GB of Oceanos observations
+MAX_EXAMPLES = 200_000
+
+
+@dataclass(frozen=True)
+class TeacherTask:
+    """One teacher game: which env and config, the teacher's spec, and its seed."""
+
+    game: int  # index of the game in its round
+    env_id: str
+    config: dict[str, Any]  # the game config, num_players included
+    teacher: str
+    seed: int
+
+
+def teacher_game(task: TeacherTask) -> dict[str, Any]:
+    """Play ``task`` with the teacher in every seat and return its record (see the
+    module docstring)."""
+    from agents.arena import GameTask, env_and_agents, outcome, play_task
+    from agents.replay import replay_field
+
+    start = time.perf_counter()
+    n = int(task.config["num_players"])
+    game_task = GameTask(game=task.game, env_id=task.env_id, config=dict(task.config),
+                         seating=("teacher",) * n, specs={"teacher": task.teacher}, seed=task.seed)
+    env, seat_agents = env_and_agents(game_task)  # the objects play_task seats (cached)
+    seats = {agent: k for k, agent in enumerate(env.possible_agents)}
+    actions: list[int] = []
+    labels: list[list] = []
+
+    def record(agent: str, action: int) -> None:
+        step = len(actions)
+        actions.append(int(action))
+        if len(env.unwrapped.legal_actions()) < 2:
+            return
+        seat = seats[agent]
+        stats = getattr(seat_agents[seat], "last_search", None)
+        if stats is None:  # a teacher that does not search: the move it played
+            labels.append([step, seat, [int(action)], None])
+        else:
+            values = None if stats.values is None else [round(v, 4) for v in stats.values]
+            labels.append([step, seat, [int(a) for a in stats.candidates], values])
+
+    env, decisions = play_task(game_task, on_action=record)
+    scores, winners, truncated = outcome(env.unwrapped.state_)
+    return {
+        "game": task.game, "seed": task.seed, "num_players": n, "teacher": task.teacher,
+        "scores": scores, "winners": winners, "truncated": truncated, "decisions": decisions,
+        "labels": labels,
+        "replay": replay_field(task.env_id, task.config, env.unwrapped.game.info.num_actions,
+                               actions),
+        "wall_time": round(time.perf_counter() - start, 3),
+    }
+
+
+@dataclass
+class Examples:
+    """Training rows: the acting seat's observation, its legal mask, the policy target
+    (a distribution over actions) and the value target; the game each came from."""
+
+    observations: np.ndarray  # (N, observation_size) float32
+    masks: np.ndarray  # (N, num_actions) bool
+    policy: np.ndarray  # (N, num_actions) float32, each row sums to 1
+    value: np.ndarray  # (N,) float32
+    game_index: np.ndarray  # (N,) int64: position of the record in the list given
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def subset(self, keep: np.ndarray) -> Examples:
+        """The rows where ``keep`` is True (or at the indices ``keep`` lists)."""
+        return Examples(self.observations[keep], self.masks[keep], self.policy[keep],
+                        self.value[keep], self.game_index[keep])
+
+    @staticmethod
+    def concatenate(parts: list[Examples]) -> Examples:
+        """The rows of every part, in order (game indices made distinct)."""
+        offset, indices = 0, []
+        for part in parts:
+            indices.append(part.game_index + offset)
+            offset += int(part.game_index.max()) + 1 if len(part) else 0
+        return Examples(*(np.concatenate([getattr(p, f) for p in parts]) for f in
+                          ("observations", "masks", "policy", "value")),
+                        np.concatenate(indices) if indices else np.zeros(0, np.int64))
+
+
+def policy_target(candidates: list[int], values: list[float] | None, num_actions: int,
+                  temperature: float) -> np.ndarray:
+    """The policy target of one labelled decision (see the module docstring)."""
+    target = np.zeros(num_actions, np.float32)
+    if values is None or len(candidates) == 1:
+        target[candidates[0]] = 1.0
+        return target
+    v = np.asarray(values, np.float64)
+    if temperature <= 0:
+        target[candidates[int(np.argmax(v))]] = 1.0  # ties: the earlier candidate, as played
+        return target
+    w = np.exp((v - v.max()) / temperature)
+    target[candidates] = w / w.sum()
+    return target
+
+
+def check_labels(record: dict[str, Any], num_actions: int) -> list[list]:
+    """The labels of a record, each checked for shape and range; StateError naming the
+    record and the label for anything else."""
+    game = record.get("game", "?")
+    labels = record.get("labels")
+    if not isinstance(labels, list):
+        raise StateError(f"teacher game {game}: labels must be a list")
+    last = -1
+    for k, label in enumerate(labels):
+        bad = f"teacher game {game}: label {k} "
+        if not (isinstance(label, list) and len(label) == 4):
+            raise StateError(bad + "is not [step, seat, candidates, values]")
+        step, seat, candidates, values = label
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (step, seat)):
+            raise StateError(bad + "has a step or seat that is not an integer")
+        if step <= last:
+            raise StateError(bad + f"repeats or goes back to step {step}")
+        last = step
+        if (not isinstance(candidates, list) or not candidates
+                or len(candidates) > num_actions
+                or not all(isinstance(a, int) and not isinstance(a, bool) and 0 <= a < num_actions
+                           for a in candidates)
+                or len(set(candidates)) != len(candidates)):
+            raise StateError(bad + f"has candidates that are not distinct action ids "
+                             f"0..{num_actions - 1}")
+        if values is not None and (
+                not isinstance(values, list) or len(values) != len(candidates)
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                           and math.isfinite(v) and abs(v) <= 10 for v in values)):
+            raise StateError(bad + "has values that are not one finite number (|v| <= 10) "
+                             "per candidate")
+    return labels
+
+
+def examples(records: list[dict[str, Any]], temperature: float, margin: float,
+             progress: bool = False) -> Examples:
+    """The training rows of teacher-game records (see the module docstring): each
+    record is re-played and checked (:func:`agents.replay.replay_record`); a label whose
+    seat is not the one to act or whose candidates are not legal there is refused."""
+    from tqdm import tqdm
+
+    import envs
+    from agents.mcts import outcome_values, squashed_margins
+    from agents.replay import ReplayError, record_actions, replay_record
+
+    if not records:
+        raise StateError("no teacher games to learn from")
+    env_id, config, _, _ = record_actions(records[0])
+    info = envs.make(env_id, **config).unwrapped.game.info
+    size, num_actions, scale = info.observation_size, info.num_actions, float(info.score_scale)
+    counted = [check_labels(r, num_actions) for r in records]
+    total = sum(len(labels) for labels in counted)
+    if total > MAX_EXAMPLES:
+        raise StateError(f"{total:,} labelled decisions exceed the {MAX_EXAMPLES:,} rows one "
+                         "training set may hold; train on fewer rounds (distill.window)")
+    obs = np.zeros((total, size), np.float32)
+    masks = np.zeros((total, num_actions), bool)
+    policy = np.zeros((total, num_actions), np.float32)
+    value = np.zeros(total, np.float32)
+    game_index = np.zeros(total, np.int64)
+    row = 0
+    for g, (record, labels) in enumerate(tqdm(list(zip(records, counted)), unit="game",
+                                              desc="re-playing teacher games",
+                                              disable=not progress)):
+        rid, _, _, _ = record_actions(record)
+        if rid != env_id:
+            raise StateError(f"teacher game {record.get('game')} is a game of {rid}, "
+                             f"not {env_id}")
+        by_step = {label[0]: label for label in labels}
+
+        def visit(step, env, action, by_step=by_step, record=record, g=g):
+            nonlocal row
+            label = by_step.get(step)
+            if label is None:
+                return
+            _, seat, candidates, values = label
+            agent = env.agent_selection
+            if env.possible_agents.index(agent) != seat:
+                raise ReplayError(f"teacher game {record.get('game')}: label at step {step} "
+                                  f"names seat {seat}, but {agent} is to act", step)
+            seen = env.observe(agent)
+            legal = seen["action_mask"].astype(bool)
+            if not legal[candidates].all() or action not in candidates:
+                raise ReplayError(f"teacher game {record.get('game')}: label at step {step} "
+                                  "names a candidate that is not legal there, or not the "
+                                  "move played", step)
+            obs[row] = seen["observation"]
+            masks[row] = legal
+            policy[row] = policy_target(candidates, values, num_actions, temperature)
+            game_index[row] = g
+            row += 1
+
+        start = row
+        replay_record(record, visit)
+        if row - start != len(labels):
+            raise StateError(f"teacher game {record.get('game')}: {len(labels)} labels, "
+                             f"{row - start} of them at steps the game has")
+        n = int(record["num_players"]) if isinstance(record.get("num_players"), int) else None
+        scores, winners = record["scores"], record["winners"]
+        if n is None or len(scores) != n:
+            raise StateError(f"teacher game {record.get('game')}: num_players does not match "
+                             "its scores")
+        seat_values = (squashed_margins(scores, scale) if record.get("truncated")
+                       else outcome_values(scores, winners, scale, margin))
+        for k, label in zip(range(start, row), labels):
+            value[k] = seat_values[label[1]]
+    return Examples(obs, masks, policy, value, game_index)
+
+
+__all__ = ["Examples", "MAX_EXAMPLES", "TeacherTask", "check_labels", "examples",
+           "policy_target", "teacher_game"]
