@@ -19,12 +19,15 @@ BACKENDS = ("local", "ray")
 
 
 def run_ordered(fn: Callable[[Any], Any], tasks: Sequence[Any], workers: int = 1,
-                backend: str = "local", ray_address: str | None = None) -> Iterator[Any]:
+                backend: str = "local", ray_address: str | None = None,
+                chunksize: int | None = None) -> Iterator[Any]:
     """Yield ``fn(task)`` for every task, in task order.
 
     ``backend="local"`` with ``workers`` > 1 uses a process pool (fork where the
-    platform allows it); ``backend="ray"`` sends each task to Ray (``ray_address``: a
-    running cluster; None starts a local instance with ``workers`` CPUs)."""
+    platform allows it), handing each worker ``chunksize`` tasks at a time (None: a
+    few per worker's share, for short tasks; 1 for long ones, so results arrive as
+    they finish); ``backend="ray"`` sends each task to Ray (``ray_address``: a running
+    cluster; None starts a local instance with ``workers`` CPUs)."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r} (use {' or '.join(BACKENDS)})")
     if backend == "ray":
@@ -38,7 +41,7 @@ def run_ordered(fn: Callable[[Any], Any], tasks: Sequence[Any], workers: int = 1
 
     ctx = mp.get_context("spawn" if mp.get_start_method(allow_none=True) == "spawn" else "fork")
     with ctx.Pool(workers, initializer=_worker_init) as pool:
-        chunk = max(1, min(16, len(tasks) // (workers * 8) or 1))
+        chunk = chunksize or max(1, min(16, len(tasks) // (workers * 8) or 1))
         yield from pool.imap(fn, tasks, chunksize=chunk)
 
 

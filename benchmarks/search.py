@@ -231,4 +231,4 @@ def _report(cfg: SearchBenchConfig, folder: Path, records: list[dict], command: 
 def _play(tasks: list[tuple], workers: int):
     from agents.parallel import run_ordered
 
-    yield from run_ordered(play_one, tasks, workers)
+    yield from run_ordered(play_one, tasks, workers, chunksize=1)

@@ -192,7 +192,8 @@ def generate(cfg: TrainConfig, k: int, spec: str, here: Path, workers: int, back
             bar = tqdm(total=len(tasks), initial=len(have), unit="game",
                        desc=f"round {k} teacher games")
         with RecordWriter(here / RECORDS_FILE) as writer:
-            for record in run_ordered(teacher_game, todo, workers, backend, ray_address):
+            for record in run_ordered(teacher_game, todo, workers, backend, ray_address,
+                                      chunksize=1):
                 writer.write(record)
                 records.append(record)
                 if bar:

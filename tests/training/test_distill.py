@@ -1,0 +1,162 @@
+"""Distillation from search (training/distill.py, distill_data.py): a tiny end-to-end
+run (teacher games -> fit -> export -> play), its resume after an interruption, the same
+teacher games on one worker or two, records checked before they are learned from,
+policy targets, config errors. Strength is measured in benchmarks, never here."""
+
+import json
+
+import numpy as np
+import pytest
+
+import agents
+import envs
+from agents.records import RECORDS_FILE
+from agents.replay import ReplayError
+from envs.core.config import validate
+from envs.core.errors import ConfigError, StateError
+from training import distill as distill_module
+from training import safe_state
+from training.config import TrainConfig
+from training.distill import distill, generate, round_tasks
+from training.distill_data import examples, policy_target, teacher_game
+
+TEACHER = "mcts:iterations=2,depth=3,rollout=random,prior=none,top=0,crn=1"
+
+
+def tiny(tmp_path, name="run", **distill_kw):
+    params = {"rounds": [{"teacher": TEACHER, "games": {2: 3, 3: 1}},
+                         {"teacher": "mcts:iterations=2,depth=2,net={previous},rollout=net,"
+                                     "prior=net,top=2", "games": {2: 2}}],
+              "epochs": 2, "trunk": [16], "batch_size": 32, "held_out": 0.2}
+    params.update(distill_kw)
+    return validate(TrainConfig, {
+        "game": "oceanos_v0", "game_config": {"num_players": 2}, "seed": 4,
+        "output": str(tmp_path / name), "eval": {"games": 2, "opponents": ["random"]},
+        "distill": params})
+
+
+def _records(folder, k):
+    """Round k's records without wall times, the run folder's name made neutral."""
+    text = (folder / f"round_{k}" / RECORDS_FILE).read_text().replace(str(folder), "RUN")
+    return [{key: v for key, v in json.loads(line).items() if key != "wall_time"}
+            for line in text.splitlines()]
+
+
+def test_a_tiny_run_teaches_exports_and_plays(tmp_path):
+    cfg = tiny(tmp_path)
+    net = distill(cfg, progress=False)
+    folder = tmp_path / "run"
+    assert net == folder / "round_2" / "net.json"
+    # round 2's teacher searched with round 1's network
+    assert _records(folder, 2)[0]["teacher"].startswith(
+        "mcts:iterations=2,depth=2,net=RUN/round_1/net.json,")
+    lines = [json.loads(x) for x in (folder / "rounds.jsonl").read_text().splitlines()]
+    assert [line["round"] for line in lines] == [1, 2]
+    assert lines[0]["games"] == 4 and lines[0]["decisions"] > 0
+    assert "vs random" in (folder / "report.md").read_text()
+    assert (folder / "strength.png").stat().st_size > 0
+    assert not list(folder.rglob("*.zip")) and not list(folder.rglob("*.pkl"))
+    env = envs.make("oceanos_v0", num_players=3)  # one network for every player count
+    agent = agents.make(f"net:{net}", env)
+    env.reset(seed=0)
+    obs = env.last()[0]
+    assert obs["action_mask"][agent.act(obs)] == 1
+
+
+def test_labels_name_legal_candidates_and_the_move_played(tmp_path):
+    task = round_tasks(tiny(tmp_path), 1, TEACHER)[0]
+    record = teacher_game(task)
+    assert record["labels"] and all(len(label) == 4 for label in record["labels"])
+    rows = examples([record], temperature=0.1, margin=0.25)
+    assert len(rows) == len(record["labels"])
+    assert np.allclose(rows.policy.sum(axis=1), 1.0)
+    assert not (rows.policy * ~rows.masks).any()  # no weight on an illegal action
+    assert (np.abs(rows.value) <= 1.25 + 1e-6).all()  # an outcome plus a squashed margin
+    seats = [label[1] for label in record["labels"]]
+    winner = record["winners"][0]
+    if len(record["winners"]) == 1:  # the winner's decisions carry +1 plus its margin
+        assert all(v > 0.75 for v, s in zip(rows.value, seats) if s == winner)
+        assert all(v < -0.75 for v, s in zip(rows.value, seats) if s != winner)
+
+
+def test_one_worker_or_two_play_the_same_teacher_games(tmp_path):
+    cfg = tiny(tmp_path)
+    one = generate(cfg, 1, TEACHER, tmp_path / "one", 1, "local", None, False)
+    two = generate(cfg, 1, TEACHER, tmp_path / "two", 2, "local", None, False)
+    strip = [{k: v for k, v in r.items() if k != "wall_time"} for r in one]
+    assert strip == [{k: v for k, v in r.items() if k != "wall_time"} for r in two]
+
+
+def test_an_interrupted_run_resumes_to_the_same_network(tmp_path, monkeypatch):
+    whole = distill(tiny(tmp_path, "whole"), progress=False)
+    calls = {"games": 0, "saves": 0}
+    real_game, real_save = distill_module.teacher_game, safe_state.save_state
+
+    def game_then_stop(task):
+        calls["games"] += 1
+        if calls["games"] == 3:
+            raise KeyboardInterrupt
+        return real_game(task)
+
+    def save_then_stop(*args, **kw):
+        real_save(*args, **kw)
+        calls["saves"] += 1
+        if calls["saves"] == 1:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(distill_module, "teacher_game", game_then_stop)
+    with pytest.raises(KeyboardInterrupt):  # stopped during round 1's games
+        distill(tiny(tmp_path, "cut"), progress=False)
+    assert len(_records(tmp_path / "cut", 1)) == 2
+    monkeypatch.setattr(distill_module, "teacher_game", real_game)
+    monkeypatch.setattr(safe_state, "save_state", save_then_stop)
+    with pytest.raises(KeyboardInterrupt):  # stopped after round 1's first epoch
+        distill(tiny(tmp_path, "cut"), progress=False)
+    monkeypatch.setattr(safe_state, "save_state", real_save)
+    resumed = distill(tiny(tmp_path, "cut"), progress=False)
+    for k in (1, 2):
+        assert _records(tmp_path / "cut", k) == _records(tmp_path / "whole", k)
+    assert resumed.with_suffix(".safetensors").read_bytes() == \
+        whole.with_suffix(".safetensors").read_bytes()
+
+
+def test_rounds_may_be_added_but_the_config_may_not_change(tmp_path):
+    both = tiny(tmp_path).distill.model_dump()
+    distill(tiny(tmp_path, rounds=both["rounds"][:1]), progress=False)
+    distill(tiny(tmp_path), progress=False)  # a second round appended: resumes
+    with pytest.raises(ConfigError, match="another config"):
+        distill(tiny(tmp_path, temperature=0.5), progress=False)
+
+
+def test_a_tampered_record_is_refused_before_it_counts(tmp_path):
+    record = teacher_game(round_tasks(tiny(tmp_path), 1, TEACHER)[0])
+    scores = dict(record, scores=[s + 5 for s in record["scores"]])
+    with pytest.raises(ReplayError, match="scores"):
+        examples([scores], 0.1, 0.25)
+    seat = dict(record, labels=[[record["labels"][0][0], 1 - record["labels"][0][1],
+                                 *record["labels"][0][2:]], *record["labels"][1:]])
+    with pytest.raises(ReplayError, match="names seat"):
+        examples([seat], 0.1, 0.25)
+    for label in ([0, 0, [99], None], [0, 0, [1], [float("nan")]], [0, 0, [], None], "x"):
+        with pytest.raises(StateError, match="label 0"):
+            examples([dict(record, labels=[label])], 0.1, 0.25)
+
+
+def test_policy_targets_follow_the_search_values():
+    assert policy_target([3, 1], [0.2, 0.5], 5, 0).tolist() == [0, 1, 0, 0, 0]
+    assert policy_target([3, 1], None, 5, 0.1).tolist() == [0, 0, 0, 1, 0]
+    soft = policy_target([3, 1], [0.2, 0.5], 5, 0.1)
+    assert soft[1] / soft[3] == pytest.approx(np.exp(3.0), rel=1e-5) and soft.sum() == pytest.approx(1)
+
+
+def test_config_errors_name_the_problem(tmp_path):
+    with pytest.raises(ConfigError, match="previous"):
+        distill(tiny(tmp_path, rounds=[{"teacher": "mcts:net={previous},rollout=net",
+                                        "games": {2: 1}}]), progress=False)
+    with pytest.raises(ConfigError, match="unknown agent spec"):
+        distill(tiny(tmp_path, rounds=[{"teacher": "oracle", "games": {2: 1}}]), progress=False)
+    with pytest.raises(ConfigError, match="num_players"):
+        distill(tiny(tmp_path, rounds=[{"teacher": TEACHER, "games": {9: 1}}]), progress=False)
+    with pytest.raises(ConfigError, match="games"):
+        tiny(tmp_path, rounds=[{"teacher": TEACHER, "games": {}}])
+    assert not (tmp_path / "run").exists()  # nothing made before the config was checked
