@@ -80,6 +80,7 @@ class NetForward:
         self.trunk, self.pi, self.vf = trunk, pi, vf  # trunk: [] for the flat encoder
         self.input_size = int(policy.observation_space.shape[0])
         self.num_actions = int(policy.action_space.n)
+        _one_blas_thread()
 
     def _tower(self, obs: np.ndarray, tower: list) -> np.ndarray:
         """One tower (policy or value, with its head) on an observation or a batch."""
@@ -117,11 +118,28 @@ class NetForward:
 
 
 def _first_product(obs: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """``obs @ weight + bias``; a 1-D observation through its non-zero entries only."""
+    """``obs @ weight + bias``, each observation through its non-zero entries only
+    (the search's batches are a few seats' observations)."""
     if obs.ndim == 1:
         nonzero = np.flatnonzero(obs)
         return obs[nonzero] @ weight[nonzero] + bias
-    return obs @ weight + bias
+    return np.stack([_first_product(row, weight, bias) for row in obs])
+
+
+_BLAS_LIMITED = False
+
+
+def _one_blas_thread() -> None:
+    """Limit numpy's BLAS to one thread in this process, once. A network agent's
+    products are small (a few rows of 256 columns): BLAS threads only add waiting, and
+    on a busy machine a threaded product waits for a core it cannot get (a 2 x 2549 x
+    256 product was seen taking 0.14 s with both cores taken by search workers)."""
+    global _BLAS_LIMITED
+    if not _BLAS_LIMITED:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=1, user_api="blas")
+        _BLAS_LIMITED = True
 
 
 def forward_of(policy) -> NetForward | None:

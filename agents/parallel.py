@@ -46,7 +46,8 @@ def run_ordered(fn: Callable[[Any], Any], tasks: Sequence[Any], workers: int = 1
 
 
 def _worker_init() -> None:
-    """Each worker process uses one thread for torch (2-core machines), and leaves an
+    """Each worker process uses one thread for torch and for numpy's BLAS (2-core
+    machines: a threaded product in one worker waits for a core another holds), and leaves an
     interruption to the parent (Ctrl-C or SIGINT stops the run there once, without a
     traceback from every worker).
 
@@ -55,7 +56,10 @@ def _worker_init() -> None:
     """
     import signal
 
+    from threadpoolctl import threadpool_limits
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threadpool_limits(limits=1, user_api="blas")  # the parallelism is the processes
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_num_threads(1)
