@@ -175,7 +175,8 @@ def _tournament(args: argparse.Namespace) -> int:
 
     cfg = load_config(args.config, workers=args.workers, backend=args.backend,
                       output=args.output, games_per_seating=args.games_per_seating)
-    folder = run(cfg, progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]))
+    folder = run(cfg, progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]),
+                 repair=args.repair, verify=args.verify)
     print((folder / "report.md").read_text())
     return 0
 
@@ -248,7 +249,8 @@ def _search_bench(args: argparse.Namespace) -> int:
         opponent=args.opponent, games=args.games, games_for=games_for, seed=args.seed,
         workers=args.workers, output=args.output))
     command = "otrio " + " ".join(a for a in sys.argv[1:] if a != "--report-only")
-    folder = run(cfg, progress=not args.quiet, command=command, play=not args.report_only)
+    folder = run(cfg, progress=not args.quiet, command=command, play=not args.report_only,
+                 repair=args.repair)
     print((folder / "report.md").read_text())
     return 0
 
@@ -258,7 +260,8 @@ def _balance(args: argparse.Namespace) -> int:
 
     cfg = load_config(args.config, workers=args.workers, backend=args.backend,
                       output=args.output, games_per_setup=args.games_per_setup)
-    folder = run(cfg, progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]))
+    folder = run(cfg, progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]),
+                 repair=args.repair, verify=args.verify)
     print(f"report: {folder / 'report.md'}")
     return 0
 
@@ -269,6 +272,20 @@ def _trust_flag(parser: argparse.ArgumentParser) -> None:
         "--trust-checkpoint", action="store_true",
         help="allow Stable-Baselines3 .zip checkpoints, which run code stored in the file "
              "when loaded: only for files you made (same as OTRIO_TRUST_CHECKPOINTS=1)")
+
+
+def _records_flags(parser: argparse.ArgumentParser, verify: bool = True) -> None:
+    """``--repair`` (and ``--verify``): what a resume does with the records already in
+    the run folder (agents/records.py)."""
+    parser.add_argument(
+        "--repair", action="store_true",
+        help="move bad lines of games.jsonl to games.rejected.jsonl and go on (without it, "
+             "a bad line stops the run and nothing is changed)")
+    if verify:
+        parser.add_argument(
+            "--verify", choices=["sample", "all", "none"], default="sample",
+            help="records re-played on resume to check their results: a sample (default), "
+                 "all, or none")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -300,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     tour.add_argument("--games-per-seating", type=int)
     tour.add_argument("--quiet", action="store_true")
     _trust_flag(tour)
+    _records_flags(tour)
     tour.set_defaults(func=_tournament)
 
     tr = sub.add_parser("train", help="train an agent from YAML: MaskablePPO self-play, or "
@@ -357,6 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     search.add_argument("--quiet", action="store_true")
     search.add_argument("--report-only", action="store_true",
                         help="write the report of the games recorded so far; play none")
+    _records_flags(search, verify=False)
     search.set_defaults(func=_search_bench)
 
     rep = sub.add_parser(
@@ -380,6 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     bal.add_argument("--output")
     bal.add_argument("--games-per-setup", type=int)
     bal.add_argument("--quiet", action="store_true")
+    _records_flags(bal)
     bal.set_defaults(func=_balance)
 
     try:

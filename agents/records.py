@@ -1,12 +1,39 @@
-"""Append-only JSONL result files that survive interruption.
+"""Append-only JSONL result files that survive interruption, read as untrusted data.
 
 A run folder holds ``run.json`` (the validated config that made it) and
 ``games.jsonl`` (one record per finished game, flushed as it lands). Re-running the
-same config resumes after the last complete record; a torn last line from a crash
-is dropped; a run folder made by another config is refused. Where the caller names
-the fields that identify a game (``unique_by``), a record whose identity is already in
-the file (two writers on one folder, before folders were locked) is dropped, the first
-one kept, with a warning.
+same config resumes after the records already there; a run folder made by another
+config is refused.
+
+**Files are opened without following links.** ``run.json``, ``games.jsonl``, its
+temporary copy and its side file are opened with ``O_NOFOLLOW``: a symbolic link, a
+FIFO, a device or (for a file that is written) a file with other hard links is refused
+with a :class:`StateError` naming it, and what it points to is never read, truncated or
+written. ``run.json`` is written to a new file then renamed into place.
+
+**Every record is checked before it counts.** Each kind of run declares what its
+records are, next to the code that writes them, as a :class:`RecordSchema`: a strict
+pydantic model of the fields (types, ranges, cross-field facts such as winners within
+the player count or ranks re-derived from scores), the fields that identify a game
+(``unique_by``), the games of the run with the fields each one's task fixes (seed,
+seating, tags, the replay's env and config: a game id outside the run, ``"3"`` for
+``3``, or a record of another seed is refused) and a ``context`` its validators read.
+The reader here applies it to every line: a line that is not JSON, is nested deeper
+than :data:`MAX_DEPTH`, is longer than :data:`MAX_LINE_BYTES`, holds ``NaN``/``Infinity``
+or fails its schema is *bad*, named by file and line number. Where records keep their
+actions (``replay``, :mod:`agents.replay`), a resume also re-plays a sample of them
+(:data:`VERIFY_SAMPLE`, drawn afresh each time, the last record always among them), or
+every one with ``verify="all"``; a record whose replay does not reach its recorded
+result is bad too. A record without actions (written before records kept them) counts
+unchecked by replay, except under ``verify="all"``, which refuses it.
+
+**What happens to bad lines.** Nothing is deleted: :func:`open_run` stops with one line
+naming the first bad line (and how many there are), unless ``repair`` is given, which
+moves every bad line, byte for byte, to ``games.rejected.jsonl`` beside it and goes on
+with the rest. A record whose identity is already in the file (two writers on one
+folder, before folders were locked) is never counted twice: the first one stays and the
+later ones are moved to the side file, with a warning naming their lines. Only a torn
+final line (no newline: a crash mid-write) is cut off silently.
 
 One writer per folder: :class:`agents.run_lock.RunLock` (``run.lock``) locks a run
 folder while a tournament, sweep or training run writes it.
@@ -14,18 +41,152 @@ folder while a tournament, sweep or training run writes it.
 
 from __future__ import annotations
 
+import errno
 import json
+import math
 import os
+import random
+import stat
 import warnings
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from envs.core.errors import ConfigError, StateError
 
 RUN_FILE = "run.json"
 RECORDS_FILE = "games.jsonl"
+REJECTED_FILE = "games.rejected.jsonl"  # bad lines moved aside by a repair, byte for byte
+MAX_LINE_BYTES = 8 << 20  # one record (a distillation game with its labels is ~100 kB)
+MAX_RUN_FILE_BYTES = 16 << 20
+MAX_DEPTH = 32  # nesting of a record (the deepest written today is 4)
+VERIFY_SAMPLE = 8  # records re-played on a resume (verify="sample")
+Verify = Literal["sample", "all", "none"]
+VERIFY_MODES = ("sample", "all", "none")
+_SHOWN = 60  # characters of a bad value shown in a message
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
+class RecordModel(BaseModel):
+    """Base of record models: strict types (``"3"`` is not ``3``, ``true`` is not ``1``),
+    no unknown field, finite numbers. Validators read the run's facts from
+    ``info.context`` (:attr:`RecordSchema.context`)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", allow_inf_nan=False)
+
+
+@dataclass(frozen=True)
+class RecordSchema:
+    """What the records of one kind of run must be (see the module docstring).
+
+    - ``name``: how messages call a record ("tournament record");
+    - ``model``: a :class:`RecordModel` of the fields, or None (any JSON object);
+    - ``unique_by``: the fields that identify a game (``("game",)``);
+    - ``games``: the run's games, by identity (the tuple of the ``unique_by`` values),
+      each with the fields its task fixes (compared whole, or key by key inside a
+      :class:`Fields`; a field the record lacks is left to the model); None: any
+      identity;
+    - ``context``: facts of the run that the model's validators read;
+    - ``replay``: whether records may carry a ``replay`` field to re-play them by.
+    """
+
+    name: str = "record"
+    model: type[BaseModel] | None = None
+    unique_by: tuple[str, ...] = ("game",)
+    games: Mapping[tuple, Mapping[str, Any]] | None = None
+    context: Mapping[str, Any] = field(default_factory=dict)
+    replay: bool = False
+
+
+class Fields(dict):
+    """In :attr:`RecordSchema.games`, a mapping compared key by key (the record may hold
+    more keys there, e.g. a replay's actions); any other value is compared whole."""
+
+
+def plain(value: Any) -> Any:
+    """``value`` as it reads back from JSON (tuples become lists, keys strings)."""
+    return json.loads(json.dumps(value))
+
+
+# ------------------------------------------------------------------ opening files
+def _link_error(path: Path) -> StateError:
+    try:
+        target = os.readlink(path)
+    except OSError:
+        target = "?"
+    return StateError(f"{path} is a symbolic link (to {target}): run files are never read "
+                      "or written through a link; replace it with the file itself")
+
+
+def _open_fd(path: Path, flags: int, write: bool) -> int:
+    """``os.open`` of ``path`` without following a final symbolic link, refusing anything
+    but a regular file (and, when ``write``, a file with other hard links)."""
+    if not _NOFOLLOW and path.is_symlink():  # a platform without O_NOFOLLOW
+        raise _link_error(path)
+    try:
+        fd = os.open(path, flags | _NOFOLLOW | _CLOEXEC | _NONBLOCK, 0o644)
+    except OSError as err:
+        if err.errno == errno.ELOOP or (err.errno == errno.EMLINK and path.is_symlink()):
+            raise _link_error(path) from None
+        raise StateError(f"cannot open {path}: {err.strerror or err}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise StateError(f"{path} is not a regular file (a run file must be one)")
+        if write and info.st_nlink > 1:
+            raise StateError(f"{path} has {info.st_nlink} hard links: writing it would change "
+                             "a file outside the run folder; replace it with a copy of its own")
+        if _NONBLOCK:
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_read(path: Path):
+    """``path`` opened for reading in binary, refusing a link or a special file."""
+    return os.fdopen(_open_fd(Path(path), os.O_RDONLY, write=False), "rb")
+
+
+def open_append(path: Path, binary: bool = False):
+    """``path`` opened to append text (or bytes; created if missing), refusing a link, a
+    special file or a file with other hard links."""
+    fd = _open_fd(Path(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, write=True)
+    return os.fdopen(fd, "ab") if binary else os.fdopen(fd, "a", encoding="utf-8")
+
+
+def _new_file(path: Path):
+    """A fresh ``path`` (a stale one, or a link there, removed first) for writing bytes."""
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as err:
+        raise StateError(f"cannot replace {path}: {err.strerror or err}") from None
+    fd = _open_fd(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, write=True)
+    return os.fdopen(fd, "wb")
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``path`` as a new file renamed into place: a link at ``path`` is replaced,
+    never followed, and a crash leaves the old file or the new one."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    with _new_file(tmp) as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+# ------------------------------------------------------------------ run folder
 def run_identity(config: dict[str, Any]) -> dict[str, Any]:
     """What makes a run of agents the same run: its config, plus the content of every
     ``ppo:PATH`` checkpoint it names (a checkpoint retrained in place is another agent,
@@ -40,93 +201,359 @@ def run_identity(config: dict[str, Any]) -> dict[str, Any]:
     return {**config, "checkpoints": digests} if digests else config
 
 
+def read_run_file(path: Path) -> dict[str, Any]:
+    """The config saved in a ``run.json`` (StateError if it is not a JSON object)."""
+    with open_read(path) as fh:
+        data = fh.read(MAX_RUN_FILE_BYTES + 1)
+    if len(data) > MAX_RUN_FILE_BYTES:
+        raise StateError(f"{path} is corrupt: larger than {MAX_RUN_FILE_BYTES >> 20} MB")
+    try:
+        saved = _parse(data)
+    except _Bad as bad:
+        raise StateError(f"{path} is corrupt: {bad}") from None
+    return saved
+
+
 def open_run(folder: Path, config: dict[str, Any], resume_keys_ignored: tuple[str, ...] = (),
-             unique_by: tuple[str, ...] = ()) -> list[dict]:
-    """Create or reopen a run folder; return the records already there.
+             unique_by: tuple[str, ...] = (), schema: RecordSchema | None = None,
+             repair: bool = False, verify: Verify = "sample") -> list[dict]:
+    """Create or reopen a run folder; return the records already there, each checked.
 
     ``resume_keys_ignored`` are config keys that may differ on resume (e.g. workers).
     The config is compared with the checkpoints' content (:func:`run_identity`).
-    ``unique_by``: the record fields that identify a game (``("game",)`` for
-    tournaments); records repeating an identity are dropped (:func:`drop_duplicates`).
+    ``schema``: what a record of this run is (:class:`RecordSchema`); without one, any
+    JSON object. ``unique_by``: the record fields that identify a game, where no schema
+    names them; a record repeating an identity is moved to the side file. ``verify``:
+    re-play a sample of the records that keep their actions (``"sample"``), all of them
+    (``"all"``), or none. A bad line stops the run (StateError naming it; nothing is
+    changed) unless ``repair`` moves it to ``games.rejected.jsonl``.
     """
+    if verify not in VERIFY_MODES:
+        raise ConfigError(f"verify must be one of {', '.join(VERIFY_MODES)}, got {verify!r}")
     config = run_identity(config)
     folder.mkdir(parents=True, exist_ok=True)
     run_file = folder / RUN_FILE
     comparable = {k: v for k, v in config.items() if k not in resume_keys_ignored}
-    if run_file.exists():
-        try:
-            saved = json.loads(run_file.read_text())
-        except ValueError as err:
-            raise StateError(f"{run_file} is corrupt: {err}") from None
+    if run_file.exists() or run_file.is_symlink():
+        saved = read_run_file(run_file)
         saved_cmp = {k: v for k, v in saved.items() if k not in resume_keys_ignored}
         if saved_cmp != comparable:
             changed = sorted(k for k in set(saved_cmp) | set(comparable)
                              if saved_cmp.get(k) != comparable.get(k))
+            shown = ", ".join(_cut(k) for k in changed[:10])
+            more = f" and {len(changed) - 10} more" if len(changed) > 10 else ""
             raise ConfigError(
-                f"{folder} holds a run of another config (differs in: {', '.join(changed)}); "
+                f"{folder} holds a run of another config (differs in: {shown}{more}); "
                 "use a new output folder or the same config to resume"
             )
     else:
-        run_file.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
-    records = read_records(folder / RECORDS_FILE, repair=True)
-    if unique_by:
-        records = drop_duplicates(folder / RECORDS_FILE, records, unique_by)
-    return records
+        write_atomic(run_file, (json.dumps(config, indent=2, sort_keys=True) + "\n").encode())
+    schema = schema or RecordSchema(unique_by=unique_by)
+    if unique_by and tuple(unique_by) != schema.unique_by:
+        raise ValueError(f"unique_by {unique_by} differs from the schema's {schema.unique_by}")
+    return _resume(folder / RECORDS_FILE, schema, repair, verify)
 
 
-def drop_duplicates(path: Path, records: list[dict], unique_by: tuple[str, ...]) -> list[dict]:
-    """``records`` (all of ``path``) with the first record of each identity (the values
-    of the ``unique_by`` fields) only; if any were dropped, ``path`` is rewritten without
-    them (atomically) and a warning says so."""
-    seen: set = set()
-    keep = []
-    for record in records:
-        identity = json.dumps([record.get(k) for k in unique_by], sort_keys=True)
-        if identity not in seen:
-            keep.append(record)
-            seen.add(identity)
-    if len(keep) == len(records):
-        return records
-    dropped = len(records) - len(keep)
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        for record in keep:
-            fh.write(json.dumps(record, sort_keys=True) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
-    warnings.warn(f"{path}: dropped {dropped} duplicate record(s) of games already recorded "
-                  f"(the first record of each {', '.join(unique_by)} is kept)", stacklevel=3)
-    return keep
+# ------------------------------------------------------------------ reading
+class _Bad(Exception):
+    """Why one line is not a record of the run."""
 
 
-def read_records(path: Path, repair: bool = False) -> list[dict]:
-    """The complete records of a JSONL file; with ``repair`` a torn tail is cut off."""
-    if not path.exists():
-        return []
-    records, good_bytes = [], 0
-    with path.open("rb") as fh:
-        for raw in fh:
-            if not raw.endswith(b"\n"):
+def _cut(value: Any, limit: int = _SHOWN) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    text = text.replace("\n", " ")
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a number a record may hold")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{_cut(text)} is out of range")
+    return value
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth > limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children
+                         if isinstance(child, (dict, list)))
+    return False
+
+
+def _parse(raw: bytes) -> dict:
+    """One JSON object, or :class:`_Bad` saying why not."""
+    try:
+        value = json.loads(raw, parse_constant=_no_constant, parse_float=_finite)
+    except RecursionError:
+        raise _Bad(f"nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError as err:  # JSONDecodeError and UnicodeDecodeError among them
+        raise _Bad(f"not JSON ({_cut(str(err), 120)})") from None
+    if not isinstance(value, dict):
+        raise _Bad(f"not a JSON object but {_json_kind(value)}")
+    if _depth_over(value, MAX_DEPTH):
+        raise _Bad(f"nested deeper than {MAX_DEPTH} levels")
+    return value
+
+
+def _json_kind(value: Any) -> str:
+    return {list: "a list", str: "a string", bool: "a boolean", type(None): "null",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def _model_problem(err: ValidationError) -> str:
+    problems = err.errors()
+    first = problems[0]
+    key = ".".join(str(p) for p in first["loc"]) or "the record"
+    msg = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "missing":
+        text = f"no '{key}' field"
+    elif first["type"] == "extra_forbidden":
+        text = f"unknown field '{key}'"
+    elif first["loc"]:
+        text = f"bad '{key}': {msg} (got {_cut(repr(first.get('input')))})"
+    else:
+        text = msg
+    more = len(problems) - 1
+    return text + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
+
+
+def _differs(record: Mapping, fixed: Mapping, where: str = "") -> str | None:
+    for key, want in fixed.items():
+        if key not in record:
+            continue
+        got = record[key]
+        name = f"{where}{key}"
+        if isinstance(want, Fields) and isinstance(got, Mapping):
+            found = _differs(got, want, name + ".")
+            if found:
+                return found
+        elif json.dumps(got, sort_keys=True) != json.dumps(want, sort_keys=True):
+            return f"'{name}' is {_cut(json.dumps(got))} where this run's game has " \
+                   f"{_cut(json.dumps(want))}"
+    return None
+
+
+def _identity(record: Mapping, unique_by: tuple[str, ...]) -> tuple:
+    return tuple(record.get(k) for k in unique_by)
+
+
+def _check(record: dict, schema: RecordSchema) -> tuple:
+    """The record's identity, or :class:`_Bad` saying why it is not a record of the run."""
+    if schema.model is not None:
+        try:
+            schema.model.model_validate(record, context=dict(schema.context))
+        except ValidationError as err:
+            raise _Bad(_model_problem(err)) from None
+    identity = _identity(record, schema.unique_by)
+    if schema.games is not None:
+        try:
+            fixed = schema.games.get(identity)
+        except TypeError:  # an unhashable value: no model checked its type
+            fixed = None
+        if fixed is None:
+            names = ", ".join(schema.unique_by)
+            raise _Bad(f"{names} {_cut(_show(identity))} is not one of this run's "
+                       f"{len(schema.games)} games")
+        found = _differs(record, fixed)
+        if found:
+            raise _Bad(found)
+    return identity
+
+
+def _show(identity: tuple) -> str:
+    return json.dumps(identity[0] if len(identity) == 1 else list(identity))
+
+
+@dataclass
+class _Scan:
+    """What a pass over a records file found."""
+
+    good: list[tuple[int, dict]] = field(default_factory=list)  # (line, record)
+    bad: dict[int, str] = field(default_factory=dict)  # line -> why
+    duplicate: dict[int, str] = field(default_factory=dict)  # line -> which game it repeats
+    spans: list[tuple[int, int]] = field(default_factory=list)  # each complete line's bytes
+    torn: bool = False  # a final line without its newline
+
+
+def _lines(fh) -> Iterator[tuple[int, int, bytes | None, bool]]:
+    """``(start, end, bytes or None when too long, ends with a newline)`` of each line."""
+    offset = 0
+    while True:
+        raw = fh.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        start = offset
+        offset += len(raw)
+        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            while raw and not raw.endswith(b"\n"):  # skip the rest of an overlong line
+                raw = fh.readline(1 << 20)
+                offset += len(raw)
+            yield start, offset, None, raw.endswith(b"\n")
+        else:
+            yield start, offset, raw, raw.endswith(b"\n")
+
+
+def _scan(path: Path, schema: RecordSchema) -> _Scan:
+    found = _Scan()
+    seen: dict[str, int] = {}
+    with open_read(path) as fh:
+        for number, (start, end, raw, complete) in enumerate(_lines(fh), 1):
+            if not complete:
+                found.torn = True  # the last line, cut off by a crash mid-write
                 break
+            found.spans.append((start, end))
             try:
-                records.append(json.loads(raw))
-            except ValueError:
-                if repair:
-                    break
-                raise StateError(f"{path}: corrupt record after {len(records)} good ones") from None
-            good_bytes += len(raw)
-    if repair and good_bytes != path.stat().st_size:
-        with path.open("r+b") as fh:
-            fh.truncate(good_bytes)
-    return records
+                if raw is None:
+                    raise _Bad(f"longer than {MAX_LINE_BYTES >> 20} MB")
+                record = _parse(raw)
+                identity = _check(record, schema)
+            except _Bad as bad:
+                found.bad[number] = str(bad)
+                continue
+            if schema.unique_by:
+                key = json.dumps(identity, sort_keys=True)
+                if key in seen:
+                    found.duplicate[number] = (f"repeats {', '.join(schema.unique_by)} "
+                                               f"{_cut(_show(identity))} of line {seen[key]}")
+                    continue
+                seen[key] = number
+            found.good.append((number, record))
+    return found
+
+
+def _verify(found: _Scan, schema: RecordSchema, verify: Verify) -> None:
+    """Re-play the records chosen by ``verify``; a record that does not replay is bad."""
+    if verify == "none" or not schema.replay or not found.good:
+        return
+    from .replay import ReplayError, replay_record
+
+    if verify == "all":
+        chosen = list(found.good)
+    else:
+        keeping = [item for item in found.good[:-1] if "replay" in item[1]]
+        chosen = random.SystemRandom().sample(keeping, min(VERIFY_SAMPLE - 1, len(keeping)))
+        if "replay" in found.good[-1][1]:
+            chosen.append(found.good[-1])
+    failed = set()
+    for number, record in chosen:
+        if "replay" not in record:
+            found.bad[number] = ("keeps no actions ('replay'), so it cannot be checked: resume "
+                                 "without --verify all to count it unchecked")
+        else:
+            try:
+                replay_record(record)
+                continue
+            except (ReplayError, StateError, ConfigError) as err:
+                found.bad[number] = f"its replay does not match: {_cut(str(err), 300)}"
+        failed.add(number)
+    if failed:
+        found.good = [item for item in found.good if item[0] not in failed]
+
+
+def _summary(path: Path, lines: dict[int, str], what: str = "bad line") -> str:
+    first = min(lines)
+    others = sorted(lines)[1:]
+    shown = ", ".join(str(n) for n in others[:10]) + (", ..." if len(others) > 10 else "")
+    more = f" ({len(others)} more {what}{'s' * (len(others) > 1)}: {shown})" if others else ""
+    return f"{path} line {first}: {lines[first]}{more}"
+
+
+def _resume(path: Path, schema: RecordSchema, repair: bool, verify: Verify) -> list[dict]:
+    if not (path.exists() or path.is_symlink()):
+        return []
+    found = _scan(path, schema)
+    _verify(found, schema, verify)
+    if found.bad and not repair:
+        sampled = (" (a sample of the records was re-played: --verify all checks every one)"
+                   if verify == "sample" and any("replay does not" in v for v in
+                                                 found.bad.values()) else "")
+        raise StateError(f"{_summary(path, found.bad)}{sampled}; nothing was changed: fix or "
+                         f"remove the line, or rerun with --repair to move bad lines to "
+                         f"{REJECTED_FILE}")
+    moved = {**found.bad, **found.duplicate}
+    if moved:
+        _move_aside(path, found, set(moved))
+        if found.duplicate:
+            warnings.warn(f"{path}: dropped {len(found.duplicate)} duplicate record(s) of "
+                          f"games already recorded, moved to {REJECTED_FILE} (the first record "
+                          f"of each {', '.join(schema.unique_by)} is kept): "
+                          f"{_summary(path, found.duplicate, 'duplicate')}", stacklevel=3)
+        if found.bad:
+            warnings.warn(f"{path}: moved {len(found.bad)} bad line(s) to {REJECTED_FILE}: "
+                          f"{_summary(path, found.bad)}", stacklevel=3)
+    elif found.torn:
+        end = found.spans[-1][1] if found.spans else 0
+        fd = _open_fd(path, os.O_WRONLY, write=True)
+        try:
+            os.ftruncate(fd, end)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    return [record for _, record in found.good]
+
+
+def _move_aside(path: Path, found: _Scan, lines: set[int]) -> None:
+    """Append ``lines`` of ``path`` to the side file, then rewrite ``path`` without them
+    (a new file renamed into place; a torn final line is left out too)."""
+    rejected = path.with_name(REJECTED_FILE)
+    tmp = path.with_name(path.name + ".tmp")
+    with open_read(path) as src:
+        with open_append(rejected, binary=True) as side:
+            for number, (start, end) in enumerate(found.spans, 1):
+                if number in lines:
+                    _copy(src, start, end, side)
+            side.flush()
+            os.fsync(side.fileno())
+        with _new_file(tmp) as out:
+            for number, (start, end) in enumerate(found.spans, 1):
+                if number not in lines:
+                    _copy(src, start, end, out)
+            out.flush()
+            os.fsync(out.fileno())
+    os.replace(tmp, path)
+
+
+def _copy(src, start: int, end: int, out) -> None:
+    src.seek(start)
+    left = end - start
+    while left:
+        chunk = src.read(min(left, 1 << 20))
+        if not chunk:
+            break
+        out.write(chunk)
+        left -= len(chunk)
+
+
+def read_records(path: Path, schema: RecordSchema | None = None) -> list[dict]:
+    """The records of a JSONL file, each checked against ``schema`` (any JSON object
+    without one); a torn final line is left out. Reads only: any bad line (or, with a
+    schema, a repeated identity) raises :class:`StateError` naming it."""
+    path = Path(path)
+    if not (path.exists() or path.is_symlink()):
+        return []
+    schema = schema or RecordSchema(unique_by=())
+    found = _scan(path, schema)
+    problems = {**found.bad, **found.duplicate}
+    if problems:
+        raise StateError(_summary(path, problems))
+    return [record for _, record in found.good]
 
 
 class RecordWriter:
-    """Appends one JSON record per line and flushes it to disk at once."""
+    """Appends one JSON record per line and flushes it to disk at once (the file is
+    opened without following a link: see :func:`open_append`)."""
 
     def __init__(self, path: Path):
-        self.fh = path.open("a", encoding="utf-8")
+        self.fh = open_append(Path(path))
 
     def write(self, record: dict) -> None:
         self.fh.write(json.dumps(record, sort_keys=True) + "\n")
@@ -141,3 +568,8 @@ class RecordWriter:
 
     def __exit__(self, *exc):
         self.close()
+
+
+__all__ = ["RUN_FILE", "RECORDS_FILE", "REJECTED_FILE", "RecordModel", "RecordSchema",
+           "RecordWriter", "open_run", "read_records", "read_run_file", "run_identity",
+           "write_atomic", "open_read", "open_append", "plain", "Fields", "VERIFY_MODES"]

@@ -22,9 +22,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
 
 from envs.core.errors import StateError
+
+from .records import RecordModel
 
 REPLAY_FORMAT = 1
 DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -81,6 +85,24 @@ def decode_actions(text: str, width: int) -> list[int]:
             value = value * len(DIGITS) + _VALUE[char]
         actions.append(value)
     return actions
+
+
+class ReplayField(RecordModel):
+    """The ``replay`` field as a record model (:mod:`agents.records`) checks it: the
+    shape :func:`replay_field` writes, before anything is re-played."""
+
+    format: Literal[1]
+    env_id: str = Field(max_length=200)
+    config: dict[str, Any]
+    width: int = Field(ge=1, le=4)
+    actions: str = Field(pattern=r"^[A-Za-z0-9_-]*$")
+
+    @model_validator(mode="after")
+    def _whole_actions(self):
+        if len(self.actions) % self.width:
+            raise ValueError(f"{len(self.actions)} action digits are not a multiple of the "
+                             f"width {self.width}")
+        return self
 
 
 def replay_field(env_id: str, config: dict[str, Any], num_actions: int,
@@ -209,5 +231,5 @@ def load_record(run_dir: str | Path, game: int) -> dict[str, Any]:
     raise StateError(f"{path} has no game {game} (games recorded: {shown}, {len(known)} in all)")
 
 
-__all__ = ["ReplayError", "replay_record", "record_actions", "replay_field", "load_record",
-           "final_result", "encode_actions", "decode_actions", "action_width"]
+__all__ = ["ReplayError", "ReplayField", "replay_record", "record_actions", "replay_field",
+           "load_record", "final_result", "encode_actions", "decode_actions", "action_width"]

@@ -33,13 +33,21 @@ import yaml
 from pydantic import Field, model_validator
 
 from agents.arena import GameTask
-from agents.records import RECORDS_FILE, open_run, read_records
+from agents.records import (
+    RECORDS_FILE,
+    RecordSchema,
+    RecordWriter,
+    Verify,
+    open_run,
+    read_records,
+    write_atomic,
+)
 from agents.run_lock import RunLock
 from envs.core.config import StrictModel, validate
 from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed
 
-from .play import ExecutionOptions, play_into
+from .play import ExecutionOptions, GameRecord, play_into, task_fields
 
 SETUPS_FILE = "setups.json"
 TIMING_FILE = "timing.jsonl"  # wall time of each invocation that played games
@@ -338,38 +346,72 @@ def build_tasks(cfg: BalanceConfig, setups: list[Setup]) -> list[GameTask]:
     return tasks
 
 
-def run(cfg: BalanceConfig, progress: bool = True, command: str | None = None) -> Path:
+class BalanceRecord(GameRecord):
+    """A balance sweep's record (:func:`benchmarks.play.play_game` with the tags of
+    :func:`build_tasks`): its sweep, setup, env, player count, rotation and features."""
+
+    sweep: str
+    setup: str
+    setup_index: int = Field(ge=0)
+    env: str
+    players: int = Field(ge=1)
+    rotation: int = Field(ge=0)
+    features: dict[str, float]
+
+    @model_validator(mode="after")
+    def _tags(self):
+        if self.players != len(self.seating) or self.rotation >= self.players:
+            raise ValueError(f"{self.players} players and rotation {self.rotation} for "
+                             f"{len(self.seating)} seats")
+        return self
+
+
+def record_schema(tasks: list[GameTask]) -> RecordSchema:
+    """What a record of this study is: a :class:`BalanceRecord` of one of its games,
+    with the seed, seating, tags and replay config of that game's task."""
+    return RecordSchema(name="balance record", model=BalanceRecord, unique_by=("game",),
+                        games={(t.game,): task_fields(t) for t in tasks}, replay=True)
+
+
+def run(cfg: BalanceConfig, progress: bool = True, command: str | None = None,
+        repair: bool = False, verify: Verify = "sample") -> Path:
     """Play the study (resuming if its folder has records), then analyse and report it.
 
     Everything is checked before the folder is touched; the folder is locked
-    (:class:`~agents.run_lock.RunLock`) while the study plays and reports.
+    (:class:`~agents.run_lock.RunLock`) while the study plays and reports. Records
+    already there are checked as a tournament's are (:func:`record_schema`,
+    ``repair``, ``verify``: :func:`benchmarks.tournament.run`).
     """
     setups = build_setups(cfg)
     check_before_start(cfg, setups)
     folder = Path(cfg.output)
     with RunLock(folder):
-        _play_and_report(cfg, setups, folder, progress, command)
+        _play_and_report(cfg, setups, folder, progress, command, repair, verify)
     return folder
 
 
 def _play_and_report(cfg: BalanceConfig, setups: list[Setup], folder: Path, progress: bool,
-                     command: str | None) -> None:
-    done = open_run(folder, cfg.model_dump(mode="json"), RESUME_IGNORES, unique_by=("game",))
-    (folder / SETUPS_FILE).write_text(json.dumps(
-        [asdict(setup) for setup in setups], indent=1, sort_keys=True) + "\n")
+                     command: str | None, repair: bool = False,
+                     verify: Verify = "sample") -> None:
+    tasks = build_tasks(cfg, setups)
+    schema = record_schema(tasks)
+    done = open_run(folder, cfg.model_dump(mode="json"), RESUME_IGNORES, schema=schema,
+                    repair=repair, verify=verify)
+    write_atomic(folder / SETUPS_FILE, (json.dumps(
+        [asdict(setup) for setup in setups], indent=1, sort_keys=True) + "\n").encode())
     done_ids = {r["game"] for r in done}
-    todo = [t for t in build_tasks(cfg, setups) if t.game not in done_ids]
+    todo = [t for t in tasks if t.game not in done_ids]
     start = time.perf_counter()
     play_into(folder / RECORDS_FILE, todo, cfg, len(done_ids), "balance sweep", progress)
     elapsed = time.perf_counter() - start
     from .balance_report import write_balance_report
     from .balance_summary import analyze
 
-    records = sorted(read_records(folder / RECORDS_FILE), key=lambda r: r["game"])
+    records = sorted(read_records(folder / RECORDS_FILE, schema), key=lambda r: r["game"])
     analysis = analyze(records, setups, cfg)
     if todo:  # one line per invocation that played games: the report sums them
-        with (folder / TIMING_FILE).open("a") as fh:
-            fh.write(json.dumps({"games": len(todo), "seconds": round(elapsed, 1),
-                                 "workers": cfg.workers, "backend": cfg.backend}) + "\n")
+        with RecordWriter(folder / TIMING_FILE) as timing:
+            timing.write({"games": len(todo), "seconds": round(elapsed, 1),
+                          "workers": cfg.workers, "backend": cfg.backend})
     write_balance_report(folder, cfg, setups, analysis, read_records(folder / TIMING_FILE),
                          command)

@@ -13,12 +13,16 @@ import time
 from collections.abc import Iterator
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from agents.arena import GameTask, outcome, play_task
 from agents.parallel import run_ordered
+from agents.records import Fields, RecordModel, plain
+from agents.replay import REPLAY_FORMAT, ReplayField
 from agents.stats import ranks
 from envs.core.config import StrictModel
+
+MAX_SEATS = 16
 
 
 class ExecutionOptions(StrictModel):
@@ -62,6 +66,55 @@ def play_game(task: GameTask) -> dict[str, Any]:
                                     env.unwrapped.game.info.num_actions, actions)
     record.update(task.tags)
     return record
+
+
+class GameRecord(RecordModel):
+    """What :func:`play_game` writes, as the reader of a run folder checks it
+    (:mod:`agents.records`); tournaments and balance sweeps add their tags.
+
+    Beyond the types: one score and one rank per seat, winners distinct seats, no
+    winners in a truncated game, and the ranks those of the scores and winners. The
+    run's task of the game fixes its seed, seating, tags and replay env and config
+    (:func:`task_fields`); a replay checks the rest.
+    """
+
+    game: int = Field(ge=0)
+    seed: int = Field(ge=0)
+    seating: list[str] = Field(min_length=1, max_length=MAX_SEATS)
+    scores: list[float]
+    winners: list[int]
+    ranks: list[int]
+    decisions: int = Field(ge=0)
+    truncated: bool
+    wall_time: float = Field(ge=0)
+    # optional but never null (a default is not validated, an explicit null is refused);
+    # records written before replays existed have no replay field
+    summary: dict[str, Any] = None  # type: ignore[assignment]
+    replay: ReplayField = None  # type: ignore[assignment]
+
+    @model_validator(mode="after")
+    def _one_result_per_seat(self):
+        n = len(self.seating)
+        if len(self.scores) != n or len(self.ranks) != n:
+            raise ValueError(f"{len(self.scores)} scores and {len(self.ranks)} ranks for "
+                             f"{n} seats")
+        if len(set(self.winners)) != len(self.winners) or not all(
+                0 <= w < n for w in self.winners):
+            raise ValueError(f"winners {self.winners} are not distinct seats 0..{n - 1}")
+        if self.truncated and self.winners:
+            raise ValueError("a truncated game has no winners")
+        if self.ranks != ranks(self.scores, self.winners):
+            raise ValueError(f"ranks {self.ranks} are not those of the scores and winners "
+                             f"({ranks(self.scores, self.winners)})")
+        return self
+
+
+def task_fields(task: GameTask) -> dict[str, Any]:
+    """The fields of a game's record that its task fixes (see :class:`GameRecord`)."""
+    return {**plain({"game": task.game, "seed": task.seed, "seating": list(task.seating),
+                     **task.tags}),
+            "replay": Fields(format=REPLAY_FORMAT, env_id=task.env_id,
+                             config=plain(task.config))}
 
 
 def run_task(task: GameTask) -> dict[str, Any]:

@@ -21,9 +21,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, ValidationInfo, model_validator
 
-from agents.records import RECORDS_FILE, RecordWriter, open_run, read_records
+from agents.records import (
+    RECORDS_FILE,
+    RecordModel,
+    RecordSchema,
+    RecordWriter,
+    open_run,
+    read_records,
+)
 from agents.run_lock import RunLock
 from agents.stats import wilson
 from envs.core.config import StrictModel
@@ -105,6 +112,51 @@ def play_one(task: tuple) -> dict[str, Any]:
     }
 
 
+class SearchRecord(RecordModel):
+    """What :func:`play_one` writes, as the reader of the study's folder checks it: the
+    study fixes each game's budget, seed and seat (:func:`record_schema`); ``win`` is
+    the seat's place among the winners, which are distinct seats, one score a seat."""
+
+    budget: int = Field(ge=1)
+    game: int = Field(ge=0)
+    seed: int = Field(ge=0)
+    seat: int = Field(ge=0)
+    win: bool
+    winners: list[int]
+    scores: list[float]
+    decisions: int = Field(ge=0)
+    searched: int = Field(ge=0)
+    iterations: int = Field(ge=0)
+    seconds: float = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _consistent(self, info: ValidationInfo):
+        n = (info.context or {}).get("players", len(self.scores))
+        if len(self.scores) != n:
+            raise ValueError(f"{len(self.scores)} scores for {n} players")
+        if len(set(self.winners)) != len(self.winners) or not all(
+                0 <= w < n for w in self.winners):
+            raise ValueError(f"winners {self.winners} are not distinct seats 0..{n - 1}")
+        if self.win != (self.seat in self.winners):
+            raise ValueError(f"win is {self.win} but the winners are {self.winners} and the "
+                             f"searcher sat at seat {self.seat}")
+        if self.searched > self.decisions:
+            raise ValueError(f"{self.searched} searched decisions of {self.decisions}")
+        return self
+
+
+def record_schema(cfg: SearchBenchConfig) -> RecordSchema:
+    """What a record of this study is: a :class:`SearchRecord` of one of its (budget,
+    game) pairs, with that game's seed and seat. Search games keep no actions, so their
+    results are checked for consistency only (no replay)."""
+    games = {(b, g): {"budget": b, "game": g, "seed": derive_seed(cfg.seed, "search-bench", g),
+                      "seat": g % cfg.num_players}
+             for b in cfg.budgets for g in range(cfg.games_of(b))}
+    return RecordSchema(name="search-bench record", model=SearchRecord,
+                        unique_by=("budget", "game"), games=games,
+                        context={"players": cfg.num_players})
+
+
 def summarise(cfg: SearchBenchConfig, records: list[dict]) -> dict[str, Any]:
     """Per budget: games, win rate and its interval, seconds a decision, iterations."""
     rows = []
@@ -184,11 +236,13 @@ def plot(summary: dict[str, Any], path: Path) -> None:
 
 
 def run(cfg: SearchBenchConfig, progress: bool = True, command: str = "",
-        play: bool = True) -> Path:
+        play: bool = True, repair: bool = False) -> Path:
     """Play (or finish) the study and write its report; returns the output folder.
     ``play=False`` writes the report of the games already recorded (a study still
     running elsewhere, or one stopped early: its table says how many games each
-    budget has)."""
+    budget has). Records already there are checked (:func:`record_schema`); a bad one
+    stops the study unless ``repair`` moves it aside (:func:`agents.records.open_run`).
+    Search games keep no actions, so nothing is re-played."""
     import agents
     import envs
 
@@ -198,14 +252,16 @@ def run(cfg: SearchBenchConfig, progress: bool = True, command: str = "",
     agents.check_spec(cfg.opponent, env)
     folder = Path(cfg.output)
     if not play:
-        return _report(cfg, folder, read_records(folder / RECORDS_FILE), command)
+        return _report(cfg, folder, read_records(folder / RECORDS_FILE, record_schema(cfg)),
+                       command)
     with RunLock(folder):
-        return _run(cfg, folder, progress, command)
+        return _run(cfg, folder, progress, command, repair)
 
 
-def _run(cfg: SearchBenchConfig, folder: Path, progress: bool, command: str) -> Path:
+def _run(cfg: SearchBenchConfig, folder: Path, progress: bool, command: str,
+         repair: bool = False) -> Path:
     done = open_run(folder, cfg.model_dump(mode="json"), resume_keys_ignored=("workers",),
-                    unique_by=("budget", "game"))
+                    schema=record_schema(cfg), repair=repair, verify="none")
     have = {(r["budget"], r["game"]) for r in done}
     config = cfg.model_dump(mode="json")
     tasks = [(config, b, g) for b in cfg.budgets for g in range(cfg.games_of(b))

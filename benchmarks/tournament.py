@@ -6,7 +6,9 @@ uses rotation ``i mod n`` and the seed ``derive_seed(seed, i)``. A ladder of mor
 agents than seats names several ``lineups`` instead (e.g. every pair of four agents
 at two players); each is played in all its rotations, one after another, and the
 OpenSkill ratings put every agent on one scale. Records are appended
-to ``games.jsonl`` as games finish, so an interrupted run resumes where it stopped.
+to ``games.jsonl`` as games finish, so an interrupted run resumes where it stopped; a
+resume checks every record already there against the run (:func:`record_schema`) and
+re-plays a sample of them (:mod:`agents.records`).
 """
 
 from __future__ import annotations
@@ -16,17 +18,17 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationInfo, model_validator
 
 from agents.arena import GameTask
-from agents.records import RECORDS_FILE, open_run
+from agents.records import RECORDS_FILE, RecordSchema, Verify, open_run, read_records
 from agents.run_lock import RunLock
 from agents.stats import mean_and_ci, wilson
 from envs.core.config import validate
 from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed
 
-from .play import ExecutionOptions, play_into
+from .play import ExecutionOptions, GameRecord, play_into, task_fields
 from .ratings import openskill_ratings
 
 
@@ -121,25 +123,55 @@ def build_tasks(cfg: TournamentConfig) -> list:
     return tasks
 
 
-def run(cfg: TournamentConfig, progress: bool = True, command: str | None = None) -> Path:
+class TournamentRecord(GameRecord):
+    """A tournament's record (:func:`benchmarks.play.play_game` with the tags of
+    :func:`build_tasks`): its rotation, and its lineup in a ladder."""
+
+    rotation: int = Field(ge=0)
+    lineup: int | None = Field(None, ge=0)
+
+    @model_validator(mode="after")
+    def _tags(self, info: ValidationInfo):
+        if self.rotation >= len(self.seating):
+            raise ValueError(f"rotation {self.rotation} of {len(self.seating)} seats")
+        ladder = (info.context or {}).get("ladder")
+        if ladder is not None and (self.lineup is not None) != ladder:
+            raise ValueError("a ladder's record names its lineup, another's does not")
+        return self
+
+
+def record_schema(cfg: TournamentConfig, tasks: list[GameTask]) -> RecordSchema:
+    """What a record of this tournament is: a :class:`TournamentRecord` of one of its
+    games, with the seed, seating, tags and replay config of that game's task."""
+    return RecordSchema(name="tournament record", model=TournamentRecord, unique_by=("game",),
+                        games={(t.game,): task_fields(t) for t in tasks},
+                        context={"ladder": bool(cfg.lineups)}, replay=True)
+
+
+def run(cfg: TournamentConfig, progress: bool = True, command: str | None = None,
+        repair: bool = False, verify: Verify = "sample") -> Path:
     """Play the tournament (resuming if its folder has records) and write its report.
 
     Everything is checked before the folder is touched; the folder is locked
-    (:class:`~agents.run_lock.RunLock`) while the run plays and reports.
+    (:class:`~agents.run_lock.RunLock`) while the run plays and reports. Records already
+    there are checked (:func:`record_schema`; ``verify``: re-play a sample of them, all,
+    or none); a bad one stops the run unless ``repair`` moves it aside
+    (:func:`agents.records.open_run`).
     """
     check_before_start(cfg)
     folder = Path(cfg.output)
+    tasks = build_tasks(cfg)
+    schema = record_schema(cfg, tasks)
     with RunLock(folder):
-        done = open_run(folder, cfg.identity(), RESUME_IGNORES, unique_by=("game",))
+        done = open_run(folder, cfg.identity(), RESUME_IGNORES, schema=schema, repair=repair,
+                        verify=verify)
         done_ids = {r["game"] for r in done}
-        todo = [t for t in build_tasks(cfg) if t.game not in done_ids]
+        todo = [t for t in tasks if t.game not in done_ids]
         play_into(folder / RECORDS_FILE, todo, cfg, len(done_ids), f"{cfg.game} tournament",
                   progress)
-        from agents.records import read_records
-
         from .report import write_tournament_report
 
-        records = sorted(read_records(folder / RECORDS_FILE), key=lambda r: r["game"])
+        records = sorted(read_records(folder / RECORDS_FILE, schema), key=lambda r: r["game"])
         write_tournament_report(folder, cfg, summarize(records, cfg.seats), command)
     return folder
 

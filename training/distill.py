@@ -174,13 +174,17 @@ def generate(cfg: TrainConfig, k: int, spec: str, here: Path, workers: int, back
              ray_address: str | None, progress: bool) -> list[dict]:
     """Play (or finish) round ``k``'s teacher games into ``here/games.jsonl``; return
     every record, in game order."""
+    import envs
     from agents.parallel import run_ordered
     from agents.records import RECORDS_FILE, RecordWriter, open_run
+
+    from .distill_data import teacher_schema
 
     tasks = round_tasks(cfg, k, spec)
     identity = {"round": k, "env_id": cfg.game, "teacher": spec, "seed": cfg.seed,
                 "games": [[t.config["num_players"], t.seed] for t in tasks]}
-    done = open_run(here, identity, unique_by=("game",))
+    num_actions = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info.num_actions
+    done = open_run(here, identity, schema=teacher_schema(tasks, num_actions))
     have = {r["game"] for r in done}
     todo = [t for t in tasks if t.game not in have]
     records = list(done)

@@ -13,6 +13,9 @@ seat. Its record is plain JSON, one line of the round's ``games.jsonl``:
   the acting seat (``values`` null where one candidate was left and played unsearched;
   a teacher that does not search labels the move it played).
 
+A resumed round checks the records already in its folder against its tasks
+(:func:`teacher_schema`, applied by :mod:`agents.records`) before it counts them.
+
 No observation is stored: :func:`examples` re-plays each record (checking every action
 and the recorded result, so a record that was tampered with is refused) and takes the
 acting seat's observation at each labelled step. A game's data depends only on its task
@@ -34,7 +37,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from pydantic import Field, ValidationInfo, model_validator
 
+from agents.records import Fields, RecordModel, RecordSchema, plain
+from agents.replay import REPLAY_FORMAT, ReplayField
 from envs.core.errors import StateError
 
 # the most rows one call of examples() allocates: 2 GB of Oceanos observations
@@ -90,6 +96,61 @@ def teacher_game(task: TeacherTask) -> dict[str, Any]:
                                actions),
         "wall_time": round(time.perf_counter() - start, 3),
     }
+
+
+class TeacherRecord(RecordModel):
+    """What :func:`teacher_game` writes, as the reader of a round's folder checks it
+    (:mod:`agents.records`): one score a seat, winners distinct seats (none in a
+    truncated game), labels as :func:`check_labels` wants them (each of a seat at the
+    table and a step of the game), and the actions kept.
+    The round fixes each game's seed, player count, teacher and replay config
+    (:func:`teacher_schema`)."""
+
+    game: int = Field(ge=0)
+    seed: int = Field(ge=0)
+    num_players: int = Field(ge=1)
+    teacher: str
+    scores: list[float]
+    winners: list[int]
+    truncated: bool
+    decisions: int = Field(ge=0)
+    labels: list[list[Any]]
+    replay: ReplayField
+    wall_time: float = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _consistent(self, info: ValidationInfo):
+        n = self.num_players
+        if len(self.scores) != n:
+            raise ValueError(f"{len(self.scores)} scores for {n} players")
+        if len(set(self.winners)) != len(self.winners) or not all(
+                0 <= w < n for w in self.winners):
+            raise ValueError(f"winners {self.winners} are not distinct seats 0..{n - 1}")
+        if self.truncated and self.winners:
+            raise ValueError("a truncated game has no winners")
+        num_actions = (info.context or {}).get("num_actions")
+        if num_actions is not None:
+            try:
+                check_labels({"game": self.game, "labels": self.labels}, num_actions)
+            except StateError as err:
+                raise ValueError(str(err)) from None
+            for k, (step, seat, _, _) in enumerate(self.labels):  # shapes checked above
+                if not (0 <= seat < n and 0 <= step < max(self.decisions, 1)):
+                    raise ValueError(f"label {k} is of seat {seat} at step {step}, outside "
+                                     f"{n} seats and {self.decisions} decisions")
+        return self
+
+
+def teacher_schema(tasks: list[TeacherTask], num_actions: int) -> RecordSchema:
+    """What a record of a round of teacher games is: a :class:`TeacherRecord` of one of
+    its tasks, with that task's seed, player count, teacher and replay config."""
+    games = {(t.game,): {"game": t.game, "seed": t.seed,
+                         "num_players": int(t.config["num_players"]), "teacher": t.teacher,
+                         "replay": Fields(format=REPLAY_FORMAT, env_id=t.env_id,
+                                          config=plain(t.config))}
+             for t in tasks}
+    return RecordSchema(name="teacher game record", model=TeacherRecord, unique_by=("game",),
+                        games=games, context={"num_actions": num_actions}, replay=True)
 
 
 @dataclass

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.records import RECORDS_FILE, read_records
+from agents.records import RECORDS_FILE, REJECTED_FILE, read_records
 from agents.run_lock import LOCK_FILE, RunLock
+from agents.stats import ranks
 from benchmarks import balance, tournament
 from envs.core.errors import ConfigError
 
@@ -149,11 +150,14 @@ def test_a_resume_drops_duplicate_game_ids_and_counts_each_game_once(tmp_path):
     # them with another result (the first record of each id is the one kept)
     other = json.loads(lines[2])
     other["winners"] = [1 - other["winners"][0]] if other["winners"] else [0]
+    other["ranks"] = ranks(other["scores"], other["winners"])  # a consistent record
     (folder / RECORDS_FILE).write_text(
         "".join(lines) + lines[0] + json.dumps(other, sort_keys=True) + "\n")
     with pytest.warns(UserWarning, match="dropped 2 duplicate record"):
         tournament.run(cfg, progress=False)
     assert (folder / RECORDS_FILE).read_text() == "".join(lines)
+    moved = lines[0] + json.dumps(other, sort_keys=True) + "\n"
+    assert (folder / REJECTED_FILE).read_text() == moved  # set aside, not deleted
     again = json.loads((folder / "summary.json").read_text())
     assert again["games"] == 4 and again == first
 
