@@ -1,7 +1,9 @@
 """A network and its optimizer saved without pickle, for training that resumes exactly.
 
 ``STEM.safetensors`` holds the tensors (the module's ``state_dict`` under ``module.``,
-the optimizer's per-parameter state under ``optimizer.<index>.<key>``) and ``STEM.json``
+the optimizer's per-parameter state under ``optimizer.<index>.<key>``, and the caller's
+own ``extra`` tensors under ``extra.<name>``: a generator's state, a batch of
+observations) and ``STEM.json``
 everything else: the optimizer's hyper-parameters (``param_groups``), the caller's
 ``meta`` (epoch, history, ...), and the sha256 and size of the tensor file. Loading
 checks the hash and the size before it parses anything, then checks that every tensor
@@ -42,10 +44,12 @@ def _json_safe(value):
     return value
 
 
-def save_state(stem: Path, module, optimizer, meta: dict[str, Any]) -> None:
-    """Write ``module``'s weights, ``optimizer``'s state and ``meta`` (JSON-able) as
-    ``stem.safetensors`` and ``stem.json`` (the JSON last: it names the tensors' hash,
-    so a crash between the two leaves the old pair readable or none)."""
+def save_state(stem: Path, module, optimizer, meta: dict[str, Any],
+               extra: dict[str, Any] | None = None) -> None:
+    """Write ``module``'s weights, ``optimizer``'s state, the ``extra`` tensors and
+    ``meta`` (JSON-able) as ``stem.safetensors`` and ``stem.json`` (the JSON last: it
+    names the tensors' hash, so a crash between the two leaves the old pair readable or
+    none)."""
     import safetensors.torch
     import torch
 
@@ -62,6 +66,8 @@ def save_state(stem: Path, module, optimizer, meta: dict[str, Any]) -> None:
                 tensors[f"optimizer.{index}.{key}"] = value.detach().cpu().contiguous()
             else:
                 plain_state.setdefault(str(index), {})[key] = value
+    for name, value in (extra or {}).items():
+        tensors[f"extra.{name}"] = value.detach().cpu().contiguous()
     data = safetensors.torch.save(tensors, metadata={"format": FORMAT})
     stem.parent.mkdir(parents=True, exist_ok=True)
     _write_atomic(stem.with_suffix(".safetensors"), data)
@@ -76,9 +82,11 @@ def exists(stem: Path) -> bool:
     return stem.with_suffix(".json").is_file()
 
 
-def load_state(stem: Path, module, optimizer) -> dict[str, Any]:
+def load_state(stem: Path, module, optimizer, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """Restore ``module`` and ``optimizer`` from :func:`save_state`'s files; return the
-    ``meta`` saved with them (see the module docstring for the checks)."""
+    ``meta`` saved with them (see the module docstring for the checks). The ``extra``
+    tensors saved with them are put into the ``extra`` dict when one is given (their
+    shapes are the caller's to check)."""
     import safetensors.torch
 
     doc_file, data_file = stem.with_suffix(".json"), stem.with_suffix(".safetensors")
@@ -116,6 +124,8 @@ def load_state(stem: Path, module, optimizer) -> dict[str, Any]:
         raise StateError(f"training state {data_file} does not fit the network being trained")
     module.load_state_dict(weights, strict=True)
     state: dict[int, dict] = {}
+    if extra is not None:
+        extra.update({k[len("extra."):]: v for k, v in tensors.items() if k.startswith("extra.")})
     for name, value in tensors.items():
         if name.startswith("optimizer."):
             _, index, key = name.split(".", 2)
