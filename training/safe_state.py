@@ -1,13 +1,16 @@
 """A network and its optimizer saved without pickle, for training that resumes exactly.
 
-``STEM.safetensors`` holds the tensors (the module's ``state_dict`` under ``module.``,
-the optimizer's per-parameter state under ``optimizer.<index>.<key>``, and the caller's
-own ``extra`` tensors under ``extra.<name>``: a generator's state, a batch of
-observations) and ``STEM.json``
+``STEM.<hash>.safetensors`` holds the tensors (the module's ``state_dict`` under
+``module.``, the optimizer's per-parameter state under ``optimizer.<index>.<key>``, and
+the caller's own ``extra`` tensors under ``extra.<name>``: a generator's state, a batch
+of observations; ``<hash>`` is the first 16 hex digits of its sha256) and ``STEM.json``
 everything else: the optimizer's hyper-parameters (``param_groups``), the caller's
-``meta`` (epoch, history, ...), and the sha256 and size of the tensor file. Loading
-checks the hash and the size before it parses anything, then checks that every tensor
-matches the module's and the optimizer's own shapes: a file that does not fit is a
+``meta`` (epoch, history, ...), and the name, sha256 and size of the tensor file. The
+tensors are written first under their own name, then the JSON replaces the old one in
+one rename, then the old tensors go: a save interrupted at any point leaves the
+previous state whole (or the new one). Loading checks the hash and the size before it
+parses anything, then checks that every tensor matches the module's and the
+optimizer's own shapes: a file that does not fit is a
 :class:`~envs.core.errors.StateError`, and nothing in either file is executed.
 """
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -69,12 +73,24 @@ def save_state(stem: Path, module, optimizer, meta: dict[str, Any],
     for name, value in (extra or {}).items():
         tensors[f"extra.{name}"] = value.detach().cpu().contiguous()
     data = safetensors.torch.save(tensors, metadata={"format": FORMAT})
+    digest = hashlib.sha256(data).hexdigest()
+    data_file = stem.parent / f"{stem.name}.{digest[:16]}.safetensors"
     stem.parent.mkdir(parents=True, exist_ok=True)
-    _write_atomic(stem.with_suffix(".safetensors"), data)
-    doc = {"format": FORMAT, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data),
+    _write_atomic(data_file, data)
+    doc = {"format": FORMAT, "file": data_file.name, "sha256": digest, "bytes": len(data),
            "param_groups": _json_safe(opt["param_groups"]), "plain_state": plain_state,
            "meta": meta}
     _write_atomic(stem.with_suffix(".json"), (json.dumps(doc, sort_keys=True) + "\n").encode())
+    for old in [*stem.parent.glob(f"{stem.name}.*.safetensors"), stem.with_suffix(".safetensors")]:
+        if old != data_file and _data_name(stem, old.name) and old.exists():
+            old.unlink()  # the tensors of an earlier save (or of one that never finished)
+
+
+def _data_name(stem: Path, name: str) -> bool:
+    """Whether ``name`` is a tensor file name of ``stem`` (hashed, or the unhashed name
+    of states saved before the hash was part of it)."""
+    return name == f"{stem.name}.safetensors" or re.fullmatch(
+        re.escape(stem.name) + r"\.[0-9a-f]{16}\.safetensors", name) is not None
 
 
 def exists(stem: Path) -> bool:
@@ -89,15 +105,21 @@ def load_state(stem: Path, module, optimizer, extra: dict[str, Any] | None = Non
     shapes are the caller's to check)."""
     import safetensors.torch
 
-    doc_file, data_file = stem.with_suffix(".json"), stem.with_suffix(".safetensors")
+    doc_file = stem.with_suffix(".json")
     try:
-        if doc_file.is_symlink() or data_file.is_symlink():
+        if doc_file.is_symlink():
             raise StateError(f"training state {stem}: a symbolic link is not a state file")
         if doc_file.stat().st_size > MAX_JSON_BYTES:
             raise StateError(f"training state {doc_file} is over {MAX_JSON_BYTES} bytes")
         doc = json.loads(doc_file.read_text())
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise StateError(f"{doc_file} is not a training state ({FORMAT})")
+        name = doc.get("file", f"{stem.name}.safetensors")
+        if not isinstance(name, str) or not _data_name(stem, name):
+            raise StateError(f"{doc_file} names {str(name)[:80]!r}, not a tensor file of {stem.name}")
+        data_file = stem.parent / name
+        if data_file.is_symlink():
+            raise StateError(f"training state {stem}: a symbolic link is not a state file")
         size = data_file.stat().st_size
         if size != doc.get("bytes"):
             raise StateError(f"training state {data_file} holds {size} bytes, its record says "

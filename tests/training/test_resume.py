@@ -76,7 +76,8 @@ def assert_same_run(a: Path, b: Path) -> None:
                    if p.name != "eval_current.safetensors")
     assert files == sorted(p.relative_to(b) for p in b.rglob("*.safetensors")
                            if p.name != "eval_current.safetensors")
-    assert Path("final.safetensors") in files and Path("checkpoints/resume.safetensors") in files
+    assert Path("final.safetensors") in files
+    assert sum(f.parent.name == "checkpoints" and f.name.startswith("resume.") for f in files) == 1
     for file in files:
         ta, tb = tensors(a / file), tensors(b / file)
         assert sorted(ta) == sorted(tb), file
@@ -153,9 +154,39 @@ def test_a_run_with_subprocess_envs_and_hints_resumes_bit_for_bit(tmp_path, monk
         train(config(tmp_path / "b", **kw), progress=False)
     monkeypatch.setattr(T, "_run_eval", original)
     train(config(tmp_path / "b", **kw), progress=False)
-    for file in ("final.safetensors", "checkpoints/resume.safetensors"):
+    state = json.loads((tmp_path / "a" / "checkpoints" / "resume.json").read_text())["file"]
+    for file in ("final.safetensors", f"checkpoints/{state}"):
         assert (tmp_path / "a" / file).read_bytes() == (tmp_path / "b" / file).read_bytes()
     assert (tmp_path / "a" / "eval.jsonl").read_text() == (tmp_path / "b" / "eval.jsonl").read_text()
+
+
+def test_a_run_killed_while_it_writes_a_checkpoint_resumes_from_the_one_before(
+        tmp_path, uninterrupted, monkeypatch):
+    """The tensors of a checkpoint are written first, under their own name; an
+    interruption before its JSON replaces the old one leaves the previous checkpoint
+    whole."""
+    import training.safe_state as S
+
+    original, writes = S._write_atomic, []
+
+    def write_atomic(path, data):
+        if path.name == "resume.json":
+            writes.append(path)
+            if len(writes) == 2:  # the second checkpoint (t=256): its tensors are on disk
+                raise KeyboardInterrupt
+        original(path, data)
+
+    folder = tmp_path / "run"
+    monkeypatch.setattr(S, "_write_atomic", write_atomic)
+    with pytest.raises(KeyboardInterrupt):
+        train(config(folder), progress=False)
+    monkeypatch.setattr(S, "_write_atomic", original)
+    states = sorted(p.name for p in (folder / "checkpoints").glob("resume.*.safetensors"))
+    assert len(states) == 2  # the one the record names, and the unfinished one
+    meta = json.loads((folder / "checkpoints" / "resume.json").read_text())
+    assert meta["meta"]["num_timesteps"] == 128 and meta["file"] in states
+    train(config(folder), progress=False)
+    assert_same_run(uninterrupted, folder)  # and the unfinished save's tensors are gone
 
 
 def test_a_finished_run_given_more_timesteps_continues_as_one_long_run(tmp_path):
