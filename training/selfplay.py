@@ -169,9 +169,16 @@ class SelfPlayEnv(gymnasium.Env):
         """The frozen learner snapshots that ``self`` opponents draw from: exported
         agents (``X.json``), each with the sha256 of its weights when ``sha256`` is given
         (a snapshot whose manifest names other weights is then refused when drawn)."""
+        from agents.weights import is_sb3_zip
+
         digests = list(sha256) if sha256 is not None else [None] * len(paths)
         if len(digests) != len(paths):
             raise ValueError("set_snapshots: one sha256 per path")
+        for path in paths:
+            if is_sb3_zip(path):
+                raise ConfigError(f"self-play snapshot {path} is a Stable-Baselines3 zip, which "
+                                  "runs code when loaded: snapshots are exported agents "
+                                  "(X.json + X.safetensors; otrio export-checkpoint writes them)")
         pool = [(str(p), d) for p, d in zip(paths, digests) if Path(p).exists()]
         self.snapshots = [p for p, _ in pool]
         self._digests = dict(pool)

@@ -209,6 +209,8 @@ def test_a_snapshot_is_an_exported_agent_with_the_weights_its_pool_names(tmp_pat
     zipped.write_bytes(b"PK")
     with pytest.raises(ConfigError, match="Stable-Baselines3 zip"):
         SnapshotAgent(str(zipped))
+    with pytest.raises(ConfigError, match="Stable-Baselines3 zip"):  # nor as a pool entry
+        SelfPlayEnv("oceanos_v0", {"num_players": 2}, {"self": 1.0}).set_snapshots([str(zipped)])
     with pytest.raises(ConfigError, match="not the one its run recorded"):
         SnapshotAgent(path, sha256="0" * 64)
     agent = SnapshotAgent(path, sha256=digest)
