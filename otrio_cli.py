@@ -338,14 +338,16 @@ def main(argv: list[str] | None = None) -> int:
     evaluate_run = sub.add_parser(
         "evaluate-run", help="evaluate every snapshot of a training run (eval_snapshots.jsonl)")
     evaluate_run.add_argument("run", help="the run folder (holds config.json and snapshots/)")
-    evaluate_run.add_argument("--games", type=int, default=None,
-                              help="games per opponent (default: the run's eval.games)")
+    evaluate_run.add_argument("--games", type=count_arg, default=None,
+                              help="games per opponent, at least 1 (default: the run's eval.games)")
     _trust_flag(evaluate_run)
     evaluate_run.set_defaults(func=_evaluate_run)
     export = sub.add_parser(
         "export-checkpoint",
         help="a play-only copy of a checkpoint that loads without running code (safetensors)")
-    export.add_argument("source", help="a training checkpoint (.zip; needs --trust-checkpoint)")
+    export.add_argument("source", help="an agent a training run wrote (final.json, "
+                        "snapshots/step_N.json), or an SB3 .zip of an older run (needs "
+                        "--trust-checkpoint)")
     export.add_argument("target", help="the agent's manifest, X.json (X.safetensors beside it)")
     _trust_flag(export)
     export.set_defaults(func=_export)

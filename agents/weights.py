@@ -27,8 +27,9 @@ unknown encoder -- is a :class:`ConfigError` naming the file.
 policy class) as cloudpickle payloads, so loading one runs whatever code the file
 carries. The suite loads one only from a source the user trusts (:func:`load_sb3_zip`):
 the ``--trust-checkpoint`` flag of the commands that read them, or the environment
-variable ``OTRIO_TRUST_CHECKPOINTS=1``. A training run resuming from its own
-``checkpoints/last.zip`` is trusted without either: the suite wrote that file.
+variable ``OTRIO_TRUST_CHECKPOINTS=1``. Training writes and reads none
+(``training/train.py``: its checkpoints are safetensors and JSON, its snapshots and final
+agent are in the safe format); zips are only the user's own, of older runs.
 """
 
 from __future__ import annotations

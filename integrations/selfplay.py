@@ -49,9 +49,11 @@ class SelfPlay(gymnasium.Wrapper):
         """The learner's seat this episode."""
         return self.env.unwrapped.seat
 
-    def set_snapshots(self, paths: list[str]) -> None:
-        """Frozen learner snapshots (sb3 zips this run wrote) for ``self`` opponents."""
-        self.env.unwrapped.set_snapshots(paths)
+    def set_snapshots(self, paths: list[str], sha256: list[str] | None = None) -> None:
+        """Frozen learner snapshots for ``self`` opponents: exported agents (``X.json`` +
+        ``X.safetensors``, which load without running anything; ``otrio export-checkpoint``
+        writes them), each with its weights' expected sha256 if ``sha256`` is given."""
+        self.env.unwrapped.set_snapshots(paths, sha256)
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a bool vector (a copy)."""

@@ -28,17 +28,23 @@ FRESH_SEED_OFFSET = 1000  # the fresh games' seed: the run's seed plus this
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("run", help="a training run folder with imitation.zip and config.json")
+    parser.add_argument("run", help="a training run folder with its clone (imitation.json, or "
+                        "an older run's imitation.zip) and config.json")
     parser.add_argument("--games", type=int, default=100, help="games of each kind")
     args = parser.parse_args()
+    from types import SimpleNamespace
+
     import torch
 
-    from agents.weights import load_sb3_zip
+    from agents.weights import load_policy, load_sb3_zip
 
     torch.set_num_threads(1)
     run = Path(args.run)
     cfg = json.loads((run / "config.json").read_text())
-    model = load_sb3_zip(run / "imitation.zip", device="cpu")  # refused unless trusted
+    if (run / "imitation.json").exists():  # the safe format runs write now
+        model = SimpleNamespace(policy=load_policy(run / "imitation.json")[0])
+    else:  # an older run's zip: refused unless trusted
+        model = load_sb3_zip(run / "imitation.zip", device="cpu")
     teacher = cfg["imitation"]["teacher"]
     for name, seed in (("trained-on games", cfg["seed"]),
                        ("fresh games", cfg["seed"] + FRESH_SEED_OFFSET)):

@@ -1,11 +1,16 @@
 """A network and its optimizer saved without pickle, for training that resumes exactly.
 
-``STEM.safetensors`` holds the tensors (the module's ``state_dict`` under ``module.``,
-the optimizer's per-parameter state under ``optimizer.<index>.<key>``) and ``STEM.json``
+``STEM.<hash>.safetensors`` holds the tensors (the module's ``state_dict`` under
+``module.``, the optimizer's per-parameter state under ``optimizer.<index>.<key>``, and
+the caller's own ``extra`` tensors under ``extra.<name>``: a generator's state, a batch
+of observations; ``<hash>`` is the first 16 hex digits of its sha256) and ``STEM.json``
 everything else: the optimizer's hyper-parameters (``param_groups``), the caller's
-``meta`` (epoch, history, ...), and the sha256 and size of the tensor file. Loading
-checks the hash and the size before it parses anything, then checks that every tensor
-matches the module's and the optimizer's own shapes: a file that does not fit is a
+``meta`` (epoch, history, ...), and the name, sha256 and size of the tensor file. The
+tensors are written first under their own name, then the JSON replaces the old one in
+one rename, then the old tensors go: a save interrupted at any point leaves the
+previous state whole (or the new one). Loading checks the hash and the size before it
+parses anything, then checks that every tensor matches the module's and the
+optimizer's own shapes: a file that does not fit is a
 :class:`~envs.core.errors.StateError`, and nothing in either file is executed.
 """
 
@@ -14,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +48,12 @@ def _json_safe(value):
     return value
 
 
-def save_state(stem: Path, module, optimizer, meta: dict[str, Any]) -> None:
-    """Write ``module``'s weights, ``optimizer``'s state and ``meta`` (JSON-able) as
-    ``stem.safetensors`` and ``stem.json`` (the JSON last: it names the tensors' hash,
-    so a crash between the two leaves the old pair readable or none)."""
+def save_state(stem: Path, module, optimizer, meta: dict[str, Any],
+               extra: dict[str, Any] | None = None) -> None:
+    """Write ``module``'s weights, ``optimizer``'s state, the ``extra`` tensors and
+    ``meta`` (JSON-able) as ``stem.safetensors`` and ``stem.json`` (the JSON last: it
+    names the tensors' hash, so a crash between the two leaves the old pair readable or
+    none)."""
     import safetensors.torch
     import torch
 
@@ -62,13 +70,27 @@ def save_state(stem: Path, module, optimizer, meta: dict[str, Any]) -> None:
                 tensors[f"optimizer.{index}.{key}"] = value.detach().cpu().contiguous()
             else:
                 plain_state.setdefault(str(index), {})[key] = value
+    for name, value in (extra or {}).items():
+        tensors[f"extra.{name}"] = value.detach().cpu().contiguous()
     data = safetensors.torch.save(tensors, metadata={"format": FORMAT})
+    digest = hashlib.sha256(data).hexdigest()
+    data_file = stem.parent / f"{stem.name}.{digest[:16]}.safetensors"
     stem.parent.mkdir(parents=True, exist_ok=True)
-    _write_atomic(stem.with_suffix(".safetensors"), data)
-    doc = {"format": FORMAT, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data),
+    _write_atomic(data_file, data)
+    doc = {"format": FORMAT, "file": data_file.name, "sha256": digest, "bytes": len(data),
            "param_groups": _json_safe(opt["param_groups"]), "plain_state": plain_state,
            "meta": meta}
     _write_atomic(stem.with_suffix(".json"), (json.dumps(doc, sort_keys=True) + "\n").encode())
+    for old in [*stem.parent.glob(f"{stem.name}.*.safetensors"), stem.with_suffix(".safetensors")]:
+        if old != data_file and _data_name(stem, old.name) and old.exists():
+            old.unlink()  # the tensors of an earlier save (or of one that never finished)
+
+
+def _data_name(stem: Path, name: str) -> bool:
+    """Whether ``name`` is a tensor file name of ``stem`` (hashed, or the unhashed name
+    of states saved before the hash was part of it)."""
+    return name == f"{stem.name}.safetensors" or re.fullmatch(
+        re.escape(stem.name) + r"\.[0-9a-f]{16}\.safetensors", name) is not None
 
 
 def exists(stem: Path) -> bool:
@@ -76,20 +98,28 @@ def exists(stem: Path) -> bool:
     return stem.with_suffix(".json").is_file()
 
 
-def load_state(stem: Path, module, optimizer) -> dict[str, Any]:
+def load_state(stem: Path, module, optimizer, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """Restore ``module`` and ``optimizer`` from :func:`save_state`'s files; return the
-    ``meta`` saved with them (see the module docstring for the checks)."""
+    ``meta`` saved with them (see the module docstring for the checks). The ``extra``
+    tensors saved with them are put into the ``extra`` dict when one is given (their
+    shapes are the caller's to check)."""
     import safetensors.torch
 
-    doc_file, data_file = stem.with_suffix(".json"), stem.with_suffix(".safetensors")
+    doc_file = stem.with_suffix(".json")
     try:
-        if doc_file.is_symlink() or data_file.is_symlink():
+        if doc_file.is_symlink():
             raise StateError(f"training state {stem}: a symbolic link is not a state file")
         if doc_file.stat().st_size > MAX_JSON_BYTES:
             raise StateError(f"training state {doc_file} is over {MAX_JSON_BYTES} bytes")
         doc = json.loads(doc_file.read_text())
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise StateError(f"{doc_file} is not a training state ({FORMAT})")
+        name = doc.get("file", f"{stem.name}.safetensors")
+        if not isinstance(name, str) or not _data_name(stem, name):
+            raise StateError(f"{doc_file} names {str(name)[:80]!r}, not a tensor file of {stem.name}")
+        data_file = stem.parent / name
+        if data_file.is_symlink():
+            raise StateError(f"training state {stem}: a symbolic link is not a state file")
         size = data_file.stat().st_size
         if size != doc.get("bytes"):
             raise StateError(f"training state {data_file} holds {size} bytes, its record says "
@@ -116,6 +146,8 @@ def load_state(stem: Path, module, optimizer) -> dict[str, Any]:
         raise StateError(f"training state {data_file} does not fit the network being trained")
     module.load_state_dict(weights, strict=True)
     state: dict[int, dict] = {}
+    if extra is not None:
+        extra.update({k[len("extra."):]: v for k, v in tensors.items() if k.startswith("extra.")})
     for name, value in tensors.items():
         if name.startswith("optimizer."):
             _, index, key = name.split(".", 2)

@@ -16,6 +16,7 @@ through the AEC env and compares every reward bit for bit).
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -25,31 +26,65 @@ import numpy as np
 import agents
 import envs
 from agents.hints import make_hints, observation_size
-from agents.ppo import policy_action
 from envs.core.aec import MaskCache
-from envs.core.errors import checked_action
+from envs.core.errors import (
+    ConfigError,
+    IllegalActionError,
+    OtrioError,
+    StateError,
+    checked_action,
+)
 from envs.core.rewards import TRUNCATED, settle
-from envs.core.rng import derive_seed, make_rng
+from envs.core.rng import derive_seed, make_rng, rng_from_dict, rng_to_dict
 
 SELF = "self"  # opponent kind: a frozen snapshot of the learner
 
 
 class SnapshotAgent(agents.Agent):
-    """A frozen learner snapshot (sb3 zip) playing a seat, sampling its policy; with
-    ``hints`` (the learner's kind, for its seat) it reads them as the learner does."""
+    """A frozen learner snapshot playing a seat, sampling its policy with its own seeded
+    generator (so a game's moves follow from its seed alone, whatever the process or
+    the torch generator); with ``hints`` (the learner's kind, for its seat) it reads
+    them as the learner does.
 
-    _models: dict[str, Any] = {}
+    A snapshot is an exported agent (``X.json`` + ``X.safetensors``,
+    ``agents/weights.py``): loading it runs nothing. ``sha256``, when given, is the
+    weights' hash the pool expects: a manifest naming other weights is refused.
+    """
 
-    def __init__(self, path: str, hints=None):
+    _policies: dict[tuple[str, str | None], tuple[Any, Any]] = {}  # (path, sha256) -> policy, forward
+
+    def __init__(self, path: str, hints=None, sha256: str | None = None):
         super().__init__()
         self.path = path
-        if path not in self._models:
-            from agents.weights import load_sb3_zip
-
-            # the learner's own snapshots, written by this run: trusted like its resume
-            self._models[path] = load_sb3_zip(path, trust=True, device="cpu")
-        self.model = self._models[path]
+        self.policy, self.forward = self.load(path, sha256)
         self.hints = hints
+        if hints is not None:
+            self.forward = None  # the numpy forward does not read hints: torch does
+
+    @classmethod
+    def load(cls, path: str, sha256: str | None = None):
+        """``(policy, numpy forward or None)`` of the snapshot at ``path`` (cached)."""
+        key = (str(path), sha256)
+        if key not in cls._policies:
+            from agents.net import forward_of
+            from agents.weights import is_sb3_zip, load_policy, read_manifest
+
+            if is_sb3_zip(path):
+                raise ConfigError(f"self-play snapshot {path} is a Stable-Baselines3 zip, which "
+                                  "runs code when loaded: snapshots are exported agents "
+                                  "(X.json + X.safetensors; otrio export-checkpoint writes them)")
+            if sha256 is not None and read_manifest(path).weights.sha256 != sha256:
+                raise ConfigError(f"self-play snapshot {path} is not the one its run recorded "
+                                  "(its weights' sha256 differs)")
+            policy, _ = load_policy(path)
+            cls._policies[key] = (policy, forward_of(policy))
+        return cls._policies[key]
+
+    @classmethod
+    def forget_except(cls, keep: set[tuple[str, str | None]]) -> None:
+        """Drop the cached snapshots not in ``keep`` (those out of the pool)."""
+        for key in [k for k in cls._policies if k not in keep]:
+            del cls._policies[key]
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -57,7 +92,21 @@ class SnapshotAgent(agents.Agent):
             self.hints.reset(seed)
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        return policy_action(self.model, observation, deterministic=False, hints=self.hints)
+        mask = observation["action_mask"]
+        if self.forward is not None:
+            logits = self.forward.logits(observation["observation"], mask).astype(np.float64)
+        else:
+            import torch
+
+            if self.hints is not None:
+                observation = self.hints.augment(observation)
+            with torch.no_grad():
+                obs = torch.as_tensor(observation["observation"], dtype=torch.float32)[None]
+                dist = self.policy.get_distribution(obs, action_masks=mask.astype(bool)[None])
+                logits = dist.distribution.logits[0].numpy().astype(np.float64)
+        legal = mask.astype(bool)
+        weights = np.where(legal, np.exp(logits - logits[legal].max()), 0.0)
+        return int(self.rng.choice(len(weights), p=weights / weights.sum()))
 
 
 class SelfPlayEnv(gymnasium.Env):
@@ -91,6 +140,7 @@ class SelfPlayEnv(gymnasium.Env):
         self.base_seed = seed
         self.episode = 0
         self.snapshots: list[str] = []
+        self._digests: dict[str, str | None] = {}  # snapshot -> the weights' expected sha256
         self.rng = make_rng(seed)
         self._pool = {kind: [agents.make(kind, self.aec) for _ in range(self.num_players)]
                       for kind in ("random", "greedy") if kind in weights}
@@ -109,11 +159,32 @@ class SelfPlayEnv(gymnasium.Env):
         self._end: str | None = None  # how the game ended (None: it goes on)
         self._carried_reward = 0.0
         self._observation = np.zeros(info.observation_size, np.float32)
+        # what replays the game in progress (resume_state): the episode's start and the
+        # learner's actions since
+        self._episode_start: dict[str, Any] | None = None
+        self._actions: list[int] = []
 
     # -------------------------------------------------------------- pool
-    def set_snapshots(self, paths: list[str]) -> None:
-        """The frozen learner snapshots that ``self`` opponents draw from."""
-        self.snapshots = [p for p in paths if Path(p).exists()]
+    def set_snapshots(self, paths: list[str], sha256: list[str | None] | None = None) -> None:
+        """The frozen learner snapshots that ``self`` opponents draw from: exported
+        agents (``X.json``), each with the sha256 of its weights when ``sha256`` is given
+        (a snapshot whose manifest names other weights is then refused when drawn)."""
+        from agents.weights import is_sb3_zip
+
+        digests = list(sha256) if sha256 is not None else [None] * len(paths)
+        if len(digests) != len(paths):
+            raise ValueError("set_snapshots: one sha256 per path")
+        for path in paths:
+            if is_sb3_zip(path):
+                raise ConfigError(f"self-play snapshot {path} is a Stable-Baselines3 zip, which "
+                                  "runs code when loaded: snapshots are exported agents "
+                                  "(X.json + X.safetensors; otrio export-checkpoint writes them)")
+        pool = [(str(p), d) for p, d in zip(paths, digests) if Path(p).exists()]
+        self.snapshots = [p for p, _ in pool]
+        self._digests = dict(pool)
+        SnapshotAgent.forget_except({*pool, *((a.path, self._digests.get(a.path))
+                                             for a in self.seat_agents
+                                             if isinstance(a, SnapshotAgent))})
 
     def _opponent(self, seat: int) -> agents.Agent:
         kind = self.kinds[self.rng.choice(len(self.kinds), p=self._shares)]
@@ -122,7 +193,8 @@ class SelfPlayEnv(gymnasium.Env):
                 kind = "random" if "random" in self._pool else "greedy"
             else:
                 path = self.snapshots[int(self.rng.integers(len(self.snapshots)))]
-                return SnapshotAgent(path, make_hints(self.hints_kind, self.aec))
+                return SnapshotAgent(path, make_hints(self.hints_kind, self.aec),
+                                     self._digests.get(path))
         if kind not in self._pool:
             self._pool[kind] = [agents.make(kind, self.aec) for _ in range(self.num_players)]
         return self._pool[kind][seat]
@@ -133,6 +205,15 @@ class SelfPlayEnv(gymnasium.Env):
         if seed is not None:
             self.base_seed, self.episode = seed, 0
             self.rng = make_rng(seed)
+        return self._start_episode()
+
+    def _start_episode(self):
+        """Draw the learner's seat and the opponents, deal the game and play up to the
+        learner's first decision (the body of :meth:`reset`)."""
+        self._episode_start = {"base_seed": self.base_seed, "episode": self.episode,
+                               "rng": rng_to_dict(self.rng),
+                               "snapshots": [[p, self._digests.get(p)] for p in self.snapshots]}
+        self._actions = []
         game_seed = derive_seed(self.base_seed, "episode", self.episode)
         self.episode += 1
         seat = self.fixed_seat if self.fixed_seat is not None else int(self.rng.integers(self.num_players))
@@ -157,6 +238,7 @@ class SelfPlayEnv(gymnasium.Env):
 
     def step(self, action):
         action = checked_action(action, self.learner, self._legal, self.game.action_name)
+        self._actions.append(int(action))
         reward = self._carried_reward + self._transition(action)
         self._carried_reward = 0.0
         more, done = self._advance()
@@ -208,3 +290,55 @@ class SelfPlayEnv(gymnasium.Env):
         """The learner's legal actions (for sb3-contrib MaskablePPO, which stacks them
         into its own array): shared and read-only, copy it to change it."""
         return self._masks.bool_mask(self._legal)
+
+    # ------------------------------------------------------------ resume
+    def resume_state(self) -> dict[str, Any]:
+        """What replays this env to where it is now, as JSON: the generator and pool at
+        the start of the game in progress, the learner's actions since, and the pool and
+        generator now. :meth:`restore_resume_state` replays it exactly (opponents,
+        their generators and caches, hints: every draw is made again from its seed)."""
+        if self._episode_start is None:
+            raise StateError("resume_state() before the first reset()")
+        return {"start": copy.deepcopy(self._episode_start), "actions": list(self._actions),
+                "snapshots": [[p, self._digests.get(p)] for p in self.snapshots],
+                "rng": rng_to_dict(self.rng)}
+
+    def restore_resume_state(self, saved: dict[str, Any]) -> np.ndarray:
+        """Replay :meth:`resume_state`'s game to where it was saved; return the learner's
+        observation there. A state that does not replay is a :class:`StateError`."""
+        try:
+            start, actions = saved["start"], [int(a) for a in saved["actions"]]
+            self.base_seed, self.episode = int(start["base_seed"]), int(start["episode"])
+            self.rng = rng_from_dict(start["rng"])
+            paths, digests = zip(*start["snapshots"]) if start["snapshots"] else ((), ())
+            self.set_snapshots(list(paths), list(digests))
+            if self.snapshots != list(paths):
+                raise StateError("a self-play snapshot of the game in progress is missing")
+            self._start_episode()
+            for action in actions:
+                if self._end is not None:
+                    raise StateError("the saved game ends before its last action")
+                try:
+                    self.step(action)
+                except IllegalActionError as err:
+                    raise StateError(f"the saved game does not replay: {err}"[:300]) from None
+            if self._end is not None:
+                raise StateError("the saved game is over: it cannot be in progress")
+            if rng_to_dict(self.rng) != saved["rng"]:
+                raise StateError("the saved game's draws do not replay")
+            paths, digests = zip(*saved["snapshots"]) if saved["snapshots"] else ((), ())
+            self.set_snapshots(list(paths), list(digests))
+        except OtrioError:
+            raise
+        except (KeyError, TypeError, ValueError) as err:
+            raise StateError(f"corrupt self-play resume state: {err!r}"[:300]) from None
+        return self._observation
+
+    def try_restore_resume_state(self, saved: dict[str, Any]) -> tuple[np.ndarray | None, str | None]:
+        """:meth:`restore_resume_state` for a vector env's ``env_method``: ``(observation,
+        None)``, or ``(None, why)`` where it fails (an exception would end a subprocess
+        worker instead of reaching the caller)."""
+        try:
+            return self.restore_resume_state(saved), None
+        except OtrioError as err:
+            return None, str(err)

@@ -1,39 +1,55 @@
 """PPO self-play training: ``otrio train configs/train/GAME_ppo.yaml``.
 
 MaskablePPO (sb3-contrib) on :class:`~training.selfplay.SelfPlayEnv`, optionally
-warm-started by cloning a teacher (:mod:`training.imitation`: ``imitation.jsonl``,
-``imitation.zip``) and, if configured, a value warm-up with the clone's policy frozen.
-The run folder holds ``config.json``, TensorBoard logs (``tb/``),
-``checkpoints/last.zip`` (saved every ``checkpoint_interval``; a re-run with the same
-config resumes from it),
-frozen self-play ``snapshots/``, ``eval.jsonl`` (win rates with 95% intervals against
-random and greedy) and ``final.zip``; ``otrio evaluate-run FOLDER`` scores every snapshot
-afresh (``eval_snapshots.jsonl``). Every checkpoint has a ``.json`` beside it that
-names the game it fits, so ``ppo:PATH`` refuses to play another game.
+warm-started by cloning a teacher (:mod:`training.imitation`: ``imitation.jsonl`` and
+the clone ``imitation.json``) and, if configured, a value warm-up with the clone's
+policy frozen. The run folder holds
 
-The zips are sb3's own format, which runs code stored in the file when loaded
-(``agents/weights.py``): a run resumes from its own ``checkpoints/last.zip`` without
-asking (the suite wrote it, into the folder of the same config), but playing a zip,
-``evaluate-run`` and ``export-checkpoint`` need ``--trust-checkpoint`` (or
-``OTRIO_TRUST_CHECKPOINTS=1``). The periodic evaluation plays the policy from the safe
-format (``eval_current.json``), and ``export-checkpoint`` writes it for sharing.
+- ``config.json``, TensorBoard logs (``tb/``) and ``eval.jsonl`` (win rates with 95%
+  intervals against random and greedy);
+- ``checkpoints/resume.json`` + ``resume.safetensors``: the whole training state
+  (:mod:`training.resume`: weights, optimizer, every generator, the games in progress,
+  the opponent pool, the counters), saved at a rollout boundary every
+  ``checkpoint_interval`` and at the end; a re-run of the same config resumes from it
+  and ends with the same weights and evaluations as a run never interrupted;
+- ``checkpoints/last.json``, the self-play ``snapshots/step_N.json`` and ``final.json``:
+  exported agents (``X.json`` + ``X.safetensors``, ``agents/weights.py``) that play as
+  ``ppo:PATH``, score with ``otrio evaluate-run FOLDER`` (``eval_snapshots.jsonl``) and
+  ship with ``otrio export-checkpoint``, none of which needs a trust flag.
+
+No pickle is written or read: every file is safetensors or JSON, and loading one runs
+nothing. A run trusts only what its own record lists: the pool of self-play opponents
+is the snapshots the resume state names, each with its weights' sha256, and a folder
+that holds an SB3 ``.zip`` where a run keeps its files (a run of an older otrio, or a
+planted file) is refused in one line, with nothing loaded. Zips of the user's own old
+runs still play, score and export behind ``--trust-checkpoint``
+(``OTRIO_TRUST_CHECKPOINTS=1``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import time
 from pathlib import Path
 
 from envs.core.config import validate
-from envs.core.errors import ConfigError
+from envs.core.errors import ConfigError, StateError
 from envs.core.rng import derive_seed
 
 from .config import TrainConfig
 
 CHECKPOINT_DIR = "checkpoints"
 SNAPSHOT_DIR = "snapshots"
-LAST = "last.zip"
+RESUME = "resume"  # checkpoints/resume.{json,safetensors}: the training state
+LAST = "last"  # checkpoints/last.{json,safetensors}: the policy at the last checkpoint
+FINAL = "final"  # final.{json,safetensors}
+IMITATION = "imitation"  # imitation.{json,safetensors}: the clone of a warm start
+EVAL_LOG = "eval.jsonl"
+SNAPSHOT_NAME = re.compile(r"step_(\d+)\.json")
+# keys that may change between a run and its resume (output: the folder may move)
+RESUMABLE_CHANGES = ("total_timesteps", "eval", "output")
 
 
 def checkpoint_meta(model, cfg: TrainConfig) -> dict:
@@ -53,7 +69,9 @@ def checkpoint_meta(model, cfg: TrainConfig) -> dict:
 
 
 def save_checkpoint(model, path: Path, cfg: TrainConfig) -> None:
-    """Save the model and the metadata that ties it to its game."""
+    """An SB3 zip of ``model`` with its metadata ``.json`` beside it, as runs of older
+    versions wrote: training never calls this (its files are safetensors and JSON);
+    it makes a user's own zip for the ``--trust-checkpoint`` paths (tests, tools)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.stem + ".tmp.zip")
     model.save(str(tmp))
@@ -112,43 +130,93 @@ def evaluate(checkpoint: Path, cfg: TrainConfig, games: int, seed: int) -> dict[
     return results
 
 
-def _callback(cfg: TrainConfig, folder: Path):
+def _callback(cfg: TrainConfig, folder: Path, run: dict | None = None):
+    """The training callback; ``run``: the run block of a resume state to go on from."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     class TrainingCallback(BaseCallback):
-        """Checkpoints, self-play snapshots and periodic evaluation."""
+        """Checkpoints (at rollout boundaries, the points a run restores exactly),
+        self-play snapshots and periodic evaluation."""
 
         def __init__(self):
             super().__init__()
-            self.next_checkpoint = self.next_snapshot = self.next_eval = 0
+            self.counters: dict[str, int] | None = dict(run["counters"]) if run and run.get(
+                "counters") else None
+            # every snapshot this run wrote, in order: {"file": "step_N.json", "sha256": ...}
+            self.snapshots: list[dict] = list(run["snapshots"]) if run else []
 
         def _on_training_start(self) -> None:
-            t = self.model.num_timesteps
-            self.next_checkpoint = t + cfg.checkpoint_interval
-            self.next_snapshot = t + cfg.snapshot_interval
-            self.next_eval = t + cfg.eval.interval
+            if self.counters is None:
+                t = self.model.num_timesteps
+                self.counters = {"checkpoint": t + cfg.checkpoint_interval,
+                                 "snapshot": t + cfg.snapshot_interval,
+                                 "eval": t + cfg.eval.interval}
             self._publish_snapshots()
 
         def _publish_snapshots(self) -> None:
-            snaps = sorted((folder / SNAPSHOT_DIR).glob("step_*.zip"),
-                           key=lambda p: int(p.stem.split("_")[1]))[-cfg.max_snapshots:]
-            self.training_env.env_method("set_snapshots", [str(p) for p in snaps])
+            pool = self.snapshots[-cfg.max_snapshots:]
+            self.training_env.env_method(
+                "set_snapshots", [str(folder / SNAPSHOT_DIR / e["file"]) for e in pool],
+                [e["sha256"] for e in pool])
+
+        def _on_rollout_start(self) -> None:
+            t = self.model.num_timesteps
+            if t >= self.counters["checkpoint"]:
+                while self.counters["checkpoint"] <= t:
+                    self.counters["checkpoint"] += cfg.checkpoint_interval
+                write_checkpoint(self.model, cfg, folder, self.run_block())
 
         def _on_step(self) -> bool:
             t = self.model.num_timesteps
-            if t >= self.next_checkpoint:
-                save_checkpoint(self.model, folder / CHECKPOINT_DIR / LAST, cfg)
-                self.next_checkpoint += cfg.checkpoint_interval
-            if t >= self.next_snapshot:
-                self.model.save(str(folder / SNAPSHOT_DIR / f"step_{t}.zip"))
+            if t >= self.counters["snapshot"]:
+                manifest = save_agent(self.model, folder / SNAPSHOT_DIR / f"step_{t}", cfg)
+                digest = json.loads(manifest.read_text())["weights"]["sha256"]
+                self.snapshots = [e for e in self.snapshots if e["file"] != manifest.name]
+                self.snapshots.append({"file": manifest.name, "sha256": digest})
                 self._publish_snapshots()
-                self.next_snapshot += cfg.snapshot_interval
-            if t >= self.next_eval:
-                self.next_eval += cfg.eval.interval
+                self.counters["snapshot"] += cfg.snapshot_interval
+            if t >= self.counters["eval"]:
+                self.counters["eval"] += cfg.eval.interval
                 _run_eval(self.model, cfg, folder, t, self.logger)
             return True
 
+        def run_block(self) -> dict:
+            return _run_block(cfg, folder, self.counters, self.snapshots)
+
     return TrainingCallback()
+
+
+def _comparable(config: dict) -> dict:
+    """A config as JSON, less the keys a resume may change."""
+    return {k: v for k, v in config.items() if k not in RESUMABLE_CHANGES}
+
+
+def _run_block(cfg: TrainConfig, folder: Path, counters: dict | None, snapshots: list[dict]) -> dict:
+    """The run's own part of a resume state: the config it belongs to, the callback's
+    counters, every snapshot written (the self-play pool is its tail) and how much of
+    ``eval.jsonl`` had been written."""
+    log = folder / EVAL_LOG
+    data = log.read_bytes() if log.exists() else b""
+    return {"config": _comparable(cfg.model_dump(mode="json")), "counters": counters,
+            "snapshots": list(snapshots),
+            "eval_log": {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}}
+
+
+def write_checkpoint(model, cfg: TrainConfig, folder: Path, run: dict) -> None:
+    """Save the training state (``checkpoints/resume.*``, :mod:`training.resume`) and the
+    policy as an agent (``checkpoints/last.*``); the state's JSON is written last, so a
+    crash leaves the previous checkpoint whole."""
+    from . import resume
+
+    save_agent(model, folder / CHECKPOINT_DIR / LAST, cfg)
+    snapshots = folder / SNAPSHOT_DIR
+
+    def name(path: str) -> str:
+        if Path(path).parent != snapshots:
+            raise ConfigError(f"self-play snapshot {path} is not in this run's {snapshots}")
+        return Path(path).name
+
+    resume.save(folder / CHECKPOINT_DIR / RESUME, model, run, name)
 
 
 def _run_eval(model, cfg: TrainConfig, folder: Path, timesteps: int, logger=None) -> dict:
@@ -173,7 +241,9 @@ def _win_rates(results: dict[str, dict]) -> str:
 
 
 def _warm_start(model, cfg: TrainConfig, folder: Path, progress: bool) -> None:
-    """Clone the teacher into the fresh policy, save it and evaluate it (timestep 0)."""
+    """Clone the teacher into the fresh policy, save it and evaluate it (timestep 0);
+    then the value warm-up, if any, and a checkpoint (a later interruption resumes
+    after the warm start)."""
     from .imitation import clone, collect
 
     im = cfg.imitation
@@ -189,11 +259,11 @@ def _warm_start(model, cfg: TrainConfig, folder: Path, progress: bool) -> None:
             fh.write(json.dumps({"decisions": len(demos), "collect_s": round(collected, 1),
                                  "total_s": round(time.perf_counter() - start, 1), **line},
                                 sort_keys=True) + "\n")
-    save_checkpoint(model, folder / "imitation.zip", cfg)
+    save_agent(model, folder / IMITATION, cfg)
     _run_eval(model, cfg, folder, 0)
     if im.value_warmup_timesteps:
         _value_warmup(model, im.value_warmup_timesteps, progress)
-        save_checkpoint(model, folder / CHECKPOINT_DIR / LAST, cfg)
+    write_checkpoint(model, cfg, folder, _run_block(cfg, folder, None, []))
 
 
 def policy_parameters(policy) -> list:
@@ -240,7 +310,7 @@ def check_before_start(cfg: TrainConfig) -> None:
 
 
 def train(cfg: TrainConfig, progress: bool = True) -> Path:
-    """Train (or resume) and return the path of the final checkpoint.
+    """Train (or resume) and return the path of the final agent (``final.json``).
 
     The config is checked before the output folder is made, and the folder is locked
     (:class:`~agents.run_lock.RunLock`: one run per folder) while the run trains."""
@@ -251,64 +321,179 @@ def train(cfg: TrainConfig, progress: bool = True) -> Path:
         return _train_in_locked_folder(cfg, progress)
 
 
-def _train_in_locked_folder(cfg: TrainConfig, progress: bool) -> Path:
-    """:func:`train` once its folder is locked."""
-    import torch
+def _refuse_zips(folder: Path) -> None:
+    """A :class:`ConfigError` for an SB3 zip where a run keeps its files: this version
+    never writes one, so it is a run of an older otrio or a planted file, and loading
+    it would run code stored in it."""
+    places = [folder, folder / CHECKPOINT_DIR, folder / SNAPSHOT_DIR]
+    zips = sorted(z for place in places if place.is_dir() for z in place.glob("*.zip"))
+    if zips:
+        more = f" (and {len(zips) - 1} more)" if len(zips) > 1 else ""
+        raise ConfigError(
+            f"{folder} holds {zips[0].name if zips[0].parent == folder else zips[0].relative_to(folder)}"
+            f"{more}, a Stable-Baselines3 zip this run's record does not list (a run of an older "
+            "otrio, or a file put there): otrio train loads no zip, since loading one runs code "
+            "stored in it; continue an old run with the otrio version that wrote it, score or "
+            "export its zips with --trust-checkpoint if you made them, or train into a new "
+            "output folder")
+
+
+def _check_folder(folder: Path, cfg: TrainConfig) -> None:
+    """Refuse a folder this config cannot train in: another config's run, files of a run
+    with no config.json, or an SB3 zip anywhere a run keeps its files."""
+    _refuse_zips(folder)
+    config_file = folder / "config.json"
+    if config_file.exists():
+        try:
+            raw = json.loads(config_file.read_text())
+            if not isinstance(raw, dict):
+                raise ValueError("not a JSON object")
+        except (OSError, ValueError) as err:
+            raise ConfigError(f"{config_file} cannot be read as a training config: {err}"[:300]) from None
+        # read through the current schema, so a setting added since (at its default)
+        # does not make an older run look like another config
+        previous = validate(TrainConfig, raw).model_dump(mode="json")
+        if _comparable(previous) != _comparable(cfg.model_dump(mode="json")):
+            raise ConfigError(f"{folder} holds a run of another config; use a new output folder")
+        return
+    leftovers = [name for name in (CHECKPOINT_DIR, EVAL_LOG, f"{FINAL}.json")
+                 if (folder / name).exists()]
+    if (folder / SNAPSHOT_DIR).is_dir() and any((folder / SNAPSHOT_DIR).iterdir()):
+        leftovers.append(SNAPSHOT_DIR)
+    if leftovers:
+        raise ConfigError(f"{folder} holds training files ({', '.join(leftovers)}) but no "
+                          "config.json: not a run this config can continue; use a new output folder")
+
+
+def _resume(model, cfg: TrainConfig, folder: Path, stem: Path) -> dict:
+    """Restore the training state at ``stem`` into the fresh ``model`` and its envs, after
+    checking that it is this run's (its config, the snapshots it lists and the log it
+    saw); return its run block. Once it is restored, ``eval.jsonl`` loses the lines
+    written after the checkpoint (the resumed run writes them again, identical)."""
+    from . import resume
+
+    try:
+        meta, extra = resume.read(stem, model)
+        run = meta["run"]
+        if run.get("config") != _comparable(cfg.model_dump(mode="json")):
+            raise StateError("it was saved by a run of another config")
+        snapshots = run.get("snapshots")
+        if not isinstance(snapshots, list) or not all(
+                isinstance(e, dict) and isinstance(e.get("file"), str)
+                and SNAPSHOT_NAME.fullmatch(e["file"]) and isinstance(e.get("sha256"), str)
+                for e in snapshots):
+            raise StateError("its list of self-play snapshots is corrupt")
+        listed = {e["file"]: e["sha256"] for e in snapshots}
+        for file, digest in listed.items():
+            _check_snapshot(folder / SNAPSHOT_DIR / file, digest)
+        kept = _checked_log(folder / EVAL_LOG, run.get("eval_log"))
+
+        def path(name: str) -> str:
+            if name not in listed:
+                raise StateError(f"a game in progress draws on snapshot {str(name)[:80]!r}, "
+                                 "which the run's record does not list")
+            return str(folder / SNAPSHOT_DIR / name)
+
+        resume.apply(model, meta, extra, path)
+    except StateError as err:
+        raise ConfigError(f"cannot resume the run in {folder} from {stem.name}: {err}"[:500]) from None
+    log = folder / EVAL_LOG
+    if log.exists() and log.stat().st_size > kept:
+        with log.open("r+b") as fh:
+            fh.truncate(kept)
+    return run
+
+
+def _check_snapshot(path: Path, digest: str) -> None:
+    """A :class:`StateError` unless ``path`` is the snapshot the record lists (its
+    manifest names weights of sha256 ``digest``, and those weights are there)."""
+    from agents.weights import read_manifest
+
+    try:
+        manifest = read_manifest(path)
+    except ConfigError as err:
+        raise StateError(f"its snapshot {path.name} cannot be read: {err}") from None
+    if manifest.weights.sha256 != digest:
+        raise StateError(f"its snapshot {path.name} has changed since it was written")
+
+
+def _checked_log(log: Path, saved) -> int:
+    """How many bytes of ``eval.jsonl`` the checkpoint saw (a :class:`StateError` if
+    that part has changed since)."""
+    if not isinstance(saved, dict) or not isinstance(saved.get("bytes"), int):
+        raise StateError(f"its record of {log.name} is corrupt")
+    kept = log.read_bytes()[:saved["bytes"]] if log.exists() else b""
+    if len(kept) != saved["bytes"] or hashlib.sha256(kept).hexdigest() != saved.get("sha256"):
+        raise StateError(f"{log.name} has changed since the checkpoint (its first "
+                         f"{saved['bytes']} bytes differ); restore it or train into a new folder")
+    return len(kept)
+
+
+def _new_model(cfg: TrainConfig, vec, tb: str):
+    """The MaskablePPO of this config, freshly initialised from its seed."""
     from sb3_contrib import MaskablePPO
 
     from agents.encoders import policy_kwargs
-    from agents.weights import load_sb3_zip
+
+    p = cfg.ppo
+    init = _initial_policy(cfg)
+    model = MaskablePPO(
+        "MlpPolicy", vec, learning_rate=p.learning_rate, n_steps=p.n_steps,
+        batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda,
+        clip_range=p.clip_range, ent_coef=p.ent_coef, vf_coef=p.vf_coef,
+        max_grad_norm=p.max_grad_norm,
+        policy_kwargs=init[1] if init else policy_kwargs(
+            cfg.encoder, cfg.net_arch, _hint_size(cfg), cfg.share_features_extractor),
+        seed=cfg.seed, device="cpu", tensorboard_log=tb, verbose=0,
+    )
+    return model, init
+
+
+def _train_in_locked_folder(cfg: TrainConfig, progress: bool) -> Path:
+    """:func:`train` once its folder is locked."""
+    import torch
+
+    from . import safe_state
 
     torch.set_num_threads(cfg.torch_threads)
     folder = Path(cfg.output)
-    (folder / SNAPSHOT_DIR).mkdir(parents=True, exist_ok=True)
-    config_file = folder / "config.json"
-    saved_cfg = cfg.model_dump(mode="json")
-    if config_file.exists():
-        # read through the current schema, so a setting added since (at its default)
-        # does not make an older run look like another config
-        previous = validate(TrainConfig, json.loads(config_file.read_text())).model_dump(mode="json")
-        keep = ("total_timesteps", "eval")  # may grow or change on resume
-        if {k: v for k, v in previous.items() if k not in keep} != {
-                k: v for k, v in saved_cfg.items() if k not in keep}:
-            raise ConfigError(f"{folder} holds a run of another config; use a new output folder")
-    config_file.write_text(json.dumps(saved_cfg, indent=2, sort_keys=True) + "\n")
+    _check_folder(folder, cfg)
+    stem = folder / CHECKPOINT_DIR / RESUME
     vec = make_vec_env(cfg)
-    last = folder / CHECKPOINT_DIR / LAST
-    tb = str(folder / "tb")
-    if last.exists():
-        # trusted without asking: this run's own checkpoint, in the folder of this very
-        # config (config.json was compared above), written by the suite
-        model = load_sb3_zip(last, trust=True, env=vec, device="cpu", tensorboard_log=tb)
-        print(f"resuming from {last} at {model.num_timesteps} timesteps", flush=True)
-    else:
-        p = cfg.ppo
-        init = _initial_policy(cfg)
-        model = MaskablePPO(
-            "MlpPolicy", vec, learning_rate=p.learning_rate, n_steps=p.n_steps,
-            batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda,
-            clip_range=p.clip_range, ent_coef=p.ent_coef, vf_coef=p.vf_coef,
-            max_grad_norm=p.max_grad_norm,
-            policy_kwargs=init[1] if init else policy_kwargs(
-                cfg.encoder, cfg.net_arch, _hint_size(cfg), cfg.share_features_extractor),
-            seed=cfg.seed, device="cpu", tensorboard_log=tb, verbose=0,
-        )
-        if init:
-            model.policy.load_state_dict(init[0].state_dict())
-            _run_eval(model, cfg, folder, 0)
-        if cfg.imitation is not None:
-            _warm_start(model, cfg, folder, progress)
-    remaining = cfg.total_timesteps - model.num_timesteps
-    start = time.perf_counter()
-    if remaining > 0:
-        model.learn(remaining, callback=_callback(cfg, folder), reset_num_timesteps=False,
-                    progress_bar=progress, tb_log_name="ppo")
-        save_checkpoint(model, last, cfg)
-    final = folder / "final.zip"
-    save_checkpoint(model, final, cfg)
-    vec.close()
+    try:
+        model, init = _new_model(cfg, vec, str(folder / "tb"))
+        run = None
+        resuming = safe_state.exists(stem)
+        if resuming:
+            run = _resume(model, cfg, folder, stem)
+        # written once the run is known to go on (the total and eval settings may change)
+        (folder / SNAPSHOT_DIR).mkdir(parents=True, exist_ok=True)
+        (folder / "config.json").write_text(
+            json.dumps(cfg.model_dump(mode="json"), indent=2, sort_keys=True) + "\n")
+        if resuming:
+            print(f"resuming from {stem}.json at {model.num_timesteps} timesteps", flush=True)
+        else:
+            # a fresh start: an earlier attempt's evaluations (none checkpointed) go, and
+            # are written again
+            (folder / EVAL_LOG).unlink(missing_ok=True)
+            if init:
+                model.policy.load_state_dict(init[0].state_dict())
+                _run_eval(model, cfg, folder, 0)
+            if cfg.imitation is not None:
+                _warm_start(model, cfg, folder, progress)
+                run = _run_block(cfg, folder, None, [])
+        callback = _callback(cfg, folder, run)
+        remaining = cfg.total_timesteps - model.num_timesteps
+        start = time.perf_counter()
+        if remaining > 0:
+            model.learn(remaining, callback=callback, reset_num_timesteps=False,
+                        progress_bar=progress, tb_log_name="ppo")
+            write_checkpoint(model, cfg, folder, callback.run_block())
+        final = save_agent(model, folder / FINAL, cfg)
+    finally:
+        vec.close()
     print(f"trained to {model.num_timesteps} timesteps in {time.perf_counter() - start:.0f} s; "
-          f"final checkpoint {final}", flush=True)
+          f"final agent {final} (play it as ppo:{final})", flush=True)
     return final
 
 
@@ -340,62 +525,120 @@ def _hint_size(cfg: TrainConfig) -> int:
     return hint_size(envs.make(cfg.game, **cfg.game_config).unwrapped.game.info.num_actions)
 
 
+def _run_config(folder: Path) -> TrainConfig:
+    """The config of the PPO training run in ``folder``; a one-line :class:`ConfigError`
+    for a folder that is not one."""
+    config_file = folder / "config.json"
+    if not folder.is_dir() or not config_file.is_file():
+        raise ConfigError(f"{folder} is not a training run folder (it has no config.json)")
+    try:
+        raw = json.loads(config_file.read_text())
+        if not isinstance(raw, dict):
+            raise ValueError("not a JSON object")
+        cfg = validate(TrainConfig, raw)
+    except (OSError, ValueError) as err:  # ConfigError is a ValueError
+        why = " ".join(str(err).split())
+        raise ConfigError(f"{folder} is not a training run folder: its config.json is not a "
+                          f"training config ({why})"[:300]) from None
+    if cfg.distill is not None:
+        raise ConfigError(f"{folder} is a distillation run: evaluate-run scores the snapshots "
+                          "of a PPO run (a distillation evaluates each round itself)")
+    return cfg
+
+
+def _run_checkpoints(folder: Path) -> list[Path]:
+    """The agents of a run, in order: the snapshots (exported agents ``step_N.json``;
+    SB3 zips ``step_N.zip`` in a run of an older otrio), then the final agent."""
+    def step(path: Path) -> int | None:
+        match = re.fullmatch(r"step_(\d+)", path.stem)
+        return int(match[1]) if match and path.suffix in (".json", ".zip") else None
+
+    found = [p for p in (folder / SNAPSHOT_DIR).glob("step_*") if step(p) is not None
+             and not (p.suffix == ".json" and p.with_suffix(".zip").exists())]  # a zip's metadata
+    checkpoints = sorted(found, key=lambda p: (step(p), p.suffix))
+    checkpoints += [f for f in (folder / f"{FINAL}.json", folder / f"{FINAL}.zip")
+                    if f.exists() and not (f.suffix == ".json" and f.with_suffix(".zip").exists())]
+    return checkpoints
+
+
+def _read_done(out: Path) -> set[tuple[str, int]]:
+    """``(checkpoint, games)`` of every line of ``eval_snapshots.jsonl``; a one-line
+    :class:`ConfigError` naming a line that is not such a record."""
+    done = set()
+    if not out.exists():
+        return done
+    for number, line in enumerate(out.read_text().splitlines(), 1):
+        try:
+            row = json.loads(line)
+            done.add((str(row["checkpoint"]), int(row["games"]) if "games" in row
+                      else int(next(v["games"] for v in row.values() if isinstance(v, dict)))))
+        except (ValueError, KeyError, TypeError, StopIteration, RecursionError):
+            raise ConfigError(f"{out} line {number} is not an evaluation record; move the file "
+                              "aside to evaluate afresh") from None
+    return done
+
+
 def evaluate_snapshots(folder: Path, games: int | None = None,
                        trust: bool | None = None) -> list[dict]:
-    """Evaluate every frozen snapshot of a run (and its final checkpoint) afresh.
+    """Evaluate every frozen snapshot of a run (and its final agent) afresh.
 
     Each is played against the run's evaluation opponents with the seeds the periodic
-    evaluation uses at that timestep; one line per checkpoint is appended to
-    ``eval_snapshots.jsonl`` (a checkpoint already there is skipped, so an interrupted
-    call resumes). Returns every line of the file.
+    evaluation uses at that timestep; one line per checkpoint and game count is
+    appended to ``eval_snapshots.jsonl`` (one already there is skipped, so an
+    interrupted call resumes). The folder is locked while it runs
+    (:class:`~agents.run_lock.RunLock`: not while another evaluate-run or a training run
+    writes there). Returns every line of the file.
 
-    The checkpoints are sb3 zips: they are loaded only if trusted (``trust``, or
-    ``OTRIO_TRUST_CHECKPOINTS=1``), each once, here, and played from a safe copy.
+    A run's agents are exported agents (safetensors + JSON): they load without running
+    anything. SB3 zips of runs of older versions are loaded only if trusted (``trust``,
+    or ``OTRIO_TRUST_CHECKPOINTS=1``), each once, here, and played from a safe copy.
     """
     import tempfile
 
-    from agents.weights import load_sb3_zip, require_trust, save_policy
+    from agents.run_lock import RunLock
+    from agents.weights import is_sb3_zip, load_sb3_zip, read_manifest, require_trust, save_policy
 
-    config_file = folder / "config.json"
-    if not config_file.exists():
-        raise ConfigError(f"{folder} is not a training run folder (it has no config.json)")
-    cfg = validate(TrainConfig, json.loads(config_file.read_text()))
-    games = games or cfg.eval.games
-    out = folder / "eval_snapshots.jsonl"
-    lines = out.read_text().splitlines() if out.exists() else []
-    done = {json.loads(line)["checkpoint"] for line in lines}
-    checkpoints = sorted((folder / SNAPSHOT_DIR).glob("step_*.zip"), key=lambda p: int(p.stem.split("_")[1]))
-    if (folder / "final.zip").exists():
-        checkpoints.append(folder / "final.zip")
-    todo = [path for path in checkpoints if path.name not in done]
-    if todo:
-        require_trust(todo[0], trust)
-    with tempfile.TemporaryDirectory() as tmp:
-        for path in todo:
-            meta = checkpoint_metadata(path)
-            timesteps = meta["timesteps"]
-            policy = load_sb3_zip(path, trust=True, device="cpu").policy  # trust checked above
-            # a safe copy, with the metadata that ties it to its game
-            copy = save_policy(policy, Path(tmp) / path.stem, meta)
-            results = evaluate(copy, cfg, games, derive_seed(cfg.seed, "eval", timesteps))
-            line = {"checkpoint": path.name, "timesteps": timesteps, **results}
-            with out.open("a") as fh:
-                fh.write(json.dumps(line, sort_keys=True) + "\n")
-            print(f"{path.name} ({timesteps} steps, {games} games each): {_win_rates(results)}",
-                  flush=True)
-    return [json.loads(line) for line in out.read_text().splitlines()]
+    if games is not None and (isinstance(games, bool) or not isinstance(games, int) or games < 1):
+        raise ConfigError(f"--games must be a whole number >= 1, got {games!r}")
+    _run_config(folder)  # before the lock: a folder that is no run gets no run.lock
+    with RunLock(folder):
+        cfg = _run_config(folder)
+        games = games or cfg.eval.games
+        out = folder / "eval_snapshots.jsonl"
+        done = _read_done(out)
+        todo = [path for path in _run_checkpoints(folder) if (path.name, games) not in done]
+        zips = [path for path in todo if is_sb3_zip(path)]
+        if zips:
+            require_trust(zips[0], trust)
+        with tempfile.TemporaryDirectory() as tmp:
+            for path in todo:
+                if is_sb3_zip(path):
+                    meta = checkpoint_metadata(path)
+                    policy = load_sb3_zip(path, trust=True, device="cpu").policy  # trust checked above
+                    # a safe copy, with the metadata that ties it to its game
+                    agent = save_policy(policy, Path(tmp) / path.stem, meta)
+                else:
+                    meta, agent = read_manifest(path).model_dump(), path
+                timesteps = int(meta["timesteps"] or 0)
+                results = evaluate(agent, cfg, games, derive_seed(cfg.seed, "eval", timesteps))
+                line = {"checkpoint": path.name, "timesteps": timesteps, **results}
+                with out.open("a") as fh:
+                    fh.write(json.dumps(line, sort_keys=True) + "\n")
+                print(f"{path.name} ({timesteps} steps, {games} games each): "
+                      f"{_win_rates(results)}", flush=True)
+        return [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
 
 
 def checkpoint_metadata(path: Path) -> dict:
-    """The metadata that ties a checkpoint to its game: the ``.json`` beside it, or, for
-    a self-play snapshot (``RUN/snapshots/step_N.zip``, saved without one), the run's
-    last checkpoint's with ``timesteps`` N."""
+    """The metadata that ties an SB3 zip of an older run to its game: the ``.json``
+    beside it, or, for a self-play snapshot (``RUN/snapshots/step_N.zip``, saved without
+    one), the run's last checkpoint's with ``timesteps`` N."""
     from agents.ppo import metadata_path, read_metadata
 
     beside = metadata_path(path)
     if beside.exists():
         return read_metadata(path)
-    run_last = path.parent.parent / CHECKPOINT_DIR / LAST
+    run_last = path.parent.parent / CHECKPOINT_DIR / "last.zip"
     if path.parent.name == SNAPSHOT_DIR and path.stem.startswith("step_") and run_last.exists():
         return {**read_metadata(run_last), "timesteps": int(path.stem.split("_")[1])}
     raise ConfigError(f"{path} has no metadata ({beside.name}) and is not a snapshot of a "
@@ -407,22 +650,30 @@ def export_checkpoint(source: Path, target: Path, trust: bool | None = None) -> 
     JSON manifest (``TARGET.safetensors`` and ``TARGET.json``; ``agents/weights.py``).
 
     The copy plays exactly as the source and loads without running anything; only the
-    policy goes (no optimizer state, no training settings). The manifest carries the
-    metadata that ties it to its game (a snapshot's is taken from its run). The source
-    is an sb3 zip, loaded only if trusted (``trust``, or ``OTRIO_TRUST_CHECKPOINTS=1``).
+    policy goes (no optimizer state, no training settings). The source is an agent a
+    run wrote (``final.json``, ``snapshots/step_N.json``, ``checkpoints/last.json``:
+    exported agents already, copied with the metadata that ties them to their game), or
+    an SB3 zip of an older run, loaded only if trusted (``trust``, or
+    ``OTRIO_TRUST_CHECKPOINTS=1``; a snapshot's metadata is taken from its run).
     Returns the manifest's path.
     """
+    from agents import weights
     from agents.weights import agent_stem, is_sb3_zip, load_policy, load_sb3_zip, save_policy
 
-    if not is_sb3_zip(source):
-        raise ConfigError(f"{source}: export-checkpoint reads a training checkpoint (.zip); "
-                          "an exported agent (.json/.safetensors) is already in the safe format")
     stem = agent_stem(target)
-    meta = checkpoint_metadata(source)
-    if not source.exists():
-        raise ConfigError(f"no checkpoint at {source}")
-    policy = load_sb3_zip(source, trust, device="cpu").policy
-    meta.setdefault("exported_from", str(source))  # a re-export keeps the weights' origin
+    if is_sb3_zip(source):
+        meta = checkpoint_metadata(source)
+        if not source.exists():
+            raise ConfigError(f"no checkpoint at {source}")
+        policy = load_sb3_zip(source, trust, device="cpu").policy
+    elif source.suffix in (weights.MANIFEST_SUFFIX, weights.WEIGHTS_SUFFIX):
+        policy, manifest = load_policy(source)
+        meta = manifest.model_dump()
+    else:
+        raise ConfigError(f"{source}: export-checkpoint reads an agent a training run wrote "
+                          "(X.json) or an SB3 zip (.zip)")
+    if not meta.get("exported_from"):  # a re-export keeps the weights' origin
+        meta["exported_from"] = str(source)
     manifest = save_policy(policy, stem, meta)
     copy, _ = load_policy(manifest)  # it reads back, weight for weight
     for name, tensor in copy.state_dict().items():

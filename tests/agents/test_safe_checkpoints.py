@@ -315,9 +315,11 @@ def test_export_writes_the_safe_format_only(tmp_path, exported, capsys):
     assert main(["export-checkpoint", "--trust-checkpoint", str(source),
                  str(tmp_path / "x.zip")]) == 2
     assert "not a zip" in capsys.readouterr().err
-    assert main(["export-checkpoint", "--trust-checkpoint", str(exported),
-                 str(tmp_path / "again.json")]) == 2
-    assert "already in the safe format" in capsys.readouterr().err
+    # an exported agent (what a training run writes) is copied, with no trust needed
+    assert main(["export-checkpoint", str(exported), str(tmp_path / "again.json")]) == 0
+    again = json.loads((tmp_path / "again.json").read_text())
+    assert again["weights"]["sha256"] == json.loads(exported.read_text())["weights"]["sha256"]
+    assert again["exported_from"] == json.loads(exported.read_text())["exported_from"]
     assert main(["export-checkpoint", "--trust-checkpoint", str(source),
                  str(tmp_path / "bare")]) == 0  # a bare stem: bare.json and bare.safetensors
     assert (tmp_path / "bare.json").exists() and (tmp_path / "bare.safetensors").exists()

@@ -86,8 +86,7 @@ def test_hinted_demonstrations_carry_the_hints():
                 storage="float16")
 
 
-def test_a_hinted_checkpoint_computes_its_hints_when_it_plays(tmp_path, monkeypatch):
-    monkeypatch.setenv("OTRIO_TRUST_CHECKPOINTS", "1")  # this test's own run
+def test_a_hinted_checkpoint_computes_its_hints_when_it_plays(tmp_path):
     cfg = tiny(tmp_path, "otys_v0", hints="greedy", encoder="hinted", net_arch=[],
                imitation={"games": 3, "epochs": 1})
     final = train(cfg, progress=False)

@@ -82,7 +82,7 @@ def test_training_with_a_warm_start_writes_the_clone_and_its_evaluation(tmp_path
     run = tmp_path / "run"
     lines = [json.loads(x) for x in (run / "imitation.jsonl").read_text().splitlines()]
     assert lines[0]["decisions"] > 0 and 0.0 <= lines[0]["accuracy"] <= 1.0
-    assert (run / "imitation.zip").exists() and final.exists()
+    assert (run / "imitation.json").exists() and final.exists()
     evals = [json.loads(x) for x in (run / "eval.jsonl").read_text().splitlines()]
     assert evals[0]["timesteps"] == 0 and evals[0]["random"]["games"] == 2
 
@@ -104,8 +104,8 @@ WARMUP_POLICIES = {"shared": {}, "split": {"share_features_extractor": False, "h
 @pytest.mark.parametrize("policy", WARMUP_POLICIES)
 def test_value_warmup_fits_the_value_head_and_leaves_the_policy_as_cloned(tmp_path, policy):
     import torch
-    from sb3_contrib import MaskablePPO
 
+    from agents.weights import load_policy
     from training.train import policy_parameters
 
     cfg = tiny(tmp_path, total_timesteps=128, **WARMUP_POLICIES[policy],
@@ -113,18 +113,17 @@ def test_value_warmup_fits_the_value_head_and_leaves_the_policy_as_cloned(tmp_pa
                eval={"interval": 10**9, "games": 2, "opponents": ["random"]})
     train(cfg, progress=False)
     run = tmp_path / "run"
-    clone_model = MaskablePPO.load(str(run / "imitation.zip"), device="cpu")
-    warmed = MaskablePPO.load(str(run / "checkpoints" / "last.zip"), device="cpu")
-    assert warmed.num_timesteps >= 128  # the warm-up steps count towards the total
-    for before, after in zip(policy_parameters(clone_model.policy),
-                             policy_parameters(warmed.policy), strict=True):
+    clone, _ = load_policy(run / "imitation.json")
+    warmed, manifest = load_policy(run / "checkpoints" / "last.json")
+    assert manifest.timesteps >= 128  # the warm-up steps count towards the total
+    for before, after in zip(policy_parameters(clone), policy_parameters(warmed), strict=True):
         assert torch.equal(before, after)
-    assert not torch.equal(clone_model.policy.value_net.weight, warmed.policy.value_net.weight)
+    assert not torch.equal(clone.value_net.weight, warmed.value_net.weight)
     if policy == "split":  # the value head's own encoder is fitted too
-        assert warmed.policy.vf_features_extractor is not warmed.policy.pi_features_extractor
+        assert warmed.vf_features_extractor is not warmed.pi_features_extractor
         assert not all(torch.equal(a, b) for a, b in zip(
-            clone_model.policy.vf_features_extractor.parameters(),
-            warmed.policy.vf_features_extractor.parameters(), strict=True))
+            clone.vf_features_extractor.parameters(),
+            warmed.vf_features_extractor.parameters(), strict=True))
 
 
 def test_value_warmup_unfreezes_the_policy_afterwards():

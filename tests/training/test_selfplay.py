@@ -129,3 +129,103 @@ def test_opponent_kinds_are_drawn_by_their_weights():
     kinds = [type(env._opponent(1)).__name__ for _ in range(4000)]
     share = kinds.count("RandomAgent") / len(kinds)
     assert share == pytest.approx(0.75, abs=0.03)
+
+
+def _snapshot(tmp_path, game, n, hints=None):
+    """An exported agent of an untrained policy (a self-play snapshot) and its sha256."""
+    import json
+
+    from sb3_contrib import MaskablePPO
+
+    from agents.encoders import policy_kwargs
+    from agents.hints import hint_size
+    from agents.weights import save_policy
+
+    env = SelfPlayEnv(game, {"num_players": n}, {"random": 1.0}, hints=hints)
+    info = env.game.info
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, device="cpu", seed=1,
+                        policy_kwargs=policy_kwargs(
+                            "hinted" if hints else "mlp", [] if hints else [16],
+                            hint_size(info.num_actions) if hints else 0, True))
+    manifest = save_policy(model.policy, tmp_path / f"{game}_snap", {
+        "env_id": game, "observation_size": info.observation_size,
+        "num_actions": info.num_actions, "hints": hints, "timesteps": 0})
+    return str(manifest), json.loads(manifest.read_text())["weights"]["sha256"]
+
+
+def _move(env, rng) -> list:
+    """One random legal learner move and what it gives (and the next game's start)."""
+    action = int(rng.choice(np.flatnonzero(env.action_masks())))
+    obs, reward, term, trunc, _ = env.step(action)
+    out = [(action, obs.tobytes(), reward, term, trunc)]
+    if term or trunc:
+        obs, info = env.reset()
+        out.append((obs.tobytes(), info["learner_seat"], info["game_seed"]))
+    return out
+
+
+def _to_next_game(env, rng) -> list:
+    """Learner moves to the end of this game and 5 moves into the next."""
+    out, after = [], None
+    while after is None or after < 5:
+        moves = _move(env, rng)
+        out += moves
+        after = (after + 1 if after is not None else 0 if len(moves) == 2 else None)
+    return out
+
+
+@pytest.mark.parametrize("game,n,hints", [("oceanos_v0", 2, None), ("otys_v0", 2, None),
+                                          ("otontin_v0", 3, None), ("oceanos_v0", 3, "greedy")])
+def test_resume_state_replays_the_game_in_progress_exactly(tmp_path, game, n, hints):
+    """An env rebuilt from resume_state() (JSON) plays on exactly as the original:
+    the same opponents with the same draws, the same hints, the same next games."""
+    import json
+
+    path, digest = _snapshot(tmp_path, game, n, hints)
+    kinds = {"random": 1.0, "greedy": 1.0, "self": 2.0}
+    env = SelfPlayEnv(game, {"num_players": n}, kinds, seed=5, hints=hints)
+    env.set_snapshots([path], [digest])
+    env.reset()
+    rng = np.random.default_rng(0)
+    for stop in (3, 40, 25):
+        for _ in range(stop):
+            _move(env, rng)
+        saved = json.loads(json.dumps(env.resume_state()))
+        copy = SelfPlayEnv(game, {"num_players": n}, kinds, seed=99, hints=hints)
+        obs = copy.restore_resume_state(saved)
+        np.testing.assert_array_equal(obs, env._observation)
+        state = copy.rng.bit_generator.state
+        assert _to_next_game(copy, np.random.default_rng(stop)) == _to_next_game(
+            env, np.random.default_rng(stop))
+        assert state != copy.rng.bit_generator.state  # the next games were drawn too
+
+
+def test_a_snapshot_is_an_exported_agent_with_the_weights_its_pool_names(tmp_path):
+    from envs.core.errors import ConfigError, StateError
+    from training.selfplay import SnapshotAgent
+
+    path, digest = _snapshot(tmp_path, "oceanos_v0", 2)
+    zipped = tmp_path / "snap.zip"
+    zipped.write_bytes(b"PK")
+    with pytest.raises(ConfigError, match="Stable-Baselines3 zip"):
+        SnapshotAgent(str(zipped))
+    with pytest.raises(ConfigError, match="Stable-Baselines3 zip"):  # nor as a pool entry
+        SelfPlayEnv("oceanos_v0", {"num_players": 2}, {"self": 1.0}).set_snapshots([str(zipped)])
+    with pytest.raises(ConfigError, match="not the one its run recorded"):
+        SnapshotAgent(path, sha256="0" * 64)
+    agent = SnapshotAgent(path, sha256=digest)
+    env = envs.make("oceanos_v0", num_players=2)
+    env.reset(seed=3)
+    obs = env.last()[0]
+    picks = []
+    for seed in (1, 1, 2):
+        agent.reset(seed)
+        picks.append([agent.act(obs) for _ in range(20)])
+    assert picks[0] == picks[1] != picks[2]  # its own seeded generator, no global one
+    assert all(obs["action_mask"][a] for a in picks[0])
+    env_ = SelfPlayEnv("oceanos_v0", {"num_players": 2}, {"self": 1.0}, seed=1)
+    env_.reset()
+    with pytest.raises(StateError, match="does not replay|ends before"):
+        saved = env_.resume_state()
+        saved["actions"] = [0] * 500
+        SelfPlayEnv("oceanos_v0", {"num_players": 2}, {"self": 1.0}).restore_resume_state(saved)

@@ -1,7 +1,9 @@
 """PPO training: smoke runs per game, resume, reward accounting, checkpoint checks.
 
-The runs' own sb3 zips are played here with ``trusted`` (``OTRIO_TRUST_CHECKPOINTS=1``),
-as a user plays their own runs (``tests/agents/test_safe_checkpoints.py``: refused without).
+A run writes exported agents (safetensors + JSON), so its agents play, score and
+export with no trust flag: these tests run with ``OTRIO_TRUST_CHECKPOINTS`` unset
+(``untrusted``). The user's own SB3 zips of older runs are made with
+``save_checkpoint`` where a test needs one, and trusted there.
 """
 
 import json
@@ -20,9 +22,9 @@ GAMES = envs.available()
 DEFAULT_PLAYERS = {"oceanos_v0": 2, "otys_v0": 2, "otontin_v0": 3}
 
 
-@pytest.fixture
-def trusted(monkeypatch):
-    monkeypatch.setenv("OTRIO_TRUST_CHECKPOINTS", "1")
+@pytest.fixture(autouse=True)
+def untrusted(monkeypatch):
+    monkeypatch.delenv("OTRIO_TRUST_CHECKPOINTS", raising=False)
 
 
 def tiny(tmp_path, game="oceanos_v0", **kw):
@@ -38,10 +40,12 @@ def tiny(tmp_path, game="oceanos_v0", **kw):
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_smoke_training_per_game(tmp_path, game, trusted):
+def test_smoke_training_per_game(tmp_path, game):
     final = train(tiny(tmp_path, game), progress=False)
-    meta = json.loads(final.with_suffix(".json").read_text())
+    assert final == tmp_path / "run" / "final.json"
+    meta = json.loads(final.read_text())
     assert meta["env_id"] == game and meta["timesteps"] >= 256
+    assert not list((tmp_path / "run").rglob("*.zip"))  # nothing pickled
     env = envs.make(game, num_players=DEFAULT_PLAYERS[game])
     agent = agents.make(f"ppo:{final}", env)  # plugs into tournaments as ppo:PATH
     env.reset(seed=0)
@@ -99,7 +103,7 @@ def test_learner_return_equals_its_final_reward(game):
     assert -1.0 in outcomes, "no lost game seen: the loser's final reward went untested"
 
 
-def test_checkpoint_for_another_game_is_rejected(tmp_path, trusted):
+def test_checkpoint_for_another_game_is_rejected(tmp_path):
     others = [g for g in GAMES if g != "oceanos_v0"]
     final = train(tiny(tmp_path, total_timesteps=64), progress=False)
     for other in others:
@@ -112,10 +116,13 @@ def test_checkpoint_for_another_game_is_rejected(tmp_path, trusted):
         agents.make(f"ppo:{final}", envs.make("oceanos_v0"))
 
 
-def test_corrupt_checkpoint_is_a_clear_error(tmp_path, trusted):
+def test_corrupt_checkpoint_is_a_clear_error(tmp_path):
     final = train(tiny(tmp_path, total_timesteps=64), progress=False)
+    final.with_suffix(".safetensors").write_bytes(b"garbage")
+    with pytest.raises(ConfigError, match="do not match their manifest"):
+        agents.make(f"ppo:{final}", envs.make("oceanos_v0"))
     final.write_bytes(b"garbage")
-    with pytest.raises(ConfigError, match="could not be loaded"):
+    with pytest.raises(ConfigError, match="corrupt"):
         agents.make(f"ppo:{final}", envs.make("oceanos_v0"))
 
 
@@ -128,14 +135,20 @@ def test_bad_training_config_names_the_key():
         validate(TrainConfig, {"game": "oceanos_v0", "opponents": {"minimax": 1.0}})
 
 
-def test_exported_checkpoint_is_smaller_and_plays_the_same(tmp_path, trusted):
-    from training.train import export_checkpoint
+def test_a_runs_agents_export_without_trust_and_play_the_same(tmp_path, capsys):
+    from otrio_cli import main
 
     final = train(tiny(tmp_path, total_timesteps=128, net_arch=[64, 64]), progress=False)
-    small = export_checkpoint(final, tmp_path / "ship" / "model.json")
-    assert small.with_suffix(".safetensors").stat().st_size < final.stat().st_size
+    snapshot = tmp_path / "run" / "snapshots" / "step_64.json"
+    for source, name in ((final, "model"), (snapshot, "snap")):
+        assert main(["export-checkpoint", str(source), str(tmp_path / "ship" / f"{name}.json")]) == 0
+        shipped = json.loads((tmp_path / "ship" / f"{name}.json").read_text())
+        assert shipped["env_id"] == "oceanos_v0" and shipped["exported_from"] == str(source)
+        assert shipped["timesteps"] == json.loads(source.read_text())["timesteps"]
+    assert json.loads(snapshot.read_text())["timesteps"] == 64
     env = envs.make("oceanos_v0", num_players=2)
-    a, b = agents.make(f"ppo:{final}", env), agents.make(f"ppo:{small}", env)
+    a = agents.make(f"ppo:{final}", env)
+    b = agents.make(f"ppo:{tmp_path / 'ship' / 'model.json'}", env)
     env.reset(seed=1)
     rng = np.random.default_rng(1)
     for _agent in env.agent_iter():
@@ -147,20 +160,28 @@ def test_exported_checkpoint_is_smaller_and_plays_the_same(tmp_path, trusted):
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
 
-def test_a_snapshot_exports_with_its_runs_metadata_and_a_stray_file_is_refused(tmp_path, trusted):
+def test_an_old_runs_zip_exports_with_trust_and_a_stray_zip_is_refused(tmp_path, monkeypatch):
+    """A user's own zip of an older run (snapshots saved bare, the run's last.zip beside)
+    exports with its run's metadata; a zip tied to no run is refused."""
     import shutil
 
-    from training.train import export_checkpoint
+    from sb3_contrib import MaskablePPO
 
-    train(tiny(tmp_path, total_timesteps=128), progress=False)
-    snapshot = sorted((tmp_path / "run" / "snapshots").glob("step_*.zip"))[0]
-    assert not snapshot.with_suffix(".json").exists()  # snapshots are saved bare
+    from training.train import export_checkpoint, save_checkpoint
+
+    monkeypatch.setenv("OTRIO_TRUST_CHECKPOINTS", "1")  # this test's own zips
+    cfg = tiny(tmp_path)
+    model = MaskablePPO("MlpPolicy", SelfPlayEnv("oceanos_v0", {"num_players": 2}),
+                        policy_kwargs={"net_arch": [8]}, n_steps=32, batch_size=32, device="cpu")
+    old = tmp_path / "old"
+    save_checkpoint(model, old / "checkpoints" / "last.zip", cfg)
+    snapshot = old / "snapshots" / "step_64.zip"
+    snapshot.parent.mkdir()
+    model.save(str(snapshot))  # saved bare, as old runs did
     shipped = export_checkpoint(snapshot, tmp_path / "ship" / "snap.json")
     meta = json.loads(shipped.read_text())
-    assert meta["env_id"] == "oceanos_v0"
-    assert meta["timesteps"] == int(snapshot.stem.split("_")[1])
-    env = envs.make("oceanos_v0", num_players=2)
-    agents.make(f"ppo:{shipped}", env)  # plays as ppo:PATH
+    assert meta["env_id"] == "oceanos_v0" and meta["timesteps"] == 64
+    agents.make(f"ppo:{shipped}", envs.make("oceanos_v0", num_players=2))  # plays as ppo:PATH
     stray = tmp_path / "elsewhere" / "model.zip"
     stray.parent.mkdir()
     shutil.copy(snapshot, stray)
@@ -191,15 +212,17 @@ def test_evaluation_plays_the_checkpoint_as_it_is_now(tmp_path):
     """A training run evaluates a checkpoint rewritten at one path (in the safe format,
     so without trust); each evaluation must play the file as it is then, not a policy
     cached from an earlier evaluation."""
+    from types import SimpleNamespace
+
+    import torch
+
     from agents.arena import GameTask, env_and_agents
+    from agents.weights import load_policy
     from training.train import save_agent
 
     cfg = tiny(tmp_path, total_timesteps=64)
     final = train(cfg, progress=False)
-    import torch
-    from sb3_contrib import MaskablePPO
-
-    model = MaskablePPO.load(str(final), device="cpu")  # this test's own run
+    model = SimpleNamespace(policy=load_policy(final)[0], num_timesteps=64)
     path = save_agent(model, tmp_path / "eval_current.json", cfg)
     task = GameTask(game=0, env_id="oceanos_v0", config={"num_players": 2},
                     seating=("ppo", "r"), specs={"ppo": f"ppo:{path}", "r": "random"}, seed=0)
@@ -216,28 +239,30 @@ def test_evaluation_plays_the_checkpoint_as_it_is_now(tmp_path):
                               first.policy.action_net.bias.detach().numpy())
 
 
-def test_evaluate_run_scores_every_snapshot_and_resumes(tmp_path, capsys):
+def test_evaluate_run_scores_every_snapshot_without_trust_and_resumes(tmp_path, capsys):
     from otrio_cli import main
 
     train(tiny(tmp_path, total_timesteps=128, eval={"interval": 10**9, "games": 2,
                                                     "opponents": ["random"]}), progress=False)
     run = tmp_path / "run"
-    assert main(["evaluate-run", str(run)]) == 2  # sb3 zips: refused unless trusted
-    assert "--trust-checkpoint" in capsys.readouterr().err
-    assert main(["evaluate-run", "--trust-checkpoint", str(run)]) == 0
+    assert main(["evaluate-run", str(run)]) == 0  # the run's own agents: no trust flag
     lines = [json.loads(x) for x in (run / "eval_snapshots.jsonl").read_text().splitlines()]
-    snapshots = sorted(p.name for p in (run / "snapshots").glob("step_*.zip"))
-    assert sorted(x["checkpoint"] for x in lines) == sorted([*snapshots, "final.zip"])
+    snapshots = sorted(p.name for p in (run / "snapshots").glob("step_*.json"))
+    assert snapshots == ["step_128.json", "step_64.json"]
+    assert [x["checkpoint"] for x in lines] == ["step_64.json", "step_128.json", "final.json"]
+    assert [x["timesteps"] for x in lines] == [64, 128, 128]
     assert all(x["random"]["games"] == 2 for x in lines)
-    assert main(["evaluate-run", str(run)]) == 0  # nothing left to load or add: no trust needed
+    assert main(["evaluate-run", str(run)]) == 0  # nothing left to add
     assert len((run / "eval_snapshots.jsonl").read_text().splitlines()) == len(lines)
+    assert not (run / "run.lock").exists()  # the lock goes at the end
     capsys.readouterr()
-    assert main(["evaluate-run", str(tmp_path / "nowhere")]) != 0
+    assert main(["evaluate-run", str(tmp_path / "nowhere")]) == 2
     assert "not a training run folder" in capsys.readouterr().err
+    assert not (tmp_path / "nowhere").exists()  # no lock, no folder made
 
 
 @pytest.mark.parametrize("encoder", ["otys_pairs", "otys_board"])
-def test_otys_encoders_train_clone_and_play(tmp_path, encoder, trusted):
+def test_otys_encoders_train_clone_and_play(tmp_path, encoder):
     """The structured Otys encoders: a tiny run with a clone, then the checkpoint plays
     as ppo:PATH; the pair features follow the observation's contracts and levels."""
     import torch
