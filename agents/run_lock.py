@@ -19,6 +19,8 @@ from pathlib import Path
 
 from envs.core.errors import ConfigError
 
+from .outputs import make_output_folder
+
 LOCK_FILE = "run.lock"
 UNREADABLE_LOCK_GRACE_S = 10.0  # an empty or torn lock younger than this is being written
 
@@ -50,6 +52,9 @@ class RunLock:
     no longer exists is taken over (with a warning); a lock from another host is never
     judged stale (its process cannot be seen from here): remove it by hand once that
     run is gone. Leaving removes the lock, whatever ended the block.
+
+    The folder itself is made if missing, its parents only inside the current
+    directory (:func:`agents.outputs.make_output_folder`).
     """
 
     def __init__(self, folder: Path):
@@ -78,7 +83,7 @@ class RunLock:
 
     def acquire(self) -> RunLock:
         """Take the lock or raise :class:`ConfigError` naming the run that holds it."""
-        self.folder.mkdir(parents=True, exist_ok=True)
+        make_output_folder(self.folder, "run folder")
         record = {"pid": os.getpid(), "host": socket.gethostname(),
                   "started": time.strftime("%Y-%m-%d %H:%M:%S"), "token": self.token,
                   "command": " ".join(sys.argv)[:500]}

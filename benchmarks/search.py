@@ -23,10 +23,12 @@ from typing import Any
 
 from pydantic import Field
 
+from agents.outputs import save_figure, write_text_atomic
 from agents.records import RECORDS_FILE, RecordWriter, open_run, read_records
 from agents.run_lock import RunLock
 from agents.stats import wilson
 from envs.core.config import StrictModel
+from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed
 
 
@@ -179,8 +181,10 @@ def plot(summary: dict[str, Any], path: Path) -> None:
     ax.set_ylim(0, 1)
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    try:
+        save_figure(fig, path, dpi=110)
+    finally:
+        plt.close(fig)
 
 
 def run(cfg: SearchBenchConfig, progress: bool = True, command: str = "",
@@ -198,7 +202,12 @@ def run(cfg: SearchBenchConfig, progress: bool = True, command: str = "",
     agents.check_spec(cfg.opponent, env)
     folder = Path(cfg.output)
     if not play:
-        return _report(cfg, folder, read_records(folder / RECORDS_FILE), command)
+        records = read_records(folder / RECORDS_FILE)
+        if not records:
+            where = "no folder" if not folder.is_dir() else f"no games in {RECORDS_FILE}"
+            raise ConfigError(f"nothing to report: {folder} holds {where}; play the study "
+                              "first (without --report-only)")
+        return _report(cfg, folder, records, command)
     with RunLock(folder):
         return _run(cfg, folder, progress, command)
 
@@ -222,8 +231,9 @@ def _run(cfg: SearchBenchConfig, folder: Path, progress: bool, command: str) -> 
 
 def _report(cfg: SearchBenchConfig, folder: Path, records: list[dict], command: str) -> Path:
     summary = summarise(cfg, records)
-    (folder / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
-    (folder / "report.md").write_text(report_markdown(cfg, summary, command or "otrio search-bench"))
+    write_text_atomic(folder / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    write_text_atomic(folder / "report.md", report_markdown(cfg, summary,
+                                                           command or "otrio search-bench"))
     plot(summary, folder / "strength.png")
     return folder
 
