@@ -430,3 +430,20 @@ def test_a_full_disk_while_plotting_leaves_no_empty_picture(tmp_path, capsys, mo
     monkeypatch.setattr(matplotlib.figure.Figure, "savefig", fills_up)
     fails_cleanly(capsys, ["tournament", config, "--quiet"], "no space left on the device")
     assert (folder / "ratings.png").read_bytes() == before
+
+
+# ---------------------------------------------------------------- the run lock
+@pytest.mark.parametrize("pid", [2**80, 0, -1, True, "1234"], ids=repr)
+def test_a_lock_whose_pid_names_no_process_is_taken_over_with_one_warning(tmp_path, pid):
+    import json
+    import socket
+
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "run.lock").write_text(json.dumps({"pid": pid, "host": socket.gethostname()}))
+    done = otrio(["tournament", str(tournament_yaml(tmp_path)), "--quiet"], cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("otrio: warning: ") and done.stderr.count("\n") == 1, \
+        done.stderr
+    assert "corrupt lock" in done.stderr and "names no process" in done.stderr
+    assert not (folder / "run.lock").exists()
