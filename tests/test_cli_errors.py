@@ -432,6 +432,50 @@ def test_a_full_disk_while_plotting_leaves_no_empty_picture(tmp_path, capsys, mo
     assert (folder / "ratings.png").read_bytes() == before
 
 
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 64 KiB tmpfs at tmp/disk (root with mount rights only; else skipped)."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a small disk needs root")
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)],
+                          capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a small disk here: {made.stderr.decode().strip()}")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", str(disk)], capture_output=True)
+
+
+def test_a_really_full_disk_is_one_line_and_the_run_resumes_when_there_is_room(
+        tmp_path, small_disk):
+    from agents.records import RECORDS_FILE, read_records
+
+    text = TOURNAMENT.format(game_config="{num_players: 2}", seed=0, output=small_disk / "run")
+    config = write_yaml(tmp_path / "full.yaml", text.replace("games_per_seating: 1",
+                                                             "games_per_seating: 60"))
+    done = otrio(["tournament", str(config), "--quiet"], cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "no space left on the device" in done.stderr and "Traceback" not in done.stderr
+    kept = read_records(small_disk / "run" / RECORDS_FILE)
+    assert 0 < len(kept) < 120
+    assert not (small_disk / "run" / "ratings.png").exists()
+    subprocess.run(["mount", "-o", "remount,size=512k", str(small_disk)], check=True)
+    assert otrio(["tournament", str(config), "--quiet"], cwd=tmp_path).returncode == 0
+    whole = otrio(["tournament", str(config), "--quiet", "--output", str(tmp_path / "whole")],
+                  cwd=tmp_path)
+    assert whole.returncode == 0
+
+    def played(folder):
+        return [{k: v for k, v in r.items() if k != "wall_time"}
+                for r in read_records(folder / RECORDS_FILE)]
+
+    assert played(small_disk / "run") == played(tmp_path / "whole")
+    assert (small_disk / "run" / "ratings.png").stat().st_size > 1000
+
+
 # ---------------------------------------------------------------- the run lock
 @pytest.mark.parametrize("pid", [2**80, 0, -1, True, "1234"], ids=repr)
 def test_a_lock_whose_pid_names_no_process_is_taken_over_with_one_warning(tmp_path, pid):
