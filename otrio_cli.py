@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 
+from agents.outputs import (
+    check_output_file,
+    check_output_folder,
+    make_output_folder,
+    os_error_message,
+    write_text_atomic,
+)
 from envs.core.errors import OtrioError
 
 DEMO_GAMES = {  # env id -> (config, lineup) for the demo tournaments
@@ -38,6 +46,11 @@ def _whole_number(text: str, least: int) -> int:
     if value < least:
         raise argparse.ArgumentTypeError(f"must be >= {least}, got {value}")
     return value
+
+
+def natural_arg(text: str) -> int:
+    """A whole number >= 0 (0: skip)."""
+    return _whole_number(text, 0)
 
 
 def seed_arg(text: str) -> int:
@@ -77,11 +90,14 @@ def _demo(args: argparse.Namespace) -> int:
     from envs.core.config import validate
     from envs.core.errors import ConfigError
 
+    make_output_folder(args.output, "--output folder")
     replayed = None
     for env_id in envs.available():
         if not has_greedy(env_id.rsplit("_v", 1)[0]):
             print(f"\n## {env_id}: no greedy agent yet, skipped")
             continue
+        # the demo's folder holds one folder per game, which holds the run folders
+        make_output_folder(Path(args.output) / env_id, "demo folder")
         config, specs, lineups = _demo_lineups(env_id)
         for lineup in lineups:
             used = {name: specs[name] for name in set(lineup)}
@@ -124,7 +140,7 @@ def _demo_replay(folder: Path, cfg, output: Path) -> Path:
         record = play_game(build_tasks(cfg)[0])  # the same game, played again
     html, _, facts = build_page(record, source=f"{folder} game 0")
     path = output / f"replay_{cfg.game}_game0.html"
-    path.write_text(html, encoding="utf-8")
+    write_text_atomic(path, html)
     print(f"\nreplay of one demo game ({facts['frames'] - 1} decisions, "
           f"{facts['html_bytes'] / 1e3:.0f} kB): {path} (open it in a browser; "
           f"`otrio replay RUN_DIR --game K --output FILE.html` replays any recorded game)")
@@ -136,6 +152,7 @@ def _replay(args: argparse.Namespace) -> int:
     from benchmarks.replay_html import write_replay
 
     output = args.output or str(Path(args.run) / f"replay_game{args.game}.html")
+    check_output_file(output, "--output file")
     path, facts = write_replay(args.run, args.game, output)
     print(f"{path}: {facts['frames'] - 1} decisions, {facts['pictures']} distinct pictures, "
           f"{facts['html_bytes'] / 1e3:.0f} kB")
@@ -175,6 +192,7 @@ def _tournament(args: argparse.Namespace) -> int:
 
     cfg = load_config(args.config, workers=args.workers, backend=args.backend,
                       output=args.output, games_per_seating=args.games_per_seating)
+    check_output_folder(cfg.output, "output folder")
     folder = run(cfg, progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]),
                  repair=args.repair, verify=args.verify)
     print((folder / "report.md").read_text())
@@ -186,6 +204,7 @@ def _train(args: argparse.Namespace) -> int:
     from training.train import train
 
     cfg = load_train_config(args.config, output=args.output, total_timesteps=args.timesteps)
+    check_output_folder(cfg.output, "output folder")
     if cfg.distill is not None:
         from training.distill import distill
 
@@ -211,7 +230,15 @@ def _export(args: argparse.Namespace) -> int:
         raise OtrioError(f"export-checkpoint: the source {source} does not exist")
     if not source.is_file():
         raise OtrioError(f"export-checkpoint: the source {source} is not a checkpoint file")
-    from training.train import export_checkpoint
+    from agents.weights import MANIFEST_SUFFIX, WEIGHTS_SUFFIX, agent_stem
+
+    if Path(args.target).is_dir():
+        raise OtrioError(f"export-checkpoint: the target {args.target} is a folder; name the "
+                         f"agent's manifest, e.g. {Path(args.target) / 'agent.json'}")
+    stem = agent_stem(args.target)  # X, X.json or X.safetensors name X.json + X.safetensors
+    for suffix in (MANIFEST_SUFFIX, WEIGHTS_SUFFIX):
+        check_output_file(stem.with_suffix(suffix), "export target")
+    from training.train import export_checkpoint  # torch: after the quick checks
 
     manifest = export_checkpoint(Path(args.source), Path(args.target))
     weights = manifest.with_suffix(".safetensors")
@@ -223,6 +250,7 @@ def _export(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     from benchmarks.bench import format_table, run_bench, write_json
 
+    check_output_file(args.json, "--json file")  # before the benchmark, not after it
     result = run_bench(args.steps, args.obs_samples, args.ppo_timesteps, args.tournament_games,
                        args.rounds)
     result["command"] = "otrio bench " + " ".join(sys.argv[2:])
@@ -248,6 +276,8 @@ def _search_bench(args: argparse.Namespace) -> int:
         game=args.game, num_players=args.players, budgets=budgets, options=args.options,
         opponent=args.opponent, games=args.games, games_for=games_for, seed=args.seed,
         workers=args.workers, output=args.output))
+    if not args.report_only:
+        check_output_folder(cfg.output, "--output folder")
     command = "otrio " + " ".join(a for a in sys.argv[1:] if a != "--report-only")
     folder = run(cfg, progress=not args.quiet, command=command, play=not args.report_only,
                  repair=args.repair)
@@ -260,6 +290,7 @@ def _balance(args: argparse.Namespace) -> int:
 
     cfg = load_config(args.config, workers=args.workers, backend=args.backend,
                       output=args.output, games_per_setup=args.games_per_setup)
+    check_output_folder(cfg.output, "output folder")
     folder = run(cfg, progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]),
                  repair=args.repair, verify=args.verify)
     print(f"report: {folder / 'report.md'}")
@@ -286,6 +317,24 @@ def _records_flags(parser: argparse.ArgumentParser, verify: bool = True) -> None
             "--verify", choices=["sample", "all", "none"], default="sample",
             help="records re-played on resume to check their results: a sample (default), "
                  "all, or none")
+
+
+def _one_line(text: str, limit: int = 2000) -> str:
+    """``text`` on one line, cut to ``limit`` characters."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _fail(message: str) -> int:
+    """Report a failure in one line on stderr; the exit code of a user error (2)."""
+    print(f"otrio: error: {_one_line(message)}", file=sys.stderr)
+    return 2
+
+
+def _one_line_warning(message, category, filename, lineno, line=None) -> str:
+    """Warnings of the command as one line each (``otrio: warning: ...``)."""
+    kind = "" if category is UserWarning else f"{category.__name__}: "
+    return f"otrio: warning: {kind}{_one_line(message)}\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -353,12 +402,14 @@ def main(argv: list[str] | None = None) -> int:
     export.set_defaults(func=_export)
 
     bench = sub.add_parser("bench", help="throughput of every game next to connect_four_v3")
-    bench.add_argument("--steps", type=int, default=20_000, help="AEC steps per measurement")
-    bench.add_argument("--obs-samples", type=int, default=2_000)
-    bench.add_argument("--rounds", type=int, default=3,
+    bench.add_argument("--steps", type=count_arg, default=20_000,
+                       help="AEC steps per measurement")
+    bench.add_argument("--obs-samples", type=count_arg, default=2_000)
+    bench.add_argument("--rounds", type=count_arg, default=3,
                        help="rounds (the reference either side of every game); medians reported")
-    bench.add_argument("--ppo-timesteps", type=int, default=0, help="0: skip the PPO share")
-    bench.add_argument("--tournament-games", type=int, default=0,
+    bench.add_argument("--ppo-timesteps", type=natural_arg, default=0,
+                       help="0: skip the PPO share")
+    bench.add_argument("--tournament-games", type=natural_arg, default=0,
                        help="games per seating for the 1-vs-2-worker speed-up; 0: skip")
     bench.add_argument("--json", default="runs/bench.json")
     bench.set_defaults(func=_bench)
@@ -411,16 +462,20 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from agents.weights import trusting
 
+    formatwarning, warnings.formatwarning = warnings.formatwarning, _one_line_warning
     try:
         with trusting(getattr(args, "trust_checkpoint", False)):
             return args.func(args)
     except OtrioError as err:
-        print(f"otrio: error: {err}", file=sys.stderr)
-        return 2
+        return _fail(str(err))
+    except OSError as err:  # a full disk, a folder made read-only during the run, ...
+        return _fail(os_error_message(err))
     except KeyboardInterrupt:  # Ctrl-C: records written so far stay, and a run resumes
         print(flush=True)  # end an open prompt line
         print("otrio: interrupted", file=sys.stderr)
         return 130
+    finally:
+        warnings.formatwarning = formatwarning
 
 
 if __name__ == "__main__":

@@ -18,13 +18,28 @@ import warnings
 from pathlib import Path
 
 from envs.core.errors import ConfigError
+from envs.core.saves import show_value
+
+from .outputs import make_output_folder
 
 LOCK_FILE = "run.lock"
 UNREADABLE_LOCK_GRACE_S = 10.0  # an empty or torn lock younger than this is being written
 
 
+PID_MAX = 2**31 - 1  # a pid is a positive C int (pid_t); anything else is no process
+
+
+def _pid_in_range(pid) -> bool:
+    """Whether ``pid`` can name a process: an integer (not a bool) in 1..PID_MAX. A
+    lock holding 0, -1 (which ``os.kill`` reads as "the process group" and "every
+    process") or 2**80 names none."""
+    return isinstance(pid, int) and not isinstance(pid, bool) and 1 <= pid <= PID_MAX
+
+
 def _pid_alive(pid: int) -> bool:
     """Whether process ``pid`` of this host exists (a reaped process does not)."""
+    if not _pid_in_range(pid):
+        return False
     if pid == os.getpid():
         return True
     if os.name == "nt":  # os.kill would terminate it there: assume it lives
@@ -49,7 +64,12 @@ class RunLock:
     :class:`ConfigError` naming its owner. A lock left by a process of this host that
     no longer exists is taken over (with a warning); a lock from another host is never
     judged stale (its process cannot be seen from here): remove it by hand once that
-    run is gone. Leaving removes the lock, whatever ended the block.
+    run is gone. A lock whose pid names no process (not an integer in 1..2**31-1: 0,
+    -1, 2**80, text) is corrupt, and taken over with a warning too. Leaving removes the
+    lock, whatever ended the block.
+
+    The folder itself is made if missing, its parents only inside the current
+    directory (:func:`agents.outputs.make_output_folder`).
     """
 
     def __init__(self, folder: Path):
@@ -63,7 +83,9 @@ class RunLock:
             owner = json.loads(self.path.read_text())
         except (OSError, ValueError):
             return None
-        return owner if isinstance(owner, dict) and isinstance(owner.get("pid"), int) else None
+        if not isinstance(owner, dict) or "pid" not in owner:
+            return None
+        return owner
 
     def _stale(self, owner: dict | None) -> bool:
         if owner is None:  # empty or torn: being written now, or its writer died at once
@@ -72,13 +94,15 @@ class RunLock:
             except OSError:
                 return False
             return age > UNREADABLE_LOCK_GRACE_S
+        if not _pid_in_range(owner["pid"]):  # corrupt: no process holds it, wherever
+            return True
         if owner.get("host") != socket.gethostname():
             return False
         return not _pid_alive(owner["pid"])
 
     def acquire(self) -> RunLock:
         """Take the lock or raise :class:`ConfigError` naming the run that holds it."""
-        self.folder.mkdir(parents=True, exist_ok=True)
+        make_output_folder(self.folder, "run folder")
         record = {"pid": os.getpid(), "host": socket.gethostname(),
                   "started": time.strftime("%Y-%m-%d %H:%M:%S"), "token": self.token,
                   "command": " ".join(sys.argv)[:500]}
@@ -93,7 +117,7 @@ class RunLock:
                         continue
                     raise ConfigError(
                         f"{self.folder} is in use by another run (pid {owner['pid']} on "
-                        f"{owner.get('host')}, since {owner.get('started')}); wait for it to "
+                        f"{str(owner.get('host'))[:80]}, since {str(owner.get('started'))[:40]}); wait for it to "
                         f"end or use another output folder (if that run is gone, delete "
                         f"{self.path})") from None
                 if self._owner() == owner:  # still the same stale lock: take it over
@@ -101,9 +125,14 @@ class RunLock:
                         self.path.unlink()
                     except FileNotFoundError:
                         pass
-                    who = f"pid {owner['pid']}" if owner else "an unreadable lock"
+                    if owner is None:
+                        what = "an unreadable lock"
+                    elif not _pid_in_range(owner["pid"]):
+                        what = f"a corrupt lock: pid {show_value(owner['pid'])} names no process"
+                    else:
+                        what = f"pid {owner['pid']}"
                     warnings.warn(f"{self.path}: took over the lock of a run that is gone "
-                                  f"({who})", stacklevel=2)
+                                  f"({what})", stacklevel=2)
                 continue
             with os.fdopen(fd, "w") as fh:
                 fh.write(json.dumps(record, sort_keys=True) + "\n")

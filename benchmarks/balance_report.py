@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from pathlib import Path
 from typing import Any
+
+from agents.outputs import save_figure, write_text_atomic
 
 from .balance_stats import holm
 from .balance_summary import (
@@ -289,7 +292,7 @@ def _group_section(g: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
 def write_balance_report(folder: Path, cfg, setups: list, analysis: dict[str, Any],
                          timing: list[dict[str, Any]], command: str | None = None) -> None:
     """Write every output of a balance run into ``folder``."""
-    (folder / "summary.json").write_text(json.dumps(analysis, indent=1, sort_keys=True) + "\n")
+    write_text_atomic(folder / "summary.json", json.dumps(analysis, indent=1, sort_keys=True) + "\n")
     _write_csv(folder / "results.csv", RESULT_COLUMNS, tidy_rows(analysis))
     _write_csv(folder / "effects.csv", EFFECT_COLUMNS, effect_rows(analysis))
     total = sum(s["games"] for s in analysis["setups"])
@@ -333,16 +336,17 @@ def write_balance_report(folder: Path, cfg, setups: list, analysis: dict[str, An
         rows = [s for s in analysis["setups"]
                 if s["sweep"] == g["sweep"] and s["players"] == g["players"]]
         lines += _group_section(g, rows)
-    (folder / "report.md").write_text("\n".join(lines))
+    write_text_atomic(folder / "report.md", "\n".join(lines))
     _plots(folder, analysis)
 
 
 def _write_csv(path: Path, columns: list[str], rows: list[dict[str, Any]]) -> None:
-    with path.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=columns)
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: f"{v:.6g}" if isinstance(v, float) else v for k, v in row.items()})
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=columns)
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: f"{v:.6g}" if isinstance(v, float) else v for k, v in row.items()})
+    write_text_atomic(path, text.getvalue(), newline="")
 
 
 def _plots(folder: Path, analysis: dict[str, Any]) -> None:
@@ -372,8 +376,10 @@ def _plots(folder: Path, analysis: dict[str, Any]) -> None:
         ax.set_title(f"{sweep}: win share % (colour: points above fair share)")
         fig.colorbar(image, ax=ax, label="points above 1/n")
         fig.tight_layout()
-        fig.savefig(folder / f"heatmap_{sweep}.png", dpi=PLOT_DPI)
-        plt.close(fig)
+        try:
+            save_figure(fig, folder / f"heatmap_{sweep}.png", dpi=PLOT_DPI)
+        finally:
+            plt.close(fig)
     for g in analysis["groups"]:
         effects = [e for e in g["regression"]["effects"] if e["outcome"] == "win_share"]
         if not effects:
@@ -394,5 +400,7 @@ def _plots(folder: Path, analysis: dict[str, Any]) -> None:
         ax.set_title(f"{g['sweep']}, {n} players: feature effects")
         ax.legend(fontsize=7)
         fig.tight_layout()
-        fig.savefig(folder / f"effects_{g['sweep']}_{n}p.png", dpi=PLOT_DPI)
-        plt.close(fig)
+        try:
+            save_figure(fig, folder / f"effects_{g['sweep']}_{n}p.png", dpi=PLOT_DPI)
+        finally:
+            plt.close(fig)

@@ -292,6 +292,10 @@ def format_table(result: dict[str, Any]) -> str:
 
 
 def write_json(result: dict[str, Any], path: Path) -> None:
-    """Write the measurements as JSON."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, indent=2) + "\n")
+    """Write the measurements as JSON (whole or not at all; its folder is made as
+    :func:`agents.outputs.make_output_folder` allows)."""
+    from agents.outputs import check_output_file, make_output_folder, write_text_atomic
+
+    path = check_output_file(path, "--json file")
+    make_output_folder(path.absolute().parent, "folder of the --json file")
+    write_text_atomic(path, json.dumps(result, indent=2) + "\n")

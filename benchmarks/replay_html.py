@@ -29,6 +29,12 @@ from typing import Any
 
 import numpy as np
 
+from agents.outputs import (
+    check_output_file,
+    make_output_folder,
+    os_error_message,
+    write_text_atomic,
+)
 from agents.replay import load_record, record_actions, replay_record
 from envs.core.errors import OtrioError
 
@@ -269,12 +275,12 @@ def write_replay(run_dir: str | Path, game: int, output: str | Path) -> tuple[Pa
     """Replay game ``game`` of a run folder into the HTML file ``output``."""
     record = load_record(run_dir, game)
     html, _, facts = build_page(record, source=f"{Path(run_dir)} game {game}")
-    path = Path(output)
+    path = check_output_file(output, "replay file")
+    make_output_folder(path.absolute().parent, "folder of the replay file")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(html, encoding="utf-8")
+        write_text_atomic(path, html)
     except OSError as err:
-        raise OtrioError(f"cannot write the replay to {path}: {err}") from None
+        raise OtrioError(f"cannot write the replay to {path}: {os_error_message(err)}") from None
     return path, facts
 
 

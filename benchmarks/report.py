@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agents.outputs import save_figure, write_text_atomic
+
 
 def leaderboard_markdown(summary: dict[str, Any]) -> str:
     """The leaderboard as a markdown table."""
@@ -25,7 +27,7 @@ def leaderboard_markdown(summary: dict[str, Any]) -> str:
 def write_tournament_report(folder: Path, cfg, summary: dict[str, Any],
                             command: str | None = None) -> None:
     """``summary.json``, ``report.md`` and the plots in the run folder."""
-    (folder / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    write_text_atomic(folder / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
     n = summary["num_players"]
     played = f"lineups {cfg.lineups}" if cfg.lineups else f"lineup {cfg.lineup}"
     lines = [
@@ -59,7 +61,7 @@ def write_tournament_report(folder: Path, cfg, summary: dict[str, Any],
               "", "| pair | share |", "|---|---|"]
     lines += [f"| {k} | {v:.3f} |" for k, v in summary["head_to_head"].items()]
     lines += ["", "![ratings](ratings.png)", "", "![seats](seat_win_rate.png)", ""]
-    (folder / "report.md").write_text("\n".join(lines))
+    write_text_atomic(folder / "report.md", "\n".join(lines))
     _plots(folder, summary)
 
 
@@ -78,8 +80,10 @@ def _plots(folder: Path, summary: dict[str, Any]) -> None:
     ax.set_xlabel("OpenSkill mu (bars: ± 2 sigma)")
     ax.set_title("Ratings")
     fig.tight_layout()
-    fig.savefig(folder / "ratings.png", dpi=100)
-    plt.close(fig)
+    try:
+        save_figure(fig, folder / "ratings.png", dpi=100)
+    finally:
+        plt.close(fig)
 
     seats = summary["seats"]
     fig, ax = plt.subplots(figsize=(5, 3.5))
@@ -92,5 +96,7 @@ def _plots(folder: Path, summary: dict[str, Any]) -> None:
     ax.set_title("Win rate by seat")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(folder / "seat_win_rate.png", dpi=100)
-    plt.close(fig)
+    try:
+        save_figure(fig, folder / "seat_win_rate.png", dpi=100)
+    finally:
+        plt.close(fig)

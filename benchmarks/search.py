@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import Field, ValidationInfo, model_validator
 
+from agents.outputs import save_figure, write_text_atomic
 from agents.records import (
     RECORDS_FILE,
     RecordModel,
@@ -34,6 +35,7 @@ from agents.records import (
 from agents.run_lock import RunLock
 from agents.stats import wilson
 from envs.core.config import StrictModel
+from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed
 
 
@@ -231,8 +233,10 @@ def plot(summary: dict[str, Any], path: Path) -> None:
     ax.set_ylim(0, 1)
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    try:
+        save_figure(fig, path, dpi=110)
+    finally:
+        plt.close(fig)
 
 
 def run(cfg: SearchBenchConfig, progress: bool = True, command: str = "",
@@ -252,8 +256,12 @@ def run(cfg: SearchBenchConfig, progress: bool = True, command: str = "",
     agents.check_spec(cfg.opponent, env)
     folder = Path(cfg.output)
     if not play:
-        return _report(cfg, folder, read_records(folder / RECORDS_FILE, record_schema(cfg)),
-                       command)
+        records = read_records(folder / RECORDS_FILE, record_schema(cfg))
+        if not records:
+            where = "no folder" if not folder.is_dir() else f"no games in {RECORDS_FILE}"
+            raise ConfigError(f"nothing to report: {folder} holds {where}; play the study "
+                              "first (without --report-only)")
+        return _report(cfg, folder, records, command)
     with RunLock(folder):
         return _run(cfg, folder, progress, command, repair)
 
@@ -278,8 +286,9 @@ def _run(cfg: SearchBenchConfig, folder: Path, progress: bool, command: str,
 
 def _report(cfg: SearchBenchConfig, folder: Path, records: list[dict], command: str) -> Path:
     summary = summarise(cfg, records)
-    (folder / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
-    (folder / "report.md").write_text(report_markdown(cfg, summary, command or "otrio search-bench"))
+    write_text_atomic(folder / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    write_text_atomic(folder / "report.md", report_markdown(cfg, summary,
+                                                           command or "otrio search-bench"))
     plot(summary, folder / "strength.png")
     return folder
 

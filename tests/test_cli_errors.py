@@ -1,7 +1,15 @@
 """Every user error of the ``otrio`` command: one line on stderr naming the problem,
 exit code 2 (130 for Ctrl-C), no traceback, and nothing left behind."""
 
+import errno
+import functools
 import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -205,6 +213,7 @@ def test_an_export_either_writes_its_files_or_leaves_nothing(tmp_path, capsys, m
     # TARGET.zip and TARGET.json for a target without .zip, then failed on TARGET
     monkeypatch.setenv("OTRIO_TRUST_CHECKPOINTS", "1")
     source = _checkpoint(tmp_path)
+    (tmp_path / "out").mkdir()  # an export's folder must exist; out/sub is refused
     before = left_in(tmp_path)
     for target in ("agent.zip", "sub/agent", "agent.json"):
         code = main(["export-checkpoint", str(source), str(tmp_path / "out" / target)])
@@ -217,3 +226,268 @@ def test_an_export_either_writes_its_files_or_leaves_nothing(tmp_path, capsys, m
         else:
             assert code == 2 and written == [], (target, written, err)
         before = left_in(tmp_path)
+
+
+# ========================================================= issue 29: bad inputs
+# Every input below fails the same way when the command runs in its own process: exit
+# code 2, exactly one line on stderr, and nothing created anywhere (checked in the tmp
+# folder, and at the paths outside it that a row names).
+ROOT = Path(__file__).resolve().parents[1]
+SYSTEM = "/proc/otrio-issue29"  # under /proc: never an output place
+SEARCH = ["search-bench", "oceanos_v0", "--players", "2", "--budgets", "4", "--games", "1"]
+
+BAD_INPUTS = [  # (row id, argv, what the line says; "{ro}" rows need a read-only folder)
+    ("tournament-output-is-a-file", ["tournament", "{t}", "--output", "{file}"], "is a file"),
+    ("tournament-output-below-a-file", ["tournament", "{t}", "--output", "{file}/run"],
+     "is a file"),
+    ("tournament-output-under-proc", ["tournament", "{t}", "--output", SYSTEM], "under /proc"),
+    ("tournament-missing-parent", ["tournament", "{t}", "--output", "{tmp}/missing/run"],
+     "does not exist"),
+    ("tournament-missing-root-parent", ["tournament", "{t}", "--output", "{outside}/run"],
+     "does not exist"),
+    ("tournament-read-only-output", ["tournament", "{t}", "--output", "{ro}"], "read-only"),
+    ("tournament-in-a-read-only-folder", ["tournament", "{t}", "--output", "{ro}/run"],
+     "read-only"),
+    ("balance-output-is-a-file", ["balance", "{b}", "--output", "{file}"], "is a file"),
+    ("balance-output-under-proc", ["balance", "{b}", "--output", SYSTEM], "under /proc"),
+    ("balance-missing-root-parent", ["balance", "{b}", "--output", "{outside}/run"],
+     "does not exist"),
+    ("train-output-is-a-file", ["train", "{train}", "--output", "{file}"], "is a file"),
+    ("train-output-under-proc", ["train", "{train}", "--output", SYSTEM], "under /proc"),
+    ("train-missing-root-parent", ["train", "{train}", "--output", "{outside}/run"],
+     "does not exist"),
+    ("train-in-a-read-only-folder", ["train", "{train}", "--output", "{ro}/run"], "read-only"),
+    ("demo-output-is-a-file", ["demo", "--output", "{file}"], "is a file"),
+    ("demo-missing-root-parent", ["demo", "--output", "{outside}/demo"], "does not exist"),
+    ("search-bench-output-is-a-file", [*SEARCH, "--output", "{file}"], "is a file"),
+    ("search-bench-missing-root-parent", [*SEARCH, "--output", "{outside}/s"],
+     "does not exist"),
+    ("search-bench-report-only-no-folder",
+     [*SEARCH, "--report-only", "--output", "{tmp}/never_played"], "nothing to report"),
+    ("search-bench-report-only-empty-folder",
+     [*SEARCH, "--report-only", "--output", "{empty}"], "nothing to report"),
+    ("bench-no-steps", ["bench", "--steps", "0", "--json", "{tmp}/b.json"], "--steps"),
+    ("bench-steps-not-a-number", ["bench", "--steps", "many", "--json", "{tmp}/b.json"],
+     "--steps"),
+    ("bench-no-observations", ["bench", "--obs-samples", "0", "--json", "{tmp}/b.json"],
+     "--obs-samples"),
+    ("bench-no-rounds", ["bench", "--rounds", "0", "--json", "{tmp}/b.json"], "--rounds"),
+    ("bench-negative-ppo", ["bench", "--ppo-timesteps", "-1", "--json", "{tmp}/b.json"],
+     "--ppo-timesteps"),
+    ("bench-negative-tournament", ["bench", "--tournament-games", "-1", "--json",
+                                   "{tmp}/b.json"], "--tournament-games"),
+    ("bench-json-is-a-folder", ["bench", "--json", "{tmp}"], "is a folder"),
+    ("bench-json-under-proc", ["bench", "--json", f"{SYSTEM}.json"], "under /proc"),
+    ("bench-json-missing-root-parent", ["bench", "--json", "{outside}/b.json"],
+     "does not exist"),
+    ("bench-json-read-only", ["bench", "--json", "{ro}/b.json"], "read-only"),
+    ("export-under-proc", ["export-checkpoint", "{file}", f"{SYSTEM}/agent.json"],
+     "under /proc"),
+    ("export-missing-root-parent", ["export-checkpoint", "{file}", "{outside}/agent.json"],
+     "does not exist"),
+    ("export-target-is-a-folder", ["export-checkpoint", "{file}", "{empty}"], "is a folder"),
+    ("export-read-only", ["export-checkpoint", "{file}", "{ro}/agent.json"], "read-only"),
+    ("replay-output-is-a-folder", ["replay", "{tmp}/run", "--game", "0", "--output", "{tmp}"],
+     "is a folder"),
+    ("replay-output-under-proc", ["replay", "{tmp}/run", "--game", "0", "--output",
+                                  f"{SYSTEM}.html"], "under /proc"),
+    ("replay-missing-root-parent", ["replay", "{tmp}/run", "--game", "0", "--output",
+                                    "{outside}/g.html"], "does not exist"),
+]
+
+
+@functools.cache
+def _no_override_prefix() -> tuple[str, ...] | None:
+    """What runs a command without root's power to write read-only folders: nothing for
+    another user; for root, ``setpriv`` dropping CAP_DAC_OVERRIDE where that works
+    (else None: the read-only rows are skipped)."""
+    if os.geteuid() != 0:
+        return ()
+    prefix = ("setpriv", "--bounding-set=-dac_override,-dac_read_search",
+              "--inh-caps=-dac_override,-dac_read_search")
+    probe = [*prefix, sys.executable, "-c",
+             "import os, sys, tempfile; d = tempfile.mkdtemp(); os.chmod(d, 0o555); "
+             "ok = not os.access(d, os.W_OK); os.chmod(d, 0o755); os.rmdir(d); "
+             "sys.exit(0 if ok else 1)"]
+    try:
+        done = subprocess.run(probe, capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return prefix if done.returncode == 0 else None
+
+
+def otrio(argv: list[str], cwd: Path, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """``otrio ARGV`` in a process of its own, run in ``cwd``."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
+    env.pop("OTRIO_TRUST_CHECKPOINTS", None)
+    return subprocess.run([*prefix, sys.executable, "-m", "otrio_cli", *argv], cwd=cwd,
+                          env=env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def places(tmp_path):
+    """The tmp folder's fixtures: a working directory, a file, an empty folder, a
+    read-only folder, configs of each command, and a path outside every folder."""
+    (tmp_path / "cwd").mkdir()
+    (tmp_path / "a_file").write_text("not a folder\n")
+    (tmp_path / "empty").mkdir()
+    read_only = tmp_path / "ro"
+    read_only.mkdir()
+    out = tmp_path / "unused"
+    write_yaml(tmp_path / "t.yaml", TOURNAMENT.format(game_config="{num_players: 2}", seed=0,
+                                                      output=out))
+    write_yaml(tmp_path / "b.yaml", BALANCE.format(values="values", seed=0, output=out))
+    write_yaml(tmp_path / "train.yaml", TRAIN.format(game_config="{num_players: 2}",
+                                                     ppo="{n_steps: 32}", output=out))
+    outside = Path(f"/nonexistent-otrio-{uuid.uuid4().hex[:12]}")
+    names = {"tmp": tmp_path, "file": tmp_path / "a_file", "empty": tmp_path / "empty",
+             "ro": read_only, "t": tmp_path / "t.yaml", "b": tmp_path / "b.yaml",
+             "train": tmp_path / "train.yaml", "outside": outside}
+    read_only.chmod(0o555)
+    try:
+        yield names
+    finally:
+        read_only.chmod(0o755)
+        if outside.exists():  # made by the code under test: remove it, then fail
+            shutil.rmtree(outside)
+            pytest.fail(f"{outside} was created")
+
+
+@pytest.mark.parametrize("argv, needle", [row[1:] for row in BAD_INPUTS],
+                         ids=[row[0] for row in BAD_INPUTS])
+def test_every_bad_input_is_one_line_and_exit_2_and_makes_nothing(places, argv, needle):
+    tmp = places["tmp"]
+    prefix: tuple[str, ...] = ()
+    if any("{ro}" in a for a in argv):
+        prefix = _no_override_prefix()
+        if prefix is None:
+            pytest.skip("root here, and its power to write read-only folders cannot be dropped")
+    before = left_in(tmp)
+    done = otrio([a.format(**places) for a in argv], cwd=tmp / "cwd", prefix=prefix)
+    lines = done.stderr.splitlines()
+    assert done.returncode == 2 and len(lines) == 1, (done.returncode, done.stderr)
+    assert re.match(r"otrio( [a-z-]+)?: error: ", lines[0]) and needle in lines[0], lines[0]
+    assert "Traceback" not in done.stderr + done.stdout
+    assert left_in(tmp) == before
+    assert not places["outside"].exists()
+
+
+# ------------------------------------------------------------ a full disk
+def _disk_full(path) -> OSError:
+    return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+
+def test_a_full_disk_mid_run_is_one_line_and_the_records_written_resume(tmp_path, capsys,
+                                                                         monkeypatch):
+    from agents.records import RECORDS_FILE, RecordWriter, read_records
+
+    config = tournament_yaml(tmp_path)  # 2 games, output tmp/out
+    assert main(["tournament", str(config), "--quiet", "--output", str(tmp_path / "whole")]) == 0
+    capsys.readouterr()
+    write = RecordWriter.write
+
+    def fills_up(self, record):
+        if record["game"] >= 1:  # the disk fills while the second record is written
+            self.fh.write('{"game": 1, "torn')
+            self.fh.flush()
+            raise _disk_full(self.fh.name)
+        write(self, record)
+
+    monkeypatch.setattr(RecordWriter, "write", fills_up)
+    err = fails_cleanly(capsys, ["tournament", config, "--quiet"], "no space left on the device",
+                        "games.jsonl", "run the command again")
+    assert "resumes" in err
+    assert [r["game"] for r in read_records(tmp_path / "out" / RECORDS_FILE)] == [0]
+    assert not (tmp_path / "out" / "ratings.png").exists()
+    monkeypatch.setattr(RecordWriter, "write", write)
+    assert main(["tournament", str(config), "--quiet"]) == 0  # resumes: the same records
+    def played(folder):
+        return [{k: v for k, v in r.items() if k != "wall_time"}
+                for r in read_records(tmp_path / folder / RECORDS_FILE)]
+
+    assert played("out") == played("whole")
+
+
+def test_a_full_disk_while_plotting_leaves_no_empty_picture(tmp_path, capsys, monkeypatch):
+    import matplotlib.figure
+
+    config = tournament_yaml(tmp_path)
+    folder = tmp_path / "out"
+
+    def fills_up(self, fname, *args, **kwargs):
+        Path(fname).write_bytes(b"")  # what a full disk leaves of a PNG
+        raise _disk_full(fname)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", fills_up)
+    fails_cleanly(capsys, ["tournament", config, "--quiet"], "no space left on the device")
+    assert not (folder / "ratings.png").exists()
+    assert not [p.name for p in folder.iterdir() if p.name.endswith(".tmp")]
+    monkeypatch.undo()
+    assert main(["tournament", str(config), "--quiet"]) == 0
+    assert (folder / "ratings.png").stat().st_size > 1000
+    # a second full disk keeps the pictures that are there
+    before = (folder / "ratings.png").read_bytes()
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", fills_up)
+    fails_cleanly(capsys, ["tournament", config, "--quiet"], "no space left on the device")
+    assert (folder / "ratings.png").read_bytes() == before
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 64 KiB tmpfs at tmp/disk (root with mount rights only; else skipped)."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a small disk needs root")
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)],
+                          capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a small disk here: {made.stderr.decode().strip()}")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", str(disk)], capture_output=True)
+
+
+def test_a_really_full_disk_is_one_line_and_the_run_resumes_when_there_is_room(
+        tmp_path, small_disk):
+    from agents.records import RECORDS_FILE, read_records
+
+    text = TOURNAMENT.format(game_config="{num_players: 2}", seed=0, output=small_disk / "run")
+    config = write_yaml(tmp_path / "full.yaml", text.replace("games_per_seating: 1",
+                                                             "games_per_seating: 60"))
+    done = otrio(["tournament", str(config), "--quiet"], cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "no space left on the device" in done.stderr and "Traceback" not in done.stderr
+    kept = read_records(small_disk / "run" / RECORDS_FILE)
+    assert 0 < len(kept) < 120
+    assert not (small_disk / "run" / "ratings.png").exists()
+    subprocess.run(["mount", "-o", "remount,size=512k", str(small_disk)], check=True)
+    assert otrio(["tournament", str(config), "--quiet"], cwd=tmp_path).returncode == 0
+    whole = otrio(["tournament", str(config), "--quiet", "--output", str(tmp_path / "whole")],
+                  cwd=tmp_path)
+    assert whole.returncode == 0
+
+    def played(folder):
+        return [{k: v for k, v in r.items() if k != "wall_time"}
+                for r in read_records(folder / RECORDS_FILE)]
+
+    assert played(small_disk / "run") == played(tmp_path / "whole")
+    assert (small_disk / "run" / "ratings.png").stat().st_size > 1000
+
+
+# ---------------------------------------------------------------- the run lock
+@pytest.mark.parametrize("pid", [2**80, 0, -1, True, "1234"], ids=repr)
+def test_a_lock_whose_pid_names_no_process_is_taken_over_with_one_warning(tmp_path, pid):
+    import json
+    import socket
+
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "run.lock").write_text(json.dumps({"pid": pid, "host": socket.gethostname()}))
+    done = otrio(["tournament", str(tournament_yaml(tmp_path)), "--quiet"], cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("otrio: warning: ") and done.stderr.count("\n") == 1, \
+        done.stderr
+    assert "corrupt lock" in done.stderr and "names no process" in done.stderr
+    assert not (folder / "run.lock").exists()

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agents.outputs import save_figure, write_text_atomic
+
 from .config import TrainConfig
 
 
@@ -75,15 +77,13 @@ def plot(cfg: TrainConfig, lines: list[dict], path: Path) -> None:
     ax.set_title(f"{cfg.game}: strength against compute")
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
-    tmp = path.with_name(path.stem + ".tmp.png")
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    tmp.replace(path)
+    try:
+        save_figure(fig, path, dpi=110)
+    finally:
+        plt.close(fig)
 
 
 def write_report(cfg: TrainConfig, folder: Path, lines: list[dict]) -> None:
     """``report.md`` and ``strength.png`` in the run folder."""
-    tmp = folder / "report.md.tmp"
-    tmp.write_text(report_markdown(cfg, lines))
-    tmp.replace(folder / "report.md")
+    write_text_atomic(folder / "report.md", report_markdown(cfg, lines))
     plot(cfg, lines, folder / "strength.png")

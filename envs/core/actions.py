@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .errors import UnknownActionError, is_integer_action
+
 
 class ActionTable:
     """An append-only list of action names with named contiguous blocks."""
@@ -49,7 +51,13 @@ class ActionTable:
         return len(self._names)
 
     def name(self, action: int) -> str:
-        """The readable name of an action id."""
+        """The readable name of an action id (an integer in ``0 .. len - 1``, numpy's
+        too); anything else raises :class:`~envs.core.errors.UnknownActionError`, where
+        a list would read -1 as the last action and ``True`` as 1."""
+        if type(action) is int and 0 <= action < len(self._names):  # the common case
+            return self._names[action]
+        if not is_integer_action(action) or not 0 <= action < len(self._names):
+            raise UnknownActionError(action, len(self._names))
         return self._names[int(action)]
 
     def id(self, name: str) -> int:

@@ -5,7 +5,8 @@ bounds, illegal moves) are checked here cheaply, so that ``env()`` is both safe 
 fast (PettingZoo's generic wrappers cost most of a light env's step rate): only an
 integer in the legal set is an action (``True``, ``0.9`` or ``"1"`` are refused, not
 converted), and ``step``, ``last``, ``observe`` or ``agent_iter`` before ``reset()``, or
-after every agent is done, raise :class:`~envs.core.errors.OrderError`.
+after every agent is done, raise :class:`~envs.core.errors.OrderError`, as do
+``legal_actions``, ``state``, ``save_state`` and ``render`` before ``reset()``.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from .errors import (
 )
 from .game import TERMINAL, Game
 from .rewards import TRUNCATED, settle
-from .rng import make_rng
+from .rng import checked_seed, make_rng
 from .saves import SaveLoad, show_value
 
 MASK_CACHE_SIZE = 4096  # distinct legal sets whose masks an env keeps (then starts over)
@@ -128,8 +129,10 @@ class BoardGameEnv(SaveLoad, AECEnv):
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a new game; the same seed gives the same game."""
-        rng = make_rng(seed)
+        """Start a new game; the same seed gives the same game. ``seed``: None (fresh
+        entropy) or an integer >= 0 (numpy's too); anything else (-1, ``True``, 1.5,
+        NaN, text) raises :class:`~envs.core.errors.ConfigError`."""
+        rng = make_rng(checked_seed(seed))
         self.state_ = self.game.new_state(self.config, rng)
         self._start_episode()
 
@@ -151,11 +154,14 @@ class BoardGameEnv(SaveLoad, AECEnv):
     def legal_actions(self) -> list[int]:
         """Legal action ids of the pending decision (cached per decision)."""
         if self._legal is None:
+            if self.state_ is None:
+                raise self._order_error("legal_actions")
             self._legal = [] if self.state_.is_terminal() else self.state_.legal_actions()
         return self._legal
 
     def action_name(self, action: int) -> str:
-        """Readable name of an action id."""
+        """Readable name of an action id (an integer in ``0 .. num_actions - 1``; else
+        :class:`~envs.core.errors.UnknownActionError`, a ``ValueError``)."""
         return self.game.action_name(action)
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
@@ -329,7 +335,7 @@ class BoardGameEnv(SaveLoad, AECEnv):
         window updated in place where a display exists (:mod:`envs.core.window`), else
         the text printed."""
         if self.state_ is None:
-            raise OtrioError("call reset() before render()")
+            raise self._order_error("render")
         if self.render_mode == "rgb_array":
             return self.game.picture(self.state_).to_rgb()
         if self.render_mode == "human" and self._show_in_window():

@@ -7,15 +7,91 @@ import typing
 from collections.abc import Mapping
 from typing import Any, Literal, TypeVar
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
 
 from .errors import ConfigError
 
 
 class StrictModel(BaseModel):
-    """A pydantic model that forbids unknown keys and is immutable."""
+    """A pydantic model that forbids unknown keys and is immutable, and whose numbers
+    are numbers (:func:`number_problem`): an integer key takes only an integer, never
+    text, a bool or a float (pydantic alone reads ``"3"``, ``True`` and ``3.0`` as 3), and
+    a real-number key takes no bool."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _numbers_are_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        field = cls.model_fields.get(info.field_name)
+        if field is not None:
+            problem = number_problem(field.annotation, value)
+            if problem is not None:
+                raise ValueError(problem)
+        return value
+
+
+def _members(annotation: Any) -> list[Any]:
+    """The types a (possibly Optional / union / Annotated) annotation allows."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return [m for arg in typing.get_args(annotation) for m in _members(arg)]
+    return [annotation]
+
+
+_SEQUENCES = (list, tuple, set, frozenset)
+
+
+def number_problem(annotation: Any, value: Any) -> str | None:
+    """Why ``value`` cannot be given for a key annotated ``annotation``, or None.
+
+    An ``int`` key (``Optional[int]`` too) refuses text, bools and floats; a ``float``
+    key refuses bools (text such as ``"3e-4"`` stays accepted: YAML 1.1, which PyYAML
+    reads, takes ``3e-4`` for text); the items of lists and tuples and the values of
+    dicts are checked the same way, and named by their place (``item 2.12``). Unions
+    that also allow text or bools are left to pydantic.
+    """
+    found = _number_problem(annotation, value)
+    if found is None:
+        return None
+    path, problem = found
+    return f"item {'.'.join(path)} {problem}" if path else problem
+
+
+def _number_problem(annotation: Any, value: Any) -> tuple[list[str], str] | None:
+    """:func:`number_problem` as (the place inside the value, what is wrong)."""
+    kinds = _members(annotation)
+    if value is None and type(None) in kinds:
+        return None
+    lax = str in kinds or bool in kinds or Any in kinds
+    if int in kinds and float not in kinds and not lax:
+        if isinstance(value, (str, bytes, bool, float, np.bool_, np.floating)):
+            return [], f"must be an integer, got {type(value).__name__}"
+        return None
+    if float in kinds and not lax and isinstance(value, (bool, np.bool_)):
+        return [], f"must be a number, got {type(value).__name__}"
+    containers = [m for m in kinds if typing.get_origin(m) in _SEQUENCES + (dict,)]
+    if len(containers) != 1:
+        return None
+    container = containers[0]
+    origin, args = typing.get_origin(container), typing.get_args(container)
+    if origin is dict and isinstance(value, Mapping) and len(args) == 2:
+        items = [(str(key), args[1], item) for key, item in value.items()]
+    elif origin in _SEQUENCES and isinstance(value, (list, tuple)) and args:
+        if origin is tuple and args[-1] is not Ellipsis:
+            kinds_of = list(args)  # a fixed tuple: one type per place (pydantic checks the length)
+        else:
+            kinds_of = [args[0]] * len(value)
+        items = [(str(k), kind, item) for k, (kind, item) in enumerate(zip(kinds_of, value))]
+    else:
+        return None
+    for where, kind, item in items:
+        found = _number_problem(kind, item)
+        if found is not None:
+            return [where[:40], *found[0]], found[1]
+    return None
 
 
 def _is_flag(annotation: Any) -> bool:
@@ -86,18 +162,36 @@ def model_at(model: type[BaseModel], path: tuple) -> type[BaseModel]:
     return candidates[0]
 
 
+SHOWN_INPUT = 60  # characters of a bad value quoted in a message
+SHOWN_PROBLEMS = 3  # problems named in one message (then: "and N more")
+
+
+def _shown(value: Any, limit: int) -> str:
+    """``repr(value)`` on one line, cut to ``limit`` characters."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def format_validation_error(model: type[BaseModel], err: ValidationError) -> str:
-    """One line per problem, each naming the key (dotted path) and what is wrong; an
-    unknown key lists the keys allowed where it stands (nested ones included)."""
+    """One line naming each problem's key (dotted path) and what is wrong; an unknown
+    key lists the keys allowed where it stands (nested ones included). The line stays
+    readable: a bad value is quoted to 60 characters, and after three problems the rest
+    are counted."""
     lines = []
-    for problem in err.errors():
+    problems = err.errors()
+    for problem in problems[:SHOWN_PROBLEMS]:
         key = ".".join(str(p) for p in problem["loc"]) or "<root>"
+        key = key if len(key) <= 120 else key[:117] + "..."
         if problem["type"] == "extra_forbidden":
             allowed = ", ".join(sorted(model_at(model, tuple(problem["loc"][:-1])).model_fields))
             lines.append(f"unknown key '{key}' (allowed: {allowed})")
         else:
-            msg = problem["msg"].removeprefix("Value error, ")
-            lines.append(f"bad value for '{key}': {msg} (got {problem.get('input')!r})")
+            msg = " ".join(str(problem["msg"]).removeprefix("Value error, ").split())
+            msg = msg if len(msg) <= 200 else msg[:197] + "..."
+            lines.append(f"bad value for '{key}': {msg} "
+                         f"(got {_shown(problem.get('input'), SHOWN_INPUT)})")
+    if len(problems) > SHOWN_PROBLEMS:
+        lines.append(f"and {len(problems) - SHOWN_PROBLEMS} more")
     return f"invalid {model.__name__}: " + "; ".join(lines)
 
 

@@ -24,6 +24,20 @@ class IllegalActionError(OtrioError, ValueError):
         super().__init__(f"illegal action {action!r} for {agent}{why}; legal actions: {shown}")
 
 
+class UnknownActionError(OtrioError, ValueError):
+    """A value that is no action id of the game's action table (``action_name(-1)``):
+    ids are the integers ``0 .. num_actions - 1``."""
+
+    def __init__(self, action, num_actions: int):
+        self.action = action
+        self.num_actions = num_actions
+        shown = repr(action)
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        kind = "" if is_integer_action(action) else f" ({type(action).__name__})"
+        super().__init__(f"no action {shown}{kind}: action ids are the integers "
+                         f"0..{num_actions - 1}")
+
+
 class ConfigError(OtrioError, ValueError):
     """A configuration key is unknown or a value is out of range."""
 

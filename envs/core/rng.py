@@ -7,7 +7,23 @@ import copy
 import numpy as np
 from numpy.random.bit_generator import ISeedSequence, SeedSequence
 
-from .errors import StateError
+from .errors import ConfigError, StateError, is_integer_action
+from .fields import show
+
+
+def checked_seed(seed, what: str = "seed") -> int | None:
+    """``seed`` as a Python int (or None: fresh entropy) if it is an integer >= 0, a
+    numpy integer included; anything else raises
+    :class:`~envs.core.errors.ConfigError` naming it, where numpy would raise its own
+    errors for -1, "abc", 1.5 or NaN and read ``True`` as 1."""
+    if seed is None:
+        return None
+    if not is_integer_action(seed):  # an integer, not a bool
+        raise ConfigError(f"{what} must be None or an integer >= 0, got {show(seed)} "
+                          f"({type(seed).__name__})")
+    if seed < 0:
+        raise ConfigError(f"{what} must be None or an integer >= 0, got {show(seed)}")
+    return int(seed)
 
 
 def make_rng(seed: int | None) -> np.random.Generator:

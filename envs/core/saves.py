@@ -14,6 +14,7 @@ from typing import Any
 
 from .config import validate
 from .errors import ConfigError, StateError
+from .fields import MESSAGE_LIMIT, one_line
 from .rewards import TERMINATED, TRUNCATED, settle
 
 SAVE_FORMAT = 1
@@ -23,7 +24,10 @@ class SaveLoad:
     """``save_state`` / ``load_state`` for :class:`~envs.core.aec.BoardGameEnv`."""
 
     def save_state(self) -> dict[str, Any]:
-        """The whole env (game state, generator, reward bookkeeping) as a JSON-able dict."""
+        """The whole env (game state, generator, reward bookkeeping) as a JSON-able dict
+        (:class:`~envs.core.errors.OrderError` before ``reset()``: there is no game yet)."""
+        if self.state_ is None:
+            raise self._order_error("save_state")
         return {
             "format": SAVE_FORMAT,
             "env_id": self.game.info.env_id,
@@ -48,12 +52,21 @@ class SaveLoad:
         env's own fields (see :meth:`_checked_env_fields`). Bad data raises
         :class:`StateError` naming the field, and leaves the env as it was.
         """
+        try:
+            self._load_state(saved)
+        except StateError as err:  # one line of readable length, whatever said it
+            text = str(err)
+            if "\n" in text or len(text) > MESSAGE_LIMIT:
+                raise StateError(one_line(text)) from None
+            raise
+
+    def _load_state(self, saved: dict[str, Any]) -> None:
+        """:meth:`load_state` less the shape of its message."""
         if not isinstance(saved, dict) or saved.get("format") != SAVE_FORMAT:
             raise StateError("not a saved otrio env state (missing or unknown 'format')")
         if saved.get("env_id") != self.game.info.env_id:
-            raise StateError(
-                f"saved state is for {saved.get('env_id')!r}, this env is {self.game.info.env_id!r}"
-            )
+            raise StateError(f"saved state is for env_id {show_value(saved.get('env_id'))}, "
+                             f"this env is {self.game.info.env_id!r}")
         missing = [key for key in _SAVED_KEYS if key not in saved]
         if missing:
             raise StateError(f"corrupt saved state: no {', '.join(map(repr, missing))}")
@@ -62,7 +75,8 @@ class SaveLoad:
         except ConfigError as err:
             raise StateError(f"corrupt saved state: config: {err}") from None
         if config != self.config:
-            raise StateError("saved state was made with another config; build the env with it")
+            raise StateError(f"saved state was made with another config (differs in "
+                             f"{_config_changes(config, self.config)}); build the env with it")
         state = self.game.state_from_dict(saved["state"])
         fields = self._checked_env_fields(saved, state)
         self.state_ = state
@@ -100,7 +114,8 @@ class SaveLoad:
         inner = getattr(state, "config", None)  # its dense_reward is the env's business
         dense = {"dense_reward": self.config.dense_reward}
         if inner is not None and inner.model_copy(update=dense) != self.config:
-            raise StateError("corrupt saved state: state config disagrees with config")
+            raise StateError(f"corrupt saved state: state.config disagrees with config (in "
+                             f"{_config_changes(inner.model_copy(update=dense), self.config)})")
         decisions = saved["decisions"]
         limit = self._max_decisions
         if not _is_int(decisions) or not 0 <= decisions <= limit:
@@ -189,6 +204,24 @@ def _checked_illegal_end(value, possible: list[str], terminate: bool) -> dict[st
 
 _SAVED_KEYS = ("config", "state", "decisions", "agents", "agent_selection",
                "cumulative_rewards", "rewards", "terminations", "truncations", "last_scores")
+
+
+def _config_changes(one, other) -> str:
+    """The keys in which two configs of a game differ (dotted where nested), for a
+    message."""
+    def flat(data, prefix=""):
+        out = {}
+        for key, value in data.items():
+            if isinstance(value, dict):
+                out.update(flat(value, f"{prefix}{key}."))
+            else:
+                out[f"{prefix}{key}"] = value
+        return out
+
+    a, b = flat(one.model_dump(mode="json")), flat(other.model_dump(mode="json"))
+    keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
+    return shown or "nothing shown"
 
 
 def _is_int(value) -> bool:

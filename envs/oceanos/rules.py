@@ -27,8 +27,9 @@ from enum import IntEnum
 
 import numpy as np
 
+from envs.core.config import validate
 from envs.core.errors import StateError
-from envs.core.fields import plain_copy
+from envs.core.fields import load_error, plain_copy
 from envs.core.game import TERMINAL
 from envs.core.rng import clone_rng, rng_from_dict, rng_to_dict
 
@@ -528,15 +529,23 @@ class State:
         bad data, including a state no game can reach (``invariants.check_invariants``)."""
         from .invariants import check_invariants
 
+        if not isinstance(data, dict):
+            raise StateError(f"corrupt Oceanos state: a {type(data).__name__}, not a dict")
+        field = "config"  # the field being read, named by any error
         try:
-            config = Config.model_validate(data["config"])
+            config = validate(Config, data["config"])
+            field = "rng"
             state = cls(config, rng_from_dict(data["rng"]), setup=False)
-            for name in cls._FIELDS:
-                setattr(state, name, plain_copy(data[name]))
+            for field in cls._FIELDS:
+                setattr(state, field, plain_copy(data[field]))
+            field = "divers"
             state.divers = [[tuple(d) for d in ds] for ds in data["divers"]]
-            decision, program = data["decision"], data["program"]
+            field = "decision"
+            decision = data["decision"]
             if type(decision) is not int or decision not in range(len(Decision)):
                 raise ValueError(f"decision = {str(decision)[:40]!r} is no decision kind")
+            field = "program"
+            program = data["program"]
             if program not in ("captain", "duo", "round_end"):
                 raise ValueError(f"program = {str(program)[:40]!r} is not captain, duo or "
                                  "round_end")
@@ -546,7 +555,7 @@ class State:
         except StateError:  # the generator's, naming its field
             raise
         except (KeyError, TypeError, ValueError) as err:
-            raise StateError(f"corrupt Oceanos state: {err!r}") from None
+            raise load_error("Oceanos", err, field) from None
         check_invariants(state)
         return state
 

@@ -21,7 +21,7 @@ from envs.core import (
     rng_to_dict,
     validate,
 )
-from envs.core.fields import plain_copy
+from envs.core.fields import load_error, plain_copy, show
 from envs.core.rng import DoubleDraws
 
 from .actions import COMMIT, DECLARE, DECLARE_NOTHING, committed_order, declared_order
@@ -252,19 +252,25 @@ class State(Campaign):
         bad data, including a state no game can reach: ``invariants.check_invariants``)."""
         from .invariants import check_invariants
 
+        if not isinstance(data, dict):
+            raise StateError(f"corrupt Otontin state: a {type(data).__name__}, not a dict")
+        field = "config"  # the field being read, named by any error
         try:
             config = validate(Config, data["config"])
+            field = "rng"
             state = cls(config, rng_from_dict(data["rng"]), begin=False)
-            for name in _FIELDS:
-                value = data[name]
-                current = getattr(state, name)
+            for field in _FIELDS:
+                value = data[field]
+                current = getattr(state, field)
                 if type(current) is not type(value):
-                    raise TypeError(f"field {name!r}: {type(value).__name__}")
-                setattr(state, name, plain_copy(value))
+                    kind = type(current).__name__
+                    raise TypeError(f"{field} = {show(value)} is not a"
+                                    f"{'n' if kind[0] in 'aeiou' else ''} {kind}")
+                setattr(state, field, plain_copy(value))
         except StateError:  # the generator's, naming its field
             raise
         except (KeyError, TypeError, ValueError, AttributeError) as err:
-            raise StateError(f"corrupt otontin state: {err!r}") from None
+            raise load_error("Otontin", err, field) from None
         check_invariants(state, loaded=True)
         return state
 

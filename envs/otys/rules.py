@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from envs.core import TERMINAL, StateError, rng_from_dict, rng_to_dict, validate
-from envs.core.fields import plain_copy
+from envs.core.fields import load_error, plain_copy, show
 from envs.core.rng import clone_rng
 
 from . import actions, data, records
@@ -426,8 +426,11 @@ class State(ContractsMixin, EffectsMixin):
         including a state no game can reach (``invariants.check_invariants``)."""
         from .invariants import check_invariants
 
-        if not isinstance(saved, dict) or saved.get("game") != "otys":
-            raise StateError("not a saved Otys state")
+        if not isinstance(saved, dict):
+            raise StateError(f"not a saved Otys state: a {type(saved).__name__}, not a dict")
+        if saved.get("game") != "otys":
+            raise StateError(f"not a saved Otys state: game = {show(saved.get('game'))}, "
+                             "not 'otys'")
         saved = {RENAMED_KEYS.get(key, key): value for key, value in saved.items()}
 
         def whole(value, name: str) -> int:  # an integer as saved: no bool, float or text
@@ -435,24 +438,26 @@ class State(ContractsMixin, EffectsMixin):
                 raise TypeError(f"{name} holds {str(value)[:40]!r}, not an integer")
             return value
 
+        field = "config"  # the field being read, named by any error
         try:
             config = validate(Config, saved["config"])
+            field = "rng"
             state = cls(config, rng_from_dict(saved["rng"]), setup=False)
             missing = [name for name in _DEFAULTS if name not in saved]
-            for name in _FLAT:
-                if name not in missing:
-                    setattr(state, name, whole(saved[name], name))
-            for name in _LISTS:
-                if name not in missing:
-                    setattr(state, name, [whole(v, name) for v in saved[name]])
-            for name in _NESTED:
-                if name not in missing:
-                    setattr(state, name, [[whole(v, name) for v in x] for x in saved[name]])
-            for name in missing:  # saved before these fields existed
-                setattr(state, name, _DEFAULTS[name](state))
+            for field in _FLAT:
+                if field not in missing:
+                    setattr(state, field, whole(saved[field], field))
+            for field in _LISTS:
+                if field not in missing:
+                    setattr(state, field, [whole(v, field) for v in saved[field]])
+            for field in _NESTED:
+                if field not in missing:
+                    setattr(state, field, [[whole(v, field) for v in x] for x in saved[field]])
+            for field in missing:  # saved before these fields existed
+                setattr(state, field, _DEFAULTS[field](state))
         except StateError:  # the generator's, naming its field
             raise
         except (KeyError, TypeError, ValueError, AttributeError) as err:
-            raise StateError(f"corrupt Otys state: {err!r}") from None
+            raise load_error("Otys", err, field) from None
         check_invariants(state, loaded=True)
         return state

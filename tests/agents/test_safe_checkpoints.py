@@ -104,6 +104,7 @@ def _commands(tmp_path: pathlib.Path, path: pathlib.Path, marker: pathlib.Path) 
         "game": "oceanos_v0", "game_config": {"num_players": 2},
         "agents": {"ppo": f"ppo:{path}", "random": "random"}, "lineup": ["ppo", "random"],
         "games_per_seating": 1, "seed": 0, "workers": 1, "output": str(tmp_path / "tour")}))
+    (tmp_path / "out").mkdir()  # an export's folder must exist (issue 29)
     return {
         "tournament": ["tournament", str(tournament), "--quiet"],
         "play": ["play", "oceanos", "--seats", f"ppo:{path},random"],
@@ -120,7 +121,7 @@ def test_the_cli_refuses_an_sb3_zip_without_trust(tmp_path, evil, capsys, comman
     err = capsys.readouterr().err
     assert "OTRIO_TRUST_CHECKPOINTS=1" in err and "--trust-checkpoint" in err, err
     assert not marker.exists()
-    assert not (tmp_path / "out").exists()  # export wrote nothing
+    assert not any((tmp_path / "out").iterdir())  # export wrote nothing
 
 
 # ----------------------------------------------------------------- the safe format
@@ -198,6 +199,7 @@ def test_an_export_plays_as_its_zip_did(tmp_path, monkeypatch, game, encoder, hi
     import torch
 
     source = own_zip(tmp_path, game, encoder, [] if hints else (32,), hints, share)
+    (tmp_path / "ship").mkdir()  # an export's folder must exist (issue 29)
     assert main(["export-checkpoint", "--trust-checkpoint", str(source),
                  str(tmp_path / "ship" / "agent.json")]) == 0
     assert "OTRIO_TRUST_CHECKPOINTS" not in __import__("os").environ  # the flag ends with the command

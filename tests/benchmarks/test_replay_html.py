@@ -135,6 +135,7 @@ def test_otrio_replay_writes_the_page_and_refuses_bad_records(tmp_path, capsys):
                          lineup=["greedy", "random"], games_per_seating=1, seed=2,
                          output=str(folder)), progress=False)
     out = tmp_path / "pages" / "g1.html"
+    out.parent.mkdir()  # an output file's folder must exist (issue 29)
     assert main(["replay", str(folder), "--game", "1", "--output", str(out)]) == 0
     assert str(out) in capsys.readouterr().out
     html = out.read_text()
