@@ -49,4 +49,4 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
 clean:
-	rm -rf $(VENV) $(VENV_RLLIB) build *.egg-info
+	rm -rf $(VENV) $(VENV_RLLIB) build dist *.egg-info

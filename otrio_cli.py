@@ -15,15 +15,13 @@ from agents.outputs import (
     write_text_atomic,
 )
 from envs.core.errors import OtrioError
+from envs.core.paths import PRETRAINED  # the shipped agents, in a clone or an installed wheel
 
 DEMO_GAMES = {  # env id -> (config, lineup) for the demo tournaments
     "oceanos_v0": ({"num_players": 2}, ["greedy", "random"]),
     "otys_v0": ({"num_players": 2}, ["greedy", "random"]),
     "otontin_v0": ({"num_players": 3}, ["greedy", "random", "random"]),
 }
-
-
-PRETRAINED = Path(__file__).parent / "agents" / "pretrained"
 
 
 class UsageError(Exception):
@@ -196,6 +194,7 @@ def _tournament(args: argparse.Namespace) -> int:
     folder = run(cfg, progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]),
                  repair=args.repair, verify=args.verify)
     print((folder / "report.md").read_text())
+    print(f"run folder: {folder.resolve()} (report.md, games.jsonl)")
     return 0
 
 
@@ -251,12 +250,14 @@ def _bench(args: argparse.Namespace) -> int:
     from benchmarks.bench import format_table, run_bench, write_json
 
     check_output_file(args.json, "--json file")  # before the benchmark, not after it
+    print(f"measuring; the results go to {Path(args.json).resolve()} (--json FILE to change)",
+          flush=True)
     result = run_bench(args.steps, args.obs_samples, args.ppo_timesteps, args.tournament_games,
                        args.rounds)
     result["command"] = "otrio bench " + " ".join(sys.argv[2:])
     write_json(result, Path(args.json))
     print(format_table(result))
-    print(f"\nwritten to {args.json}")
+    print(f"\nwritten to {Path(args.json).resolve()}")
     return 0
 
 
@@ -337,9 +338,21 @@ def _one_line_warning(message, category, filename, lineno, line=None) -> str:
     return f"otrio: warning: {kind}{_one_line(message)}\n"
 
 
+def version() -> str:
+    """The installed project's version (pyproject.toml's, through the package metadata)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("otrio")
+    except PackageNotFoundError:  # the sources on sys.path, never installed
+        return "unknown (not installed: pip install .)"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``otrio`` command."""
     parser = Parser(prog="otrio", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="the main job: short greedy-vs-random tournaments "

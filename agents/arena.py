@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from envs.core.paths import find_file
 from envs.core.rng import derive_seed
 
 
@@ -40,7 +41,7 @@ def spec_identity(spec: str) -> tuple:
     rewritten in place (a training run's evaluation checkpoint) is loaded afresh."""
     _, _, argument = spec.partition(":")
     try:
-        stat = os.stat(argument) if argument else None
+        stat = os.stat(find_file(argument)) if argument else None
     except OSError:
         stat = None
     return () if stat is None else (stat.st_ino, stat.st_mtime_ns, stat.st_size)

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from envs.core.errors import ConfigError
+from envs.core.paths import find_file, where_looked
 
 ACTIVATIONS = {"ReLU": lambda x: np.maximum(x, 0.0, out=x), "Tanh": lambda x: np.tanh(x, out=x)}
 MASKED = -1e9  # the logit of an illegal action (sb3's masked categorical uses -1e8)
@@ -157,9 +158,9 @@ def load_net(path: str | Path, env) -> tuple[NetForward, object]:
     hints, or has no numpy forward."""
     from .weights import load_policy
 
-    path = Path(path)
+    path = find_file(path)  # a relative path: here, else the installed package
     if not path.exists():
-        raise ConfigError(f"network {path} does not exist")
+        raise ConfigError(f"network {path} does not exist{where_looked(path)}")
     policy, manifest = load_policy(path)
     info = env.unwrapped.game.info
     for key, value in (("env_id", info.env_id), ("observation_size", info.observation_size),

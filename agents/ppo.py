@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from envs.core.errors import ConfigError
+from envs.core.paths import find_file, where_looked
 
 from .base import Agent
 
@@ -54,9 +55,9 @@ class PPOAgent(Agent):
         super().__init__()
         from . import weights
 
-        self.path = Path(path)
+        self.path = find_file(path)  # a relative path: here, else the installed package
         if not self.path.exists():
-            raise ConfigError(f"PPO checkpoint {self.path} does not exist")
+            raise ConfigError(f"PPO checkpoint {self.path} does not exist{where_looked(path)}")
         if safe_only and weights.is_sb3_zip(self.path):
             raise ConfigError(f"net:{self.path} names an SB3 zip; net: plays exported agents "
                               f"(X.json + X.safetensors; otrio export-checkpoint writes them), "

@@ -45,6 +45,7 @@ from agents.records import (
 from agents.run_lock import RunLock
 from envs.core.config import StrictModel, validate
 from envs.core.errors import ConfigError
+from envs.core.paths import find_file, rebase_spec, where_looked
 from envs.core.rng import derive_seed
 
 from .play import ExecutionOptions, GameRecord, play_into, task_fields
@@ -175,10 +176,15 @@ def load_config(path: str | Path, **overrides: Any) -> BalanceConfig:
     """Read a YAML balance config; ``overrides`` (not None) replace its keys.
 
     A ``games_per_setup`` override applies to every sweep (it replaces sweep values).
+    ``path`` and the files its agent specs name follow :mod:`envs.core.paths`, as a
+    tournament's (:func:`benchmarks.tournament.load_config`).
     """
+    path = find_file(path)
     try:
-        data = yaml.safe_load(Path(path).read_text()) or {}
-    except (OSError, yaml.YAMLError) as err:
+        data = yaml.safe_load(path.read_text()) or {}
+    except OSError as err:
+        raise ConfigError(f"cannot read balance config {path}: {err}{where_looked(path)}") from None
+    except yaml.YAMLError as err:
         raise ConfigError(f"cannot read balance config {path}: {err}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"balance config {path} must be a mapping")
@@ -187,7 +193,10 @@ def load_config(path: str | Path, **overrides: Any) -> BalanceConfig:
             if isinstance(sweep, dict):
                 sweep.pop("games_per_setup", None)
     data.update({k: v for k, v in overrides.items() if v is not None})
-    return validate(BalanceConfig, data)
+    cfg = validate(BalanceConfig, data)
+    folder = path.resolve().parent
+    return cfg.model_copy(update={"agents": {name: rebase_spec(spec, folder)
+                                             for name, spec in cfg.agents.items()}})
 
 
 # ---------------------------------------------------------------- setups

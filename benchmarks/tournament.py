@@ -26,6 +26,7 @@ from agents.run_lock import RunLock
 from agents.stats import mean_and_ci, wilson
 from envs.core.config import validate
 from envs.core.errors import ConfigError
+from envs.core.paths import find_file, rebase_spec, where_looked
 from envs.core.rng import derive_seed
 
 from .play import ExecutionOptions, GameRecord, play_into, task_fields
@@ -76,16 +77,26 @@ RESUME_IGNORES = ("workers", "backend", "ray_address", "output")
 
 
 def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
-    """Read a YAML tournament config; ``overrides`` (not None) replace its keys."""
+    """Read a YAML tournament config; ``overrides`` (not None) replace its keys.
+
+    ``path`` and the files its agent specs name follow :mod:`envs.core.paths`: a spec's
+    relative path beside the config becomes absolute; others are looked up in the
+    current folder, then in the installed package, when the agent is made."""
+    path = find_file(path)
     try:
-        data = yaml.safe_load(Path(path).read_text()) or {}
-    except (OSError, yaml.YAMLError) as err:
+        data = yaml.safe_load(path.read_text()) or {}
+    except OSError as err:
+        raise ConfigError(f"cannot read tournament config {path}: {err}{where_looked(path)}") from None
+    except yaml.YAMLError as err:
         raise ConfigError(f"cannot read tournament config {path}: {err}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"tournament config {path} must be a mapping of keys to values, "
                           f"not a {type(data).__name__}")
     data.update({k: v for k, v in overrides.items() if v is not None})
-    return validate(TournamentConfig, data)
+    cfg = validate(TournamentConfig, data)
+    folder = path.resolve().parent
+    return cfg.model_copy(update={"agents": {name: rebase_spec(spec, folder)
+                                             for name, spec in cfg.agents.items()}})
 
 
 def check_before_start(cfg: TournamentConfig) -> None:

@@ -10,6 +10,7 @@ from pydantic import Field, field_validator, model_validator
 
 from envs.core.config import StrictModel, validate
 from envs.core.errors import ConfigError
+from envs.core.paths import find_file, rebase_file, rebase_spec, where_looked
 
 
 class PPOParams(StrictModel):
@@ -173,13 +174,38 @@ class TrainConfig(StrictModel):
 
 
 def load_train_config(path: str | Path, **overrides: Any) -> TrainConfig:
-    """Read a YAML training config; ``overrides`` (not None) replace top-level keys."""
+    """Read a YAML training config; ``overrides`` (not None) replace top-level keys.
+
+    ``path`` and the files the config names (the agent specs of ``eval.opponents``,
+    ``imitation.teacher`` and the distillation teachers; ``init_policy``) follow
+    :mod:`envs.core.paths`: a relative path beside the config becomes absolute; others
+    are looked up in the current folder, then in the installed package, when opened."""
+    path = find_file(path)
     try:
-        data = yaml.safe_load(Path(path).read_text()) or {}
-    except (OSError, yaml.YAMLError) as err:
+        data = yaml.safe_load(path.read_text()) or {}
+    except OSError as err:
+        raise ConfigError(f"cannot read training config {path}: {err}{where_looked(path)}") from None
+    except yaml.YAMLError as err:
         raise ConfigError(f"cannot read training config {path}: {err}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"training config {path} must be a mapping of keys to values, "
                           f"not a {type(data).__name__}")
     data.update({k: v for k, v in overrides.items() if v is not None})
-    return validate(TrainConfig, data)
+    return rebase_paths(validate(TrainConfig, data), path.resolve().parent)
+
+
+def rebase_paths(cfg: TrainConfig, folder: Path) -> TrainConfig:
+    """``cfg`` with every file it names that lies beside its config (in ``folder``) made
+    absolute (:func:`envs.core.paths.rebase_spec`)."""
+    update: dict[str, Any] = {"eval": cfg.eval.model_copy(update={
+        "opponents": [rebase_spec(spec, folder) for spec in cfg.eval.opponents]})}
+    if cfg.imitation is not None:
+        update["imitation"] = cfg.imitation.model_copy(
+            update={"teacher": rebase_spec(cfg.imitation.teacher, folder)})
+    if cfg.distill is not None:
+        update["distill"] = cfg.distill.model_copy(update={"rounds": [
+            r.model_copy(update={"teacher": rebase_spec(r.teacher, folder)})
+            for r in cfg.distill.rounds]})
+    if cfg.init_policy is not None:
+        update["init_policy"] = rebase_file(cfg.init_policy, folder)
+    return cfg.model_copy(update=update)

@@ -504,8 +504,9 @@ def _initial_policy(cfg: TrainConfig):
         return None
     import envs
     from agents.weights import load_policy, policy_kwargs_of
+    from envs.core.paths import find_file
 
-    policy, manifest = load_policy(cfg.init_policy)
+    policy, manifest = load_policy(find_file(cfg.init_policy))  # here, else the package
     info = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info
     for key, value in (("env_id", info.env_id), ("observation_size", info.observation_size),
                        ("num_actions", info.num_actions), ("hints", cfg.hints)):

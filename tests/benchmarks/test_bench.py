@@ -31,7 +31,10 @@ def test_bench_smoke(tmp_path, capsys):
         assert row["clone_us"] > 0 and row["clone_step_us"] > 0
         assert len(row["clone_steps_by_round"]) == 3
         assert row["clone_steps"] == sorted(row["clone_steps_by_round"])[1]
-    out = capsys.readouterr().out
+    out_text = capsys.readouterr().out
+    # where it writes, said before it starts (a relative --json lands in the current folder)
+    assert out_text.startswith(f"measuring; the results go to {out.resolve()}")
+    out = out_text
     assert "× ref" in out and "clone µs (engine steps)" in out
 
 

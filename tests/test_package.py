@@ -1,0 +1,158 @@
+"""The project as a package: the wheel built from the sources carries the shipped agents
+and configs, and ``otrio`` installed from it into a fresh venv plays a shipped
+tournament config with a shipped agent from another folder, with no clone in sight.
+
+The wheel is built offline (``pip wheel --no-build-isolation`` with this interpreter's
+setuptools, a dev dependency); where setuptools is missing and pip cannot fetch it, the
+tests are skipped saying so. The fresh venv gets its dependencies (numpy, torch, ...)
+from this interpreter's site-packages through a ``.pth`` file of plain paths: the
+``.pth`` files there (this clone's editable install among them) are not run, so the
+venv imports the suite from the wheel alone (checked).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import site
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# what the wheel is not built from (and what would only slow the copy down)
+NOT_COPIED = {".git", ".venv", ".venv-rllib", "runs", "build", "dist", ".hypothesis",
+              ".pytest_cache", ".ruff_cache", "tests", "examples", "tools"}
+GAMES = ("oceanos", "otys", "otontin")
+SHIPPED_CONFIG = "configs/tournament/oceanos_ppo_vs_greedy.yaml"  # names ppo:agents/pretrained/...
+
+
+def project_version() -> str:
+    """The version, stated once: pyproject.toml's ``[project] version``."""
+    text = (ROOT / "pyproject.toml").read_text()
+    return re.search(r'^version\s*=\s*"([^"]+)"', text, re.MULTILINE).group(1)
+
+
+def _ignore(folder: str, names: list[str]) -> set[str]:
+    top = Path(folder) == ROOT
+    return {n for n in names if n == "__pycache__" or n.endswith(".egg-info")
+            or (top and n in NOT_COPIED)}
+
+
+def _run(cmd: list, timeout: float = 300, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True,
+                          timeout=timeout, **kw)
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel, built from a copy of the sources (a build in place would leave build/
+    and *.egg-info in the clone, and a stale build/ can carry files since deleted)."""
+    if importlib.util.find_spec("pip") is None:
+        pytest.skip("pip is not installed in this interpreter: cannot build the wheel")
+    tmp = tmp_path_factory.mktemp("wheel")
+    src = tmp / "src"
+    shutil.copytree(ROOT, src, ignore=_ignore)
+    has_setuptools = importlib.util.find_spec("setuptools") is not None
+    cmd = [sys.executable, "-m", "pip", "wheel", src, "--no-deps", "-q", "-w", tmp / "dist"]
+    if has_setuptools:
+        cmd.append("--no-build-isolation")  # this interpreter's setuptools: nothing fetched
+    result = _run(cmd)
+    if result.returncode and not has_setuptools:
+        pytest.skip("cannot build the wheel offline: setuptools is not installed here "
+                    "(pip install -e '.[dev]' installs it) and pip could not fetch it: "
+                    + (result.stderr.strip().splitlines() or ["?"])[-1])
+    assert result.returncode == 0, result.stdout + result.stderr
+    (built,) = (tmp / "dist").glob("otrio-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory) -> dict:
+    """A fresh venv with the wheel installed (``--no-deps``; dependencies from this
+    interpreter's site-packages): its python, its bin folder, its site-packages and the
+    environment to run it in (no PYTHONPATH)."""
+    pip_version = tuple(int(x) for x in re.findall(r"\d+", _pip_version())[:2])
+    if pip_version < (22, 3):
+        pytest.skip(f"pip {pip_version} has no --python (22.3+) to install into another venv")
+    tmp = tmp_path_factory.mktemp("venv")
+    venv = tmp / "venv"
+    result = _run([sys.executable, "-m", "venv", "--without-pip", venv])
+    assert result.returncode == 0, result.stderr
+    bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
+    python = bin_dir / ("python.exe" if os.name == "nt" else "python")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP")}
+    env.update(PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+               OMP_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
+    purelib = Path(_run([python, "-c", "import sysconfig; print(sysconfig.get_paths()"
+                         "['purelib'])"], env=env).stdout.strip())
+    deps = dict.fromkeys([*site.getsitepackages(), sysconfig.get_paths()["purelib"],
+                          sysconfig.get_paths()["platlib"],  # and a --system-site-packages'
+                          *(p for p in sys.path if Path(p).name in ("site-packages",
+                                                                     "dist-packages"))])
+    deps = [p for p in deps if Path(p).is_dir() and Path(p).resolve() != ROOT]
+    (purelib / "_otrio_test_deps.pth").write_text("".join(f"{p}\n" for p in deps))
+    result = _run([sys.executable, "-m", "pip", "--python", python, "install", "--no-deps",
+                   "--no-index", "-q", wheel], env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    elsewhere = tmp / "elsewhere"  # a folder with no clone in it
+    elsewhere.mkdir()
+    return {"python": python, "bin": bin_dir, "site": purelib, "env": env, "cwd": elsewhere}
+
+
+def _pip_version() -> str:
+    return _run([sys.executable, "-m", "pip", "--version"]).stdout.split()[1]
+
+
+def test_the_wheel_carries_the_shipped_agents_configs_and_rules(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for game in GAMES:
+        for suffix in (".json", ".safetensors", "_eval.jsonl", "_imitation.jsonl"):
+            assert f"agents/pretrained/{game}_ppo{suffix}" in names
+        assert {f"envs/{game}/RULES.md", f"envs/{game}/README.md"} <= names
+    assert "agents/pretrained/README.md" in names
+    shipped = {p.relative_to(ROOT).as_posix() for p in (ROOT / "configs").rglob("*.yaml")}
+    assert shipped and shipped == {n for n in names if n.startswith("configs/")}
+    assert "otrio_cli.py" in names and not any(n.startswith("tests/") for n in names)
+    (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+    text = zipfile.ZipFile(wheel).read(metadata).decode()
+    assert f"\nVersion: {project_version()}\n" in text
+    (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+    assert "otrio = otrio_cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+
+
+def test_the_installed_otrio_plays_a_shipped_config_from_another_folder(installed):
+    env, cwd = installed["env"], installed["cwd"]
+    otrio = shutil.which("otrio", path=str(installed["bin"]))
+    assert otrio, "the wheel installed no otrio command"
+    result = _run([otrio, "--version"], env=env, cwd=cwd)
+    assert result.returncode == 0 and result.stdout.strip() == f"otrio {project_version()}"
+    # the venv imports the suite from the wheel, not from this clone; the demo finds the
+    # shipped agents there
+    probe = ("import json, envs, otrio_cli; from envs.core.paths import PACKAGE_ROOT; "
+             "print(json.dumps({'envs': envs.__file__, 'cli': otrio_cli.__file__, "
+             "'root': str(PACKAGE_ROOT), "
+             "'demo_ppo': otrio_cli._demo_lineups('oceanos_v0')[1].get('ppo')}))")
+    result = _run([installed["python"], "-c", probe], env=env, cwd=cwd)
+    assert result.returncode == 0, result.stderr
+    where = json.loads(result.stdout)
+    site_dir = installed["site"].resolve()
+    for key in ("envs", "cli", "root"):
+        assert Path(where[key]).resolve().is_relative_to(site_dir), where
+    assert where["demo_ppo"] == f"ppo:{site_dir / 'agents/pretrained/oceanos_ppo.json'}"
+    # a shipped config by its clone-root name, naming a shipped agent by its own
+    result = _run([otrio, "tournament", SHIPPED_CONFIG, "--games-per-seating", "1",
+                   "--output", "out", "--quiet"], env=env, cwd=cwd)
+    assert result.returncode == 0, result.stdout + result.stderr
+    summary = json.loads((cwd / "out" / "summary.json").read_text())
+    assert summary["games"] == 2
+    assert {row["agent"] for row in summary["leaderboard"]} == {"ppo", "greedy"}
+    assert f"run folder: {(cwd / 'out').resolve()}" in result.stdout
