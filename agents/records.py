@@ -553,12 +553,18 @@ class RecordWriter:
     opened without following a link: see :func:`open_append`)."""
 
     def __init__(self, path: Path):
-        self.fh = open_append(Path(path))
+        self.path = Path(path)
+        self.fh = open_append(self.path)
 
     def write(self, record: dict) -> None:
-        self.fh.write(json.dumps(record, sort_keys=True) + "\n")
-        self.fh.flush()
-        os.fsync(self.fh.fileno())
+        try:
+            self.fh.write(json.dumps(record, sort_keys=True) + "\n")
+            self.fh.flush()
+            os.fsync(self.fh.fileno())
+        except OSError as err:  # a write through a descriptor names no file: name it
+            if err.filename is None:
+                raise OSError(err.errno, err.strerror, str(self.path)) from None
+            raise
 
     def close(self) -> None:
         self.fh.close()

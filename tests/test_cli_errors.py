@@ -386,11 +386,24 @@ def test_a_full_disk_mid_run_is_one_line_and_the_records_written_resume(tmp_path
     capsys.readouterr()
     write = RecordWriter.write
 
+    class FullDisk:
+        """The records file once the disk is full: a torn start, then ENOSPC with no
+        file name, as a write through a descriptor raises it."""
+
+        def __init__(self, fh):
+            self.fh = fh
+
+        def write(self, text):
+            self.fh.write(text[:17])
+            self.fh.flush()
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        def __getattr__(self, name):
+            return getattr(self.fh, name)
+
     def fills_up(self, record):
         if record["game"] >= 1:  # the disk fills while the second record is written
-            self.fh.write('{"game": 1, "torn')
-            self.fh.flush()
-            raise _disk_full(self.fh.name)
+            self.fh = FullDisk(self.fh)
         write(self, record)
 
     monkeypatch.setattr(RecordWriter, "write", fills_up)
