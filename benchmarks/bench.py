@@ -70,7 +70,8 @@ def openspiel_rate(min_steps: int, seed: int = 0) -> dict | None:
         while not state.is_terminal():
             legal = state.legal_actions()
             state.apply_action(legal[int(rng.integers(len(legal)))])
-            state.observation_tensor()
+            if not state.is_terminal():  # pyspiel refuses a tensor with no player to move
+                state.observation_tensor()
             steps += 1
         games += 1
     elapsed = time.perf_counter() - start

@@ -9,10 +9,18 @@ from .rules import POINT_KINDS, State
 def render_text(state: State, viewer: int | None = None) -> str:
     """A readable picture of the table.
 
-    With ``viewer`` only that seat's hand is shown (what its player may see);
-    without, the pending decider's hand is shown too (for logs).
+    With ``viewer`` only that seat's hand is shown (what its player may see), and while
+    keep choices are secret the other seats' hand sizes and fuel are shown as the
+    viewer sees them (``State.public_counts``: as when the choices began); without,
+    the true counts and the pending decider's hand are shown too (for logs).
     """
     t = state.table
+    hands, ready = list(map(len, state.hands)), list(state.fuel_ready)
+    if viewer is not None and state.choosing():
+        public_hands, _, public_ready, _ = state.public_counts()
+        for s in range(state.num_players):
+            if s != viewer:
+                hands[s], ready[s] = public_hands[s], public_ready[s]
     lines = [
         f"Oceanos — {state.num_players} players, round {state.round + 1}/{NUM_ROUNDS}, "
         f"turn {min(state.turn + 1, 5)}/5"
@@ -25,9 +33,9 @@ def render_text(state: State, viewer: int | None = None) -> str:
     for s in range(state.num_players):
         levels = " ".join(f"{p[:4]}{lv}" for p, lv in zip(PARTS, state.levels[s]))
         lines.append(
-            f"player_{s}: {state.score[s]:3d} stars | {levels} | fuel {state.fuel_ready[s]}"
+            f"player_{s}: {state.score[s]:3d} stars | {levels} | fuel {ready[s]}"
             f" (+{state.fuel_fresh[s]}) | divers {state.divers_ready[s]} | crystals "
-            f"G{state.green[s]} Y{state.yellow[s]} | hand {len(state.hands[s])}"
+            f"G{state.green[s]} Y{state.yellow[s]} | hand {hands[s]}"
         )
         for r in range(NUM_ROUNDS):
             row = state.rows[s][r]

@@ -1,0 +1,490 @@
+"""The suite's three games as OpenSpiel Python games (``pip install -e '.[openspiel]'``).
+
+Importing this module registers them with ``pyspiel``::
+
+    import pyspiel
+    import integrations.openspiel  # registers the games
+    game = pyspiel.load_game("python_otrio_oceanos", {"players": 3, "seed": 7})
+
+| OpenSpiel name | env | players (default) | setup parameters |
+|---|---|---|---|
+| ``python_otrio_oceanos`` | ``oceanos_v0`` | 2-5 (4) | ``two_player_variant``, ``troubled_waters`` |
+| ``python_otrio_otys`` | ``otys_v0`` | 2-4 (3) | ``spy_designer_variant``, ``round_cap``, ``sponsor_sides`` |
+| ``python_otrio_otontin`` | ``otontin_v0`` | 3-8 (5) | ``bean_target``, ``round_cap``, ``split_spoils`` |
+
+Every game also takes ``players`` and ``seed``; a parameter's default is the game
+config's (``envs/<game>/``), so an OpenSpiel game plays exactly the env of the same
+config, with sparse rewards (``dense_reward`` is off; richer configs, such as other
+component tables, stay with ``envs.make``).
+
+What the games are, in OpenSpiel's terms:
+
+- **Sequential, imperfect information, terminal rewards.** ``returns()`` are the
+  suite's end rewards (``envs.core.rewards.end_rewards``): +1 for each winner and -1
+  for every other seat, 0 for all when every seat shares the victory, and 0 for all
+  when a game reaches the game's decision cap (``max_game_length``; the env truncates
+  there). The utility is general-sum, zero-sum at two players.
+- **Sampled chance** (``ChanceMode.SAMPLED_STOCHASTIC``). Each engine draws its chance
+  (shuffles, deals, dice) from one ``numpy`` generator inside its state, in the middle
+  of applying a player's action; there is no point between two decisions where the
+  outcomes could be listed with their probabilities, so no state is a chance node and
+  ``chance_outcomes()`` is never asked for. The generator travels with the state:
+  ``clone()`` continues the same future, and ``resample_from_infostate`` re-draws it.
+  The game's ``seed`` parameter: ``-1`` (default) draws each new game's generator
+  from fresh entropy; ``s >= 0`` makes the game's deals a fixed sequence, the ``k``-th
+  game dealt getting seed ``derive_seed(s, k)``. A state is dealt when first used; one
+  OpenSpiel makes only to overwrite (a C++ clone, a deserialization) deals nothing, and
+  one that is only observed through an observer and then dropped (OpenSpiel makes one
+  to size a tensor at every tensor call from C++) hands its deal on to the next state.
+  ``game.new_initial_state_from_seed(s)`` is the game the env deals on ``reset(seed=s)``.
+- **Information states.** The tensors (information state and observation alike) are
+  the seat's float32 observation, ``Game.observe`` (own seat first, then the others in
+  turn order), which holds only what the seat may know; an observer's ``dict`` is
+  ``{"observation": tensor}`` and its ``pieces`` the named views of the game's README.
+  From Python, ``state.observation_tensor(p)`` and the game's tensor sizes are answered
+  directly; from C++, OpenSpiel sizes a Python game's tensor by making a state and
+  observing it, at each call. The strings (information state and observation alike)
+  are a line naming the seat, the table as its player may see it (``Game.render_for``)
+  and the observation's digest: two states that differ in the seat's observation never
+  share a string (the text alone can be coarser), so a string fixes the legal actions,
+  and re-drawing what the seat cannot know never changes it. The observation is what
+  the seat may know now, not a record of everything it saw: OpenSpiel's perfect-recall
+  information state is offered as this same view.
+- **``resample_from_infostate(player, sampler)``** is ``Game.resample_hidden``: a world
+  with everything ``player`` cannot know re-drawn (other hands, deck order, secret
+  choices, future chance), seeded by two draws of ``sampler`` (``ISMCTSBot`` passes a
+  ``pyspiel.UniformProbabilitySampler``; :func:`resampler` gives a seeded one). The
+  re-drawn state has the same strings and tensors for ``player``, the same count of
+  decisions played (the cap) and an empty ``history()`` (no sequence of actions is
+  known to lead to the re-drawn world).
+- ``apply_action`` refuses an illegal action (``IllegalActionError`` naming the legal
+  ones) rather than corrupt the engine; ``serialize()`` / ``game.deserialize_state``
+  work (the engine state goes through its JSON ``to_dict``, inside OpenSpiel's own
+  pickle of a Python state: deserialize only strings you made), and games and states
+  pickle (a game as its name and parameters).
+
+``pyspiel.random_sim_test(game, num_sims, serialize=False, verbose=False)`` passes at
+every game's fewest and most players (``tests/integrations/test_openspiel.py``); its
+``serialize=True`` asks a sampled-stochastic game for its generator's state through a
+C++ hook (``GetRNGState``) that Python games cannot provide.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+try:
+    import pyspiel
+except ImportError as err:  # pragma: no cover - exercised only without the extra
+    raise ImportError("OpenSpiel is not installed: pip install -e '.[openspiel]' "
+                      "(or pip install 'open_spiel>=2.0')") from err
+
+from envs.core.config import validate
+from envs.core.errors import checked_action
+from envs.core.game import Game
+from envs.core.registry import ENV_MODULES
+from envs.core.rewards import end_rewards
+from envs.core.rng import derive_seed, make_rng
+
+_Type = pyspiel.GameType
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """One game's registration: its env, OpenSpiel names and setup parameters."""
+
+    env_id: str
+    short_name: str
+    long_name: str
+    setup: tuple[str, ...]  # parameters copied to the config key of the same name
+    extra: dict[str, Any]  # parameters whose config key differs: name -> default
+
+    @property
+    def game(self) -> Game:
+        return importlib.import_module(ENV_MODULES[self.env_id]).GAME
+
+    def defaults(self) -> dict[str, Any]:
+        """Every parameter with its default, taken from the game's config model."""
+        fields = self.game.config_model.model_fields
+        return {"players": self.game.info.default_players, "seed": -1,
+                **{name: fields[name].default for name in self.setup}, **self.extra}
+
+    def config(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The env config of a game's parameters."""
+        config = {"num_players": params["players"],
+                  **{name: params[name] for name in self.setup}}
+        if "sponsor_sides" in self.extra:
+            config["sponsors"] = {"sides": params["sponsor_sides"]}
+        return config
+
+    def game_type(self, zero_sum: bool = False) -> pyspiel.GameType:
+        info = self.game.info
+        return pyspiel.GameType(
+            short_name=self.short_name,
+            long_name=self.long_name,
+            dynamics=_Type.Dynamics.SEQUENTIAL,
+            chance_mode=_Type.ChanceMode.SAMPLED_STOCHASTIC,
+            information=_Type.Information.IMPERFECT_INFORMATION,
+            utility=_Type.Utility.ZERO_SUM if zero_sum else _Type.Utility.GENERAL_SUM,
+            reward_model=_Type.RewardModel.TERMINAL,
+            max_num_players=info.max_players,
+            min_num_players=info.min_players,
+            provides_information_state_string=True,
+            provides_information_state_tensor=True,
+            provides_observation_string=True,
+            provides_observation_tensor=True,
+            parameter_specification=self.defaults(),
+        )
+
+
+SPECS = {
+    spec.env_id: spec for spec in (
+        _Spec("oceanos_v0", "python_otrio_oceanos", "Python otrio Oceanos",
+              ("two_player_variant", "troubled_waters"), {}),
+        _Spec("otys_v0", "python_otrio_otys", "Python otrio Otys",
+              ("spy_designer_variant", "round_cap"), {"sponsor_sides": "random"}),
+        _Spec("otontin_v0", "python_otrio_otontin", "Python otrio Otontin",
+              ("bean_target", "round_cap", "split_spoils"), {}),
+    )
+}
+# env id -> OpenSpiel short name
+GAMES = {env_id: spec.short_name for env_id, spec in SPECS.items()}
+
+
+class _World:
+    """The engine state behind one OpenSpiel state, and what is cached about it.
+
+    OpenSpiel's C++ ``Clone`` makes a new initial state and then deep-copies the
+    Python attributes into it, and its ``serialize`` pickles them: this holder makes
+    the first ``clone()`` of the engine (a few engine steps, generator included) and
+    the second its JSON ``to_dict``. A fresh initial state is dealt on first use, so
+    the state a clone overwrites deals nothing; and one that is only observed through
+    an observer and then dropped (OpenSpiel builds one to size a tensor at each tensor
+    call from C++) hands its world on to the next state dealt.
+    """
+
+    __slots__ = ("game", "state", "decisions", "owner", "committed", "seat", "_legal",
+                 "_text", "_obs", "__weakref__")
+
+    def __init__(self, game: Game, state=None, decisions: int = 0, owner=None):
+        self.game = game  # the suite's Game object (shared, read-only)
+        self.state = state  # the engine's state, None until dealt
+        self.decisions = decisions  # decisions applied (the env's max_decisions cap)
+        self.owner = owner  # the OpenSpiel game that deals it (None once committed)
+        self.committed = state is not None  # False: dealt lazily, not yet used
+        self._obs: np.ndarray | None = None  # scratch for observations
+        self._clear()
+
+    def _clear(self) -> None:
+        self.seat: int | None = None  # the player to act (TERMINAL once over), once known
+        self._legal: list[int] | None = None
+        self._text: dict[int, str] = {}
+
+    def player(self) -> int:
+        """The seat to act, or OpenSpiel's TERMINAL once the rules end the game or it
+        reaches the decision cap (OpenSpiel asks this many times a step: cached)."""
+        seat = self.seat
+        if seat is None:
+            state = self.engine()
+            if state.is_terminal() or self.decisions >= self.game.info.max_decisions:
+                seat = _TERMINAL
+            else:
+                seat = state.current_player()
+            self.seat = seat
+        return seat
+
+    def engine(self):
+        """The engine state, dealt now if need be; from here on it is this state's."""
+        if not self.committed:
+            if self.state is None:
+                self.state = self.owner._deal(self)
+            self.owner._taken(self)
+            self.owner, self.committed = None, True
+        return self.state
+
+    def legal(self) -> list[int]:
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self.engine().legal_actions()
+        return legal
+
+    def apply(self, action: int) -> None:
+        state = self.engine()
+        action = checked_action(action, f"player_{state.current_player()}", self.legal(),
+                                self.game.action_name)
+        state.apply_action(action)
+        self.decisions += 1
+        self._clear()
+
+    def observe(self, seat: int, out: np.ndarray, commit: bool = True) -> None:
+        """Write ``seat``'s observation into ``out``; ``commit=False`` (an observer's
+        call) deals a fresh state without taking its world for good."""
+        if commit or self.committed:
+            state = self.engine()
+        else:
+            state = self.state
+            if state is None:
+                state = self.state = self.owner._deal(self)
+        if not self.game.writes_every_value:
+            out.fill(0.0)
+        self.game.observe(state, seat, out)
+
+    def observation(self, seat: int) -> np.ndarray:
+        """``seat``'s observation, in this world's reused buffer."""
+        out = self._obs
+        if out is None:
+            out = self._obs = np.empty(self.game.info.observation_size, dtype=np.float32)
+        self.observe(seat, out)
+        return out
+
+    def text(self, seat: int) -> str:
+        """What ``seat``'s player may see, then its observation's digest."""
+        text = self._text.get(seat)
+        if text is None:
+            digest = hashlib.blake2b(self.observation(seat).tobytes(),
+                                     digest_size=8).hexdigest()
+            text = self._text[seat] = (f"view of player_{seat}\n"
+                                       f"{self.game.render_for(self.engine(), seat)}\n"
+                                       f"observation {digest}")
+        return text
+
+    def __deepcopy__(self, memo) -> _World:
+        return _World(self.game, self.engine().clone(), self.decisions)
+
+    def __reduce__(self):
+        return _restore, (self.game.info.env_id, self.engine().to_dict(), self.decisions)
+
+
+def _restore(env_id: str, data: dict, decisions: int) -> _World:
+    """A pickled :class:`_World` (``state.serialize()``) rebuilt from its JSON state."""
+    game = SPECS[env_id].game
+    return _World(game, game.state_from_dict(data), decisions)
+
+
+class OtrioGame(pyspiel.Game):
+    """One of the suite's games as an OpenSpiel game (a subclass per game sets ``spec``)."""
+
+    spec: _Spec
+
+    def __init__(self, params: dict | None = None):
+        spec = self.spec
+        params = {**spec.defaults(), **(params or {})}
+        self.env_game = game = spec.game
+        info = game.info
+        # the env's own checks: an unknown or out-of-range value raises ConfigError
+        self.config = validate(game.config_model, spec.config(params))
+        info.check_players(self.config.num_players)
+        n = self.config.num_players
+        super().__init__(
+            spec.game_type(zero_sum=n == 2),
+            pyspiel.GameInfo(
+                num_distinct_actions=info.num_actions,
+                max_chance_outcomes=0,
+                num_players=n,
+                min_utility=-1.0,
+                max_utility=1.0,
+                utility_sum=0.0 if n == 2 else None,
+                max_game_length=info.max_decisions,
+            ),
+            params,
+        )
+        self.seed = int(params["seed"])
+        self.worlds = 0  # games dealt so far (with seed >= 0: the next one's index)
+        self._lent: tuple | None = None  # (weakref to a _World, its uncommitted state)
+
+    @property
+    def env_id(self) -> str:
+        return self.spec.env_id
+
+    def __reduce_ex__(self, protocol):
+        """Pickled as its name and parameters (pyspiel's own pickle of a game asks a
+        sampled-stochastic game for its generator, which a Python game cannot give);
+        the copy deals its worlds afresh from ``seed``."""
+        return pyspiel.load_game, (self.spec.short_name, self.get_parameters())
+
+    def env_config(self) -> dict[str, Any]:
+        """The config of the equivalent env: ``envs.make(game.env_id, **game.env_config())``."""
+        return self.spec.config(self.get_parameters())
+
+    def _deal(self, holder: _World):
+        """The engine state of a new game for ``holder``: the world a state that was
+        only observed left behind, else the next of the game's worlds."""
+        lent = self._lent
+        if lent is not None and lent[0]() is None:
+            state = lent[1]
+        else:
+            if self.seed < 0:
+                rng = make_rng(None)
+            else:
+                rng = make_rng(derive_seed(self.seed, self.worlds))
+            self.worlds += 1
+            state = self.env_game.new_state(self.config, rng)
+        self._lent = (weakref.ref(holder), state)
+        return state
+
+    def _taken(self, holder: _World) -> None:
+        """``holder`` keeps its world: it is no longer handed on."""
+        lent = self._lent
+        if lent is not None and lent[0]() is holder:
+            self._lent = None
+
+    def new_initial_state(self) -> OtrioState:
+        """A new game (dealt when first used; see the module's note on ``seed``)."""
+        return OtrioState(self, _World(self.env_game, owner=self))
+
+    def new_initial_state_from_seed(self, seed: int) -> OtrioState:
+        """The game the env of this config deals on ``reset(seed=seed)``."""
+        world = self.env_game.new_state(self.config, make_rng(seed))
+        return OtrioState(self, _World(self.env_game, world))
+
+    # OpenSpiel sizes a Python game's tensor by building a new state and observing it,
+    # on every call; from Python these answer at once
+    def observation_tensor_shape(self) -> list[int]:
+        return [self.env_game.info.observation_size]
+
+    def observation_tensor_size(self) -> int:
+        return self.env_game.info.observation_size
+
+    information_state_tensor_shape = observation_tensor_shape
+    information_state_tensor_size = observation_tensor_size
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> OtrioObserver:
+        """The observer OpenSpiel asks for its tensors and strings: one seat's own view
+        (with or without perfect recall: the same view, see the module's note)."""
+        return OtrioObserver(self.env_game, iig_obs_type, params)
+
+
+class OtrioState(pyspiel.State):
+    """An OpenSpiel state over the engine's state (``envs/<game>/rules.py``)."""
+
+    def __init__(self, game: OtrioGame, world: _World | None = None):
+        super().__init__(game)
+        # a state OpenSpiel makes itself (a C++ clone, a deserialization) gets its
+        # world assigned afterwards; until then it deals nothing
+        self._w = world if world is not None else _World(game.env_game, owner=game)
+
+    @property
+    def engine(self):
+        """The suite's engine state (read it, do not change it)."""
+        return self._w.engine()
+
+    def current_player(self) -> int:
+        seat = self._w.seat
+        return self._w.player() if seat is None else seat
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return self._w.legal()
+
+    def _apply_action(self, action: int) -> None:
+        self._w.apply(action)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return self._w.game.action_name(action)
+
+    def is_terminal(self) -> bool:
+        seat = self._w.seat
+        return (self._w.player() if seat is None else seat) == _TERMINAL
+
+    def returns(self) -> list[float]:
+        w = self._w
+        state = w.engine()
+        n = state.num_players
+        if not state.is_terminal():  # in play, or stopped by the decision cap
+            return [0.0] * n
+        ends = end_rewards(state.winners(), n)
+        return [0.0] * n if ends is None else ends
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        """``player``'s observation (default: the player to act) as a list, as
+        OpenSpiel's own (from Python this skips OpenSpiel's re-sizing of the tensor)."""
+        w = self._w
+        seat = w.player() if player is None else int(player)
+        if not 0 <= seat < self.num_players():
+            raise ValueError(f"player must be a seat 0..{self.num_players() - 1}, got {player!r}")
+        return w.observation(seat).tolist()
+
+    information_state_tensor = observation_tensor
+
+    def resample_from_infostate(self, player_id: int, probability_sampler) -> OtrioState:
+        """A world with everything ``player_id`` cannot know re-drawn
+        (``Game.resample_hidden``), seeded by two draws of ``probability_sampler``."""
+        w = self._w
+        high, low = probability_sampler(), probability_sampler()
+        seed = int(high * 2**31) << 32 | int(low * 2**32)
+        world = w.game.resample_hidden(w.engine(), int(player_id), make_rng(seed))
+        return OtrioState(self.get_game(), _World(w.game, world, w.decisions))
+
+    def __reduce_ex__(self, protocol):
+        """Pickled as its game and ``serialize()`` (see :meth:`OtrioGame.__reduce_ex__`)."""
+        return _unpickle_state, (self.get_game(), self.serialize())
+
+    def __str__(self) -> str:
+        """The whole table (hidden information included), for logs."""
+        return self._w.game.render(self._w.engine())
+
+
+def _unpickle_state(game: OtrioGame, serialized: str) -> OtrioState:
+    return game.deserialize_state(serialized)
+
+
+class OtrioObserver:
+    """OpenSpiel's Python observer interface over ``Game.observe`` and ``render_for``."""
+
+    def __init__(self, game: Game, iig_obs_type=None, params=None):
+        if params:
+            raise ValueError(f"observation parameters are not supported; got {params}")
+        if iig_obs_type is not None and not (
+                iig_obs_type.public_info
+                and iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER):
+            raise ValueError("the otrio games offer one seat's own view only (public "
+                             "information and the seat's private information)")
+        self.tensor = np.zeros(game.info.observation_size, dtype=np.float32)
+        self.dict = {"observation": self.tensor}
+        self.pieces = game.layout.views(self.tensor)  # named views, in vector order
+
+    def set_from(self, state: OtrioState, player: int) -> None:
+        state._w.observe(player, self.tensor, commit=False)
+
+    def string_from(self, state: OtrioState, player: int) -> str:
+        return state._w.text(player)
+
+
+def _register() -> dict[str, type[OtrioGame]]:
+    known = {game.short_name for game in pyspiel.registered_games()}
+    classes = {}
+    for env_id, spec in SPECS.items():
+        name = spec.game.info.name.capitalize() + "OpenSpielGame"
+        cls = classes[env_id] = type(name, (OtrioGame,), {"spec": spec, "__module__": __name__})
+        if spec.short_name not in known:  # a second import (a reload) registers nothing
+            pyspiel.register_game(spec.game_type(), cls)
+    return classes
+
+
+GAME_CLASSES = _register()
+
+
+def load(env_id: str, **params: Any) -> OtrioGame:
+    """``pyspiel.load_game`` of an env's OpenSpiel game: ``load("oceanos_v0", players=3)``."""
+    if env_id not in GAMES:
+        raise ValueError(f"unknown env id {env_id!r}; known: {', '.join(sorted(GAMES))}")
+    return pyspiel.load_game(GAMES[env_id], params)
+
+
+def resampler(seed: int) -> Callable[[OtrioState, int], OtrioState]:
+    """A seeded ``resample_from_infostate`` for ``ISMCTSBot.set_resampler``: the bot's
+    own re-draws use an unseeded ``UniformProbabilitySampler``, so a search is
+    reproducible only with this."""
+    rng = np.random.default_rng(seed)
+    return lambda state, player: state.resample_from_infostate(player, rng.random)
+
+
+__all__ = ["GAMES", "GAME_CLASSES", "OtrioGame", "OtrioObserver", "OtrioState", "load",
+           "resampler"]
