@@ -29,13 +29,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import Field, model_validator
 
 from agents.arena import GameTask
 from agents.records import RECORDS_FILE, open_run, read_records
 from agents.run_lock import RunLock
-from envs.core.config import StrictModel, validate
+from envs.core.config import StrictModel, load_yaml, validate
 from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed
 
@@ -168,10 +167,7 @@ def load_config(path: str | Path, **overrides: Any) -> BalanceConfig:
 
     A ``games_per_setup`` override applies to every sweep (it replaces sweep values).
     """
-    try:
-        data = yaml.safe_load(Path(path).read_text()) or {}
-    except (OSError, yaml.YAMLError) as err:
-        raise ConfigError(f"cannot read balance config {path}: {err}") from None
+    data = load_yaml(path, "balance config") or {}
     if not isinstance(data, dict):
         raise ConfigError(f"balance config {path} must be a mapping")
     if overrides.get("games_per_setup") is not None:

@@ -15,14 +15,13 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import Field, model_validator
 
 from agents.arena import GameTask
 from agents.records import RECORDS_FILE, open_run
 from agents.run_lock import RunLock
 from agents.stats import mean_and_ci, wilson
-from envs.core.config import validate
+from envs.core.config import load_yaml, validate
 from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed
 
@@ -75,10 +74,7 @@ RESUME_IGNORES = ("workers", "backend", "ray_address", "output")
 
 def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
     """Read a YAML tournament config; ``overrides`` (not None) replace its keys."""
-    try:
-        data = yaml.safe_load(Path(path).read_text()) or {}
-    except (OSError, yaml.YAMLError) as err:
-        raise ConfigError(f"cannot read tournament config {path}: {err}") from None
+    data = load_yaml(path, "tournament config") or {}
     if not isinstance(data, dict):
         raise ConfigError(f"tournament config {path} must be a mapping of keys to values, "
                           f"not a {type(data).__name__}")

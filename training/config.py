@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import Field, field_validator, model_validator
 
-from envs.core.config import StrictModel, validate
+from envs.core.config import StrictModel, load_yaml, validate
 from envs.core.errors import ConfigError
 
 
@@ -174,10 +173,7 @@ class TrainConfig(StrictModel):
 
 def load_train_config(path: str | Path, **overrides: Any) -> TrainConfig:
     """Read a YAML training config; ``overrides`` (not None) replace top-level keys."""
-    try:
-        data = yaml.safe_load(Path(path).read_text()) or {}
-    except (OSError, yaml.YAMLError) as err:
-        raise ConfigError(f"cannot read training config {path}: {err}") from None
+    data = load_yaml(path, "training config") or {}
     if not isinstance(data, dict):
         raise ConfigError(f"training config {path} must be a mapping of keys to values, "
                           f"not a {type(data).__name__}")
