@@ -38,6 +38,7 @@ MAX_JSON_DEPTH = 64  # arrays and objects inside each other (the suite's own fil
 MAX_JSON_NODES = 10_000_000  # values in one document (a big records line holds thousands)
 _REPR_DEPTH = 6  # containers inside containers that short_repr spells out
 _BIG_INT_BITS = 1024  # an integer longer than this is described, not printed
+_CONTAINERS = (dict, list, tuple)
 
 
 # ------------------------------------------------------------------ messages
@@ -220,27 +221,30 @@ def check_nesting(value: Any, what: str, error: type[Exception] = ConfigError,
     holds more than ``max_nodes`` values or (with ``max_text``) a string or key longer
     than ``max_text`` characters. Walked without recursion, so any depth is safe; a
     container met twice, as in a cycle, counts again until a limit stops it."""
+    if max_text is not None and isinstance(value, str) and len(value) > max_text:
+        raise error(f"{what} holds a text of more than {max_text} characters")
+    if not isinstance(value, _CONTAINERS):
+        return
     stack = [(value, 1)]
-    nodes = 0
+    nodes = 1
     while stack:
         item, depth = stack.pop()
-        nodes += 1
-        if nodes > max_nodes:
-            raise error(f"{what} holds more than {max_nodes} values")
+        if depth > max_depth:
+            raise error(f"{what} is nested deeper than {max_depth} levels")
         if isinstance(item, dict):
-            children = item.values()
             if max_text is not None and any(isinstance(k, str) and len(k) > max_text
                                             for k in item):
                 raise error(f"{what} holds a key of more than {max_text} characters")
-        elif isinstance(item, (list, tuple)):
-            children = item
+            children = list(item.values())
         else:
-            if max_text is not None and isinstance(item, str) and len(item) > max_text:
-                raise error(f"{what} holds a text of more than {max_text} characters")
-            continue
-        if depth > max_depth:
-            raise error(f"{what} is nested deeper than {max_depth} levels")
-        stack.extend((child, depth + 1) for child in children)
+            children = item
+        nodes += len(children)
+        if nodes > max_nodes:
+            raise error(f"{what} holds more than {max_nodes} values")
+        if max_text is not None and any(isinstance(c, str) and len(c) > max_text
+                                        for c in children):
+            raise error(f"{what} holds a text of more than {max_text} characters")
+        stack.extend([(c, depth + 1) for c in children if isinstance(c, _CONTAINERS)])
 
 
 __all__ = ["MAX_JSON_DEPTH", "MAX_JSON_NODES", "MESSAGE_CHARS", "check_nesting", "clip",
