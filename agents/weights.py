@@ -344,7 +344,8 @@ def policy_kwargs_of(manifest: Manifest) -> dict[str, Any]:
         kwargs["features_extractor_class"] = ENCODERS[arch.encoder]
         kwargs["features_extractor_kwargs"] = dict(arch.encoder_kwargs)
     elif arch.encoder_kwargs:
-        raise ConfigError(f"encoder {FLAT_ENCODER!r} takes no encoder_kwargs, got {arch.encoder_kwargs}")
+        raise ConfigError(f"encoder {FLAT_ENCODER!r} takes no encoder_kwargs, got "
+                          f"{short_repr(arch.encoder_kwargs, 120)}")
     return kwargs
 
 
