@@ -17,11 +17,11 @@ untrusted or made for another game is rejected before any game starts.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
+from envs.core.bounded import clip, read_json, short_repr
 from envs.core.errors import ConfigError
 from envs.core.paths import find_file, where_looked
 
@@ -34,12 +34,13 @@ def metadata_path(path: Path) -> Path:
 
 
 def read_metadata(path: Path) -> dict:
-    """The metadata beside a checkpoint; a clear error if it is missing or corrupt."""
+    """The metadata beside a checkpoint; a clear error if it is missing or corrupt (read
+    within the limits of an agent manifest: ``agents/weights.py``)."""
+    from .weights import MAX_MANIFEST_BYTES, MAX_MANIFEST_DEPTH, MAX_MANIFEST_VALUES
+
     meta_file = metadata_path(path)
-    try:
-        meta = json.loads(meta_file.read_text())
-    except (OSError, ValueError) as err:
-        raise ConfigError(f"PPO checkpoint metadata {meta_file} is missing or corrupt: {err}") from None
+    meta = read_json(meta_file, MAX_MANIFEST_BYTES, f"PPO checkpoint metadata {meta_file}",
+                     ConfigError, max_depth=MAX_MANIFEST_DEPTH, max_nodes=MAX_MANIFEST_VALUES)
     if not isinstance(meta, dict):
         raise ConfigError(f"PPO checkpoint metadata {meta_file} is corrupt: not a JSON object")
     return meta
@@ -77,7 +78,7 @@ class PPOAgent(Agent):
         for key, value in expected.items():
             if meta.get(key) != value:
                 raise ConfigError(
-                    f"PPO checkpoint {self.path} was trained for {key}={meta.get(key)!r}, "
+                    f"PPO checkpoint {self.path} was trained for {key}={short_repr(meta.get(key))}, "
                     f"this game has {key}={value!r}"
                 )
         if zipped:  # refused here unless trusted
@@ -87,8 +88,8 @@ class PPOAgent(Agent):
 
         try:
             self.hints = make_hints(meta.get("hints"), env)
-        except ValueError as err:
-            raise ConfigError(f"PPO checkpoint {self.path}: {err}") from None
+        except (ValueError, TypeError) as err:
+            raise ConfigError(f"PPO checkpoint {self.path}: {clip(str(err))}") from None
         size = observation_size(env, meta.get("hints"))
         if self.policy.observation_space.shape != (size,):
             raise ConfigError(f"PPO checkpoint {self.path} reads {self.policy.observation_space.shape} "

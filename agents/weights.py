@@ -23,6 +23,30 @@ files is executed: no pickle, no cloudpickle, no ``torch.load``. Every problem -
 missing or corrupt file, a hash mismatch, a missing, extra or misshapen tensor, an
 unknown encoder -- is a :class:`ConfigError` naming the file.
 
+**Limits.** A manifest is a file handed around, so nothing it says is built, and
+nothing it names is read, before it is known to be small; every refusal is one
+:class:`ConfigError` line, within a second and a few MB of memory:
+
+- the manifest: a regular file of at most :data:`MAX_MANIFEST_BYTES` (1 MiB) of UTF-8
+  JSON, nested at most :data:`MAX_MANIFEST_DEPTH` (16) deep, holding at most
+  :data:`MAX_MANIFEST_VALUES` (10,000) values, no ``NaN``; its sizes
+  within ceilings -- ``observation_size``, ``policy_observation_size`` and
+  ``num_actions`` at most :data:`MAX_SIZE` (2**20), at most :data:`MAX_LAYERS` (32)
+  layers a head of at most :data:`MAX_UNITS` (65,536) units, encoder arguments as
+  bounded, names and versions at most :data:`MAX_TEXT` (256) characters, ``bytes`` at
+  most :data:`MAX_WEIGHTS_BYTES` (256 MiB);
+- the weights (``agents/tensor_file.py``): a regular file, not a symbolic link (a link
+  to ``/dev/zero``, a FIFO or a device is refused unread), whose size is the
+  manifest's ``bytes`` (a huge sparse file is refused from its size); hashed in
+  chunks; then only its safetensors header (at most 1 MiB) is read and checked --
+  dtypes, shapes, byte ranges that tile the data -- and compared with the network the
+  manifest declares, measured on torch's meta device (shapes without storage), before
+  anything is allocated; then the file is read once, its hash checked again on the
+  bytes parsed, and a tensor holding NaN or infinity is refused (a policy that
+  diverged in training) before the network is built;
+- every value quoted in a message is cut to a readable length
+  (``envs/core/bounded.py``).
+
 **SB3 zips.** A Stable-Baselines3 zip stores its settings (spaces, schedules, the
 policy class) as cloudpickle payloads, so loading one runs whatever code the file
 carries. The suite loads one only from a source the user trusts (:func:`load_sb3_zip`):
@@ -35,16 +59,18 @@ agent are in the safe format); zips are only the user's own, of older runs.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, StrictBool, StrictInt, field_validator
 
+from envs.core.bounded import clip, read_json, short_repr
 from envs.core.config import StrictModel, validate
 from envs.core.errors import ConfigError
 
@@ -60,6 +86,16 @@ ACTIVATIONS = ("Tanh", "ReLU", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid")
 FLAT_ENCODER = "mlp"  # sb3's FlattenExtractor: the flat observation into the MLP
 # modules that moved, by the old name that a zip pickled before the move gives them
 MOVED_MODULES = {"training.encoders": "agents.encoders"}
+# ceilings, checked before anything is built or read (see the module docstring)
+MAX_MANIFEST_BYTES = 1 << 20  # the manifest (the shipped ones are about 1 KB)
+MAX_MANIFEST_DEPTH = 16  # nesting of the manifest's JSON (the shipped ones use 3)
+MAX_MANIFEST_VALUES = 10_000  # values in the manifest's JSON (the shipped ones hold about 40)
+MAX_WEIGHTS_BYTES = 256 << 20  # the weights file (the shipped ones are 1 to 6 MB)
+MAX_SIZE = 1 << 20  # observation_size, policy_observation_size, num_actions (the games: < 3,000)
+MAX_LAYERS = 32  # layers of each head in net_arch, and of an encoder's list argument
+MAX_UNITS = 1 << 16  # units of one layer, and any integer encoder argument
+MAX_TEXT = 256  # env_id, hints, activation and encoder names, versions, encoder arguments
+MAX_PATH_TEXT = 4096  # exported_from
 
 
 # ------------------------------------------------------------------ trust
@@ -145,21 +181,41 @@ class PolicyArch(StrictModel):
     """The network a manifest rebuilds (MaskableActorCriticPolicy's constructor)."""
 
     policy_class: Literal["MaskableActorCriticPolicy"] = Field(alias="class")
-    net_arch: list[int] | dict[str, list[int]]
-    activation_fn: str
-    encoder: str
-    encoder_kwargs: dict[str, int | float | bool | str | list[int]] = {}
-    share_features_extractor: bool = True
-    normalize_images: bool = True
+    net_arch: list[StrictInt] | dict[str, list[StrictInt]]
+    activation_fn: str = Field(max_length=MAX_TEXT)
+    encoder: str = Field(max_length=MAX_TEXT)
+    encoder_kwargs: dict[str, StrictInt | float | StrictBool | str | list[StrictInt]] = {}
+    share_features_extractor: StrictBool = True
+    normalize_images: StrictBool = True
 
     @field_validator("net_arch")
     @classmethod
     def _known_heads(cls, v):
         if isinstance(v, dict) and set(v) - {"pi", "vf"}:
-            raise ValueError(f"net_arch keys must be pi and vf, got {sorted(v)}")
-        layers = v if isinstance(v, list) else [n for head in v.values() for n in head]
-        if any(n < 1 for n in layers):
-            raise ValueError("every layer needs at least one unit")
+            raise ValueError(f"net_arch keys must be pi and vf, got {short_repr(sorted(v), 80)}")
+        heads = [v] if isinstance(v, list) else list(v.values())
+        if any(len(head) > MAX_LAYERS for head in heads):
+            raise ValueError(f"at most {MAX_LAYERS} layers a head")
+        if any(not 1 <= n <= MAX_UNITS for head in heads for n in head):
+            raise ValueError(f"every layer needs 1..{MAX_UNITS} units")
+        return v
+
+    @field_validator("encoder_kwargs")
+    @classmethod
+    def _bounded_kwargs(cls, v: dict) -> dict:
+        if len(v) > MAX_LAYERS:
+            raise ValueError(f"at most {MAX_LAYERS} encoder arguments")
+        for key, value in v.items():
+            if len(key) > MAX_TEXT:
+                raise ValueError(f"an encoder argument's name is over {MAX_TEXT} characters")
+            numbers = value if isinstance(value, list) else [value]
+            if isinstance(value, list) and len(value) > MAX_LAYERS:
+                raise ValueError(f"{key}: at most {MAX_LAYERS} values")
+            if isinstance(value, str) and len(value) > MAX_TEXT:
+                raise ValueError(f"{key}: over {MAX_TEXT} characters")
+            if any(isinstance(n, (int, float)) and not isinstance(n, bool)
+                   and not abs(n) <= MAX_UNITS for n in numbers):
+                raise ValueError(f"{key}: every number must be within -{MAX_UNITS}..{MAX_UNITS}")
         return v
 
     @field_validator("activation_fn")
@@ -181,16 +237,16 @@ class PolicyArch(StrictModel):
 class WeightsRef(StrictModel):
     """The weights file a manifest names, and its content hash."""
 
-    file: str
-    sha256: str
-    bytes: int = Field(ge=0)
+    file: str = Field(max_length=MAX_TEXT)
+    sha256: str = Field(max_length=64)
+    bytes: StrictInt = Field(ge=0, le=MAX_WEIGHTS_BYTES)
 
     @field_validator("file")
     @classmethod
     def _bare_name(cls, v: str) -> str:
         if Path(v).name != v or v in ("", ".", "..") or not v.endswith(WEIGHTS_SUFFIX):
             raise ValueError(f"must be a bare {WEIGHTS_SUFFIX} file name beside the manifest, "
-                             f"got {v!r}")
+                             f"got {short_repr(v, 80)}")
         return v
 
     @field_validator("sha256")
@@ -206,18 +262,19 @@ class Manifest(StrictModel):
 
     format: Literal["otrio-policy"]
     format_version: Literal[1]
-    env_id: str
-    observation_size: int = Field(ge=1)
-    num_actions: int = Field(ge=1)
-    hints: str | None = None
-    policy_observation_size: int = Field(ge=1)
+    env_id: str = Field(max_length=MAX_TEXT)
+    observation_size: StrictInt = Field(ge=1, le=MAX_SIZE)
+    num_actions: StrictInt = Field(ge=1, le=MAX_SIZE)
+    hints: str | None = Field(default=None, max_length=MAX_TEXT)
+    policy_observation_size: StrictInt = Field(ge=1, le=MAX_SIZE)
     game_config: dict[str, Any] = {}
-    timesteps: int | None = None
-    seed: int | None = None
-    exported_from: str | None = None
+    timesteps: StrictInt | None = None
+    seed: StrictInt | None = None
+    exported_from: str | None = Field(default=None, max_length=MAX_PATH_TEXT)
     policy: PolicyArch
     weights: WeightsRef
-    versions: dict[str, str] = {}
+    versions: dict[str, Annotated[str, Field(max_length=MAX_TEXT)]] = Field(
+        default={}, max_length=MAX_LAYERS)
 
 
 def encoder_names() -> tuple[str, ...]:
@@ -245,20 +302,18 @@ def agent_stem(target: str | Path) -> Path:
 
 
 def read_manifest(path: str | Path) -> Manifest:
-    """The validated manifest of an exported agent; a clear error for any problem."""
+    """The validated manifest of an exported agent; a clear error for any problem
+    (the file and its JSON are read within :data:`MAX_MANIFEST_BYTES` and
+    :data:`MAX_MANIFEST_DEPTH`, its sizes checked against the ceilings above)."""
     file = manifest_path(path)
-    try:
-        raw = json.loads(file.read_text())
-    except OSError as err:
-        raise ConfigError(f"agent manifest {file} cannot be read: {err}") from None
-    except ValueError as err:
-        raise ConfigError(f"agent manifest {file} is corrupt (not JSON): {err}") from None
+    raw = read_json(file, MAX_MANIFEST_BYTES, f"agent manifest {file}", ConfigError,
+                    max_depth=MAX_MANIFEST_DEPTH, max_nodes=MAX_MANIFEST_VALUES)
     if not isinstance(raw, dict):
         raise ConfigError(f"agent manifest {file} is corrupt: not a JSON object")
     if raw.get("format") != FORMAT:
         raise ConfigError(
-            f"{file} is not an exported agent (its format is {raw.get('format')!r}, not "
-            f"{FORMAT!r}); a training checkpoint's metadata sits beside its .zip: play "
+            f"{file} is not an exported agent (its format is {short_repr(raw.get('format'))}, "
+            f"not {FORMAT!r}); a training checkpoint's metadata sits beside its .zip: play "
             f"ppo:CHECKPOINT.zip with {TRUST_FLAG}, or export it with otrio export-checkpoint")
     try:
         return validate(Manifest, raw)
@@ -290,13 +345,18 @@ def policy_kwargs_of(manifest: Manifest) -> dict[str, Any]:
         kwargs["features_extractor_class"] = ENCODERS[arch.encoder]
         kwargs["features_extractor_kwargs"] = dict(arch.encoder_kwargs)
     elif arch.encoder_kwargs:
-        raise ConfigError(f"encoder {FLAT_ENCODER!r} takes no encoder_kwargs, got {arch.encoder_kwargs}")
+        raise ConfigError(f"encoder {FLAT_ENCODER!r} takes no encoder_kwargs, got "
+                          f"{short_repr(arch.encoder_kwargs, 120)}")
     return kwargs
 
 
-def build_policy(manifest: Manifest):
+def build_policy(manifest: Manifest, meta: bool = False):
     """A fresh ``MaskableActorCriticPolicy`` shaped as the manifest says, from this
-    package's own classes (the global torch generator is left as it was)."""
+    package's own classes (the global torch generator is left as it was).
+
+    With ``meta``, on torch's meta device: every tensor has its shape and dtype but no
+    storage, so the network a manifest declares can be measured (:func:`network_shapes`)
+    at no cost, whatever it declares."""
     import gymnasium
     import numpy as np
     import torch
@@ -308,11 +368,44 @@ def build_policy(manifest: Manifest):
     action_space = gymnasium.spaces.Discrete(manifest.num_actions)
     with torch.random.fork_rng(devices=[]):
         try:
-            policy = MaskableActorCriticPolicy(observation_space, action_space, lambda _: 0.0, **kwargs)
-        except (TypeError, ValueError) as err:
-            raise ConfigError(f"the policy of this manifest cannot be built: {err}") from None
+            if meta:
+                with torch.device("meta"):
+                    policy = _meta_policy_class()(observation_space, action_space, lambda _: 0.0, **kwargs)
+            else:
+                policy = MaskableActorCriticPolicy(observation_space, action_space, lambda _: 0.0,
+                                                   **kwargs)
+        except Exception as err:  # noqa: BLE001 -- an encoder refuses its arguments in its own way
+            raise ConfigError(f"the policy of this manifest cannot be built: "
+                              f"{clip(str(err) or type(err).__name__)}") from None
     policy.set_training_mode(False)
     return policy
+
+
+@functools.cache
+def _meta_policy_class():
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    class MetaPolicy(MaskableActorCriticPolicy):
+        """The policy built on the meta device (sb3 moves its heads to ``self.device``,
+        which is the CPU for a network whose encoder has no parameters)."""
+
+        @property
+        def device(self):
+            import torch
+
+            return torch.device("meta")
+
+    return MetaPolicy
+
+
+def network_shapes(manifest: Manifest) -> dict[str, tuple[tuple[int, ...], Any]]:
+    """The tensors the manifest's network holds, name -> (shape, torch dtype), each
+    shared tensor under its first name only (what :func:`save_policy` writes); built on
+    the meta device, so nothing is allocated however large the manifest says it is."""
+    policy = build_policy(manifest, meta=True)
+    aliases = tensor_aliases(policy)
+    return {name: (tuple(t.shape), t.dtype) for name, t in policy.state_dict().items()
+            if name not in aliases}
 
 
 def tensor_aliases(policy) -> dict[str, str]:
@@ -437,8 +530,11 @@ def save_policy(policy, target: str | Path, meta: dict) -> Path:
 
 def load_policy(path: str | Path):
     """``(policy, manifest)`` of an exported agent named by its ``.json`` or
-    ``.safetensors``; nothing in the files is executed (see the module docstring)."""
+    ``.safetensors``; nothing in the files is executed, and nothing is built or read in
+    full before its size is known to be bounded (see the module docstring)."""
     import safetensors.torch
+
+    from .tensor_file import TensorFile, compare, non_finite, specs
 
     path = Path(path)
     manifest = read_manifest(path)
@@ -446,39 +542,40 @@ def load_policy(path: str | Path):
     weights = file.parent / manifest.weights.file
     if path.suffix == WEIGHTS_SUFFIX and path.name != weights.name:
         raise ConfigError(f"{path} is not the weights its manifest {file} names ({weights.name})")
-    try:
-        data = weights.read_bytes()
-    except OSError as err:
-        raise ConfigError(f"weights {weights} of agent {file} cannot be read: {err}") from None
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != manifest.weights.sha256:
-        raise ConfigError(f"weights {weights} do not match their manifest {file}: sha256 {digest}, "
-                          f"the manifest says {manifest.weights.sha256} (a damaged or replaced file)")
+    against = f"the network of {file}"
+    with TensorFile(weights, manifest.weights.bytes, MAX_WEIGHTS_BYTES,
+                    f"weights {weights} of agent {file}", ConfigError,
+                    corrupt=f"weights {weights} are corrupt (not safetensors)") as source:
+        digest = source.sha256()
+        if digest != manifest.weights.sha256:
+            raise ConfigError(f"weights {weights} do not match their manifest {file}: sha256 "
+                              f"{digest}, the manifest says {manifest.weights.sha256} (a damaged "
+                              f"or replaced file)")
+        header = source.header()
+        try:
+            expected = network_shapes(manifest)  # the meta device: no storage
+        except ConfigError as err:
+            raise ConfigError(f"agent {file}: {err}") from None
+        compare(header, expected, f"weights {weights}", against, ConfigError)
+        data = source.read(manifest.weights.sha256)
     try:
         tensors = safetensors.torch.load(data)  # the bytes just hashed, not the file again
     except Exception as err:  # safetensors raises its own error kinds on a bad header
-        raise ConfigError(f"weights {weights} are corrupt (not safetensors): {err}") from None
-    try:
-        policy = build_policy(manifest)
-    except ConfigError as err:
-        raise ConfigError(f"agent {file}: {err}") from None
+        raise ConfigError(f"weights {weights} are corrupt (not safetensors): "
+                          f"{clip(str(err))}") from None
+    del data
+    compare(specs(tensors), expected, f"weights {weights}", against, ConfigError)  # as parsed
+    bad = non_finite(tensors)
+    if bad:
+        raise ConfigError(f"weights {weights} hold NaN or infinite values (tensor "
+                          f"{clip(bad[0], 80)}{f' and {len(bad) - 1} more' if len(bad) > 1 else ''}"
+                          f"); a policy that diverged in training cannot play")
+    policy = build_policy(manifest)
     aliases = tensor_aliases(policy)
-    expected = policy.state_dict()
-    unexpected = sorted(set(tensors) - set(expected) | set(tensors) & set(aliases))
-    missing = sorted(set(expected) - set(tensors) - set(aliases))
-    if missing or unexpected:
-        raise ConfigError(f"weights {weights} do not fit the network of {file}: "
-                          f"missing tensors {missing[:5]}{' ...' if len(missing) > 5 else ''}, "
-                          f"unexpected tensors {unexpected[:5]}{' ...' if len(unexpected) > 5 else ''}")
-    for name, tensor in tensors.items():
-        want = expected[name]
-        if tensor.shape != want.shape or tensor.dtype != want.dtype:
-            raise ConfigError(f"weights {weights}: tensor {name} is {tuple(tensor.shape)} "
-                              f"{tensor.dtype}, the network of {file} needs "
-                              f"{tuple(want.shape)} {want.dtype}")
     full = {**tensors, **{alias: tensors[name] for alias, name in aliases.items()}}
     try:
         policy.load_state_dict(full, strict=True)
     except RuntimeError as err:
-        raise ConfigError(f"weights {weights} do not fit the network of {file}: {err}") from None
+        raise ConfigError(f"weights {weights} do not fit the network of {file}: "
+                          f"{clip(str(err))}") from None
     return policy, manifest

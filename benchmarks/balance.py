@@ -29,7 +29,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import Field, model_validator
 
 from agents.arena import GameTask
@@ -43,7 +42,7 @@ from agents.records import (
     write_atomic,
 )
 from agents.run_lock import RunLock
-from envs.core.config import StrictModel, validate
+from envs.core.config import StrictModel, load_yaml, validate
 from envs.core.errors import ConfigError
 from envs.core.paths import find_file, rebase_spec, where_looked
 from envs.core.rng import derive_seed
@@ -180,12 +179,7 @@ def load_config(path: str | Path, **overrides: Any) -> BalanceConfig:
     tournament's (:func:`benchmarks.tournament.load_config`).
     """
     path = find_file(path)
-    try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except OSError as err:
-        raise ConfigError(f"cannot read balance config {path}: {err}{where_looked(path)}") from None
-    except yaml.YAMLError as err:
-        raise ConfigError(f"cannot read balance config {path}: {err}") from None
+    data = load_yaml(path, "balance config", where_looked(path)) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"balance config {path} must be a mapping")
     if overrides.get("games_per_setup") is not None:

@@ -17,14 +17,13 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import Field, ValidationInfo, model_validator
 
 from agents.arena import GameTask
 from agents.records import RECORDS_FILE, RecordSchema, Verify, open_run, read_records
 from agents.run_lock import RunLock
 from agents.stats import mean_and_ci, wilson
-from envs.core.config import validate
+from envs.core.config import load_yaml, validate
 from envs.core.errors import ConfigError
 from envs.core.paths import find_file, rebase_spec, where_looked
 from envs.core.rng import derive_seed
@@ -83,12 +82,7 @@ def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
     relative path beside the config becomes absolute; others are looked up in the
     current folder, then in the installed package, when the agent is made."""
     path = find_file(path)
-    try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except OSError as err:
-        raise ConfigError(f"cannot read tournament config {path}: {err}{where_looked(path)}") from None
-    except yaml.YAMLError as err:
-        raise ConfigError(f"cannot read tournament config {path}: {err}") from None
+    data = load_yaml(path, "tournament config", where_looked(path)) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"tournament config {path} must be a mapping of keys to values, "
                           f"not a {type(data).__name__}")

@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import Field, field_validator, model_validator
 
-from envs.core.config import StrictModel, validate
+from envs.core.config import StrictModel, load_yaml, validate
 from envs.core.errors import ConfigError
 from envs.core.paths import find_file, rebase_file, rebase_spec, where_looked
 
@@ -181,12 +180,7 @@ def load_train_config(path: str | Path, **overrides: Any) -> TrainConfig:
     :mod:`envs.core.paths`: a relative path beside the config becomes absolute; others
     are looked up in the current folder, then in the installed package, when opened."""
     path = find_file(path)
-    try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except OSError as err:
-        raise ConfigError(f"cannot read training config {path}: {err}{where_looked(path)}") from None
-    except yaml.YAMLError as err:
-        raise ConfigError(f"cannot read training config {path}: {err}") from None
+    data = load_yaml(path, "training config", where_looked(path)) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"training config {path} must be a mapping of keys to values, "
                           f"not a {type(data).__name__}")

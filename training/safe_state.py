@@ -8,11 +8,18 @@ everything else: the optimizer's hyper-parameters (``param_groups``), the caller
 ``meta`` (epoch, history, ...), and the name, sha256 and size of the tensor file. The
 tensors are written first under their own name, then the JSON replaces the old one in
 one rename, then the old tensors go: a save interrupted at any point leaves the
-previous state whole (or the new one). Loading checks the hash and the size before it
-parses anything, then checks that every tensor matches the module's and the
-optimizer's own shapes: a file that does not fit is a
-:class:`~envs.core.errors.StateError`, and nothing in either file is executed.
+previous state whole (or the new one).
+
+Loading reads with bounds (``agents/tensor_file.py``, ``envs/core/bounded.py``): the JSON
+half is a regular file (no symbolic link) of at most :data:`MAX_JSON_BYTES`, nested at
+most :data:`MAX_JSON_DEPTH` deep; the tensor file is a regular file (no link) whose
+size is the recorded one and at most :data:`MAX_STATE_BYTES`, hashed in chunks, and
+whose safetensors header is checked against the module's and the optimizer's own
+shapes before its tensors are read; tensors holding NaN or infinity are refused. A file
+that does not fit is one :class:`~envs.core.errors.StateError` line, and nothing in
+either file is executed.
 """
+
 
 from __future__ import annotations
 
@@ -23,10 +30,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+from envs.core.bounded import clip, read_json
 from envs.core.errors import StateError
 
 FORMAT = "otrio-training-state"
 MAX_JSON_BYTES = 16 * 2**20  # the JSON half: hyper-parameters and a history, never large
+MAX_JSON_DEPTH = 32  # its nesting (the suite writes 4 levels)
+MAX_STATE_BYTES = 1 << 30  # the tensors: a network and two moment estimates of each weight
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -105,73 +115,115 @@ def load_state(stem: Path, module, optimizer, extra: dict[str, Any] | None = Non
     shapes are the caller's to check)."""
     import safetensors.torch
 
+    from agents.tensor_file import TensorFile, compare, non_finite, specs
+    from agents.weights import tensor_aliases
+
     doc_file = stem.with_suffix(".json")
-    try:
-        if doc_file.is_symlink():
-            raise StateError(f"training state {stem}: a symbolic link is not a state file")
-        if doc_file.stat().st_size > MAX_JSON_BYTES:
-            raise StateError(f"training state {doc_file} is over {MAX_JSON_BYTES} bytes")
-        doc = json.loads(doc_file.read_text())
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-            raise StateError(f"{doc_file} is not a training state ({FORMAT})")
-        name = doc.get("file", f"{stem.name}.safetensors")
-        if not isinstance(name, str) or not _data_name(stem, name):
-            raise StateError(f"{doc_file} names {str(name)[:80]!r}, not a tensor file of {stem.name}")
-        data_file = stem.parent / name
-        if data_file.is_symlink():
-            raise StateError(f"training state {stem}: a symbolic link is not a state file")
-        size = data_file.stat().st_size
-        if size != doc.get("bytes"):
-            raise StateError(f"training state {data_file} holds {size} bytes, its record says "
-                             f"{doc.get('bytes')} (a damaged or replaced file)")
-        data = data_file.read_bytes()
-    except (OSError, ValueError) as err:
-        raise StateError(f"training state {stem} cannot be read: {err}") from None
-    if hashlib.sha256(data).hexdigest() != doc.get("sha256"):
-        raise StateError(f"training state {data_file} does not match its record's sha256")
+    if doc_file.is_symlink():
+        raise StateError(f"training state {stem}: a symbolic link is not a state file")
+    doc = read_json(doc_file, MAX_JSON_BYTES, f"training state {doc_file}", StateError,
+                    follow_symlinks=False, max_depth=MAX_JSON_DEPTH, allow_nan=True)
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise StateError(f"{doc_file} is not a training state ({FORMAT})")
+    name = doc.get("file", f"{stem.name}.safetensors")
+    if not isinstance(name, str) or not _data_name(stem, name):
+        raise StateError(f"{doc_file} names {clip(str(name), 80)!r}, not a tensor file of "
+                         f"{stem.name}")
+    data_file = stem.parent / name
+    if data_file.is_symlink():
+        raise StateError(f"training state {stem}: a symbolic link is not a state file")
+    sha256 = doc.get("sha256")
+    if not isinstance(sha256, str):
+        raise StateError(f"training state {doc_file} names no sha256 of its tensors")
+    aliases = tensor_aliases(module)  # a shared encoder appears under several names
+    own = {f"module.{k}": spec for k, spec in specs(module.state_dict()).items()
+           if k not in aliases}
+    against = "the network being trained"
+    with TensorFile(data_file, doc.get("bytes"), MAX_STATE_BYTES, f"training state {data_file}",
+                    StateError) as source:
+        if source.sha256() != sha256:
+            raise StateError(f"training state {data_file} does not match its record's sha256")
+        header = source.header()
+        compare({k: v for k, v in header.items() if k.startswith("module.")}, own,
+                f"training state {data_file}", against, StateError)
+        params = [p for group in optimizer.param_groups for p in group["params"]]
+        for tensor, (shape, _) in header.items():
+            if not tensor.startswith(("module.", "extra.")):  # extra: the caller checks them
+                _check_optimizer_tensor(tensor, shape, params, doc_file)
+        data = source.read(sha256)
     try:
         tensors = safetensors.torch.load(data)
     except Exception as err:  # safetensors raises its own kinds on a bad header
-        raise StateError(f"training state {data_file} is corrupt: {err}") from None
-    from agents.weights import tensor_aliases
-
+        raise StateError(f"training state {data_file} is corrupt: {clip(str(err))}") from None
+    del data
+    if specs(tensors) != header:
+        raise StateError(f"training state {data_file} does not parse as its header says")
+    bad = non_finite(tensors)
+    if bad:
+        raise StateError(f"training state {data_file} holds NaN or infinite values (tensor "
+                         f"{clip(bad[0], 80)}{f' and {len(bad) - 1} more' if len(bad) > 1 else ''})")
     weights = {k[len("module."):]: v for k, v in tensors.items() if k.startswith("module.")}
-    aliases = tensor_aliases(module)
-    if set(weights) & set(aliases):
-        raise StateError(f"training state {data_file} does not fit the network being trained")
-    weights.update({alias: weights[name] for alias, name in aliases.items() if name in weights})
-    own = module.state_dict()
-    if set(weights) != set(own) or any(weights[k].shape != own[k].shape
-                                       or weights[k].dtype != own[k].dtype for k in own):
-        raise StateError(f"training state {data_file} does not fit the network being trained")
-    module.load_state_dict(weights, strict=True)
-    state: dict[int, dict] = {}
+    weights.update({alias: weights[k] for alias, k in aliases.items() if k in weights})
     if extra is not None:
         extra.update({k[len("extra."):]: v for k, v in tensors.items() if k.startswith("extra.")})
+    state = _optimizer_state(tensors, doc.get("plain_state"), len(params), doc_file)
+    groups = doc.get("param_groups")
+    expected = optimizer.state_dict()["param_groups"]
+    if (not isinstance(groups, list) or len(groups) != len(expected)
+            or any(not isinstance(g, dict) or g.get("params") != e["params"]
+                   for g, e in zip(groups, expected))):
+        raise StateError(f"training state {doc_file}: its optimizer is not this run's")
+    module.load_state_dict(weights, strict=True)
+    try:
+        optimizer.load_state_dict({"state": state, "param_groups": groups})
+    except (ValueError, KeyError, TypeError) as err:
+        raise StateError(f"training state {doc_file}: optimizer state does not load: "
+                         f"{clip(str(err))}") from None
+    meta = doc.get("meta")
+    if meta is not None and not isinstance(meta, dict):
+        raise StateError(f"training state {doc_file}: its meta is not a JSON object")
+    return meta or {}
+
+
+def _check_optimizer_tensor(name: str, shape: tuple[int, ...], params: list, doc_file: Path):
+    """A header's ``optimizer.<index>.<key>`` tensor names a parameter of this optimizer
+    and, for a moment estimate, has its shape (checked before the tensors are read)."""
+    parts = name.split(".", 2)
+    if len(parts) != 3 or parts[0] != "optimizer" or not parts[1].isdigit():
+        raise StateError(f"training state {doc_file}: tensor {clip(name, 80)!r} is neither the "
+                         f"network's nor the optimizer's")
+    index = int(parts[1])
+    if not 0 <= index < len(params):
+        raise StateError(f"training state {doc_file}: optimizer entry {index} names no parameter")
+    if parts[2] in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq") and shape != tuple(params[index].shape):
+        raise StateError(f"training state {doc_file}: optimizer {parts[2]} of parameter "
+                         f"{index} does not fit it")
+    if parts[2] not in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq") and len(shape) > 0:
+        raise StateError(f"training state {doc_file}: optimizer {clip(parts[2], 40)} of parameter "
+                         f"{index} is not a number")
+
+
+def _optimizer_state(tensors: dict, plain: Any, count: int, doc_file: Path) -> dict[int, dict]:
+    """The optimizer's per-parameter state: its tensors and the plain values of the
+    JSON half (``plain_state``: parameter index -> key -> number)."""
+    state: dict[int, dict] = {}
     for name, value in tensors.items():
         if name.startswith("optimizer."):
             _, index, key = name.split(".", 2)
             state.setdefault(int(index), {})[key] = value
-    for index, entry in (doc.get("plain_state") or {}).items():
-        state.setdefault(int(index), {}).update(entry)
-    groups = doc.get("param_groups")
-    expected = optimizer.state_dict()["param_groups"]
-    if (not isinstance(groups, list) or len(groups) != len(expected)
-            or any(g.get("params") != e["params"] for g, e in zip(groups, expected))):
-        raise StateError(f"training state {doc_file}: its optimizer is not this run's")
-    params = [p for group in optimizer.param_groups for p in group["params"]]
-    for index, entry in state.items():
-        if not 0 <= index < len(params):
-            raise StateError(f"training state {doc_file}: optimizer entry {index} names no parameter")
-        for key, value in entry.items():
-            if key in ("exp_avg", "exp_avg_sq") and value.shape != params[index].shape:
-                raise StateError(f"training state {doc_file}: optimizer {key} of parameter "
-                                 f"{index} does not fit it")
-    try:
-        optimizer.load_state_dict({"state": state, "param_groups": groups})
-    except (ValueError, KeyError, TypeError) as err:
-        raise StateError(f"training state {doc_file}: optimizer state does not load: {err}") from None
-    return doc.get("meta") or {}
+    if plain is None:
+        return state
+    if not isinstance(plain, dict):
+        raise StateError(f"training state {doc_file}: plain_state is not a JSON object")
+    for index, entry in plain.items():
+        if not index.isdigit() or not int(index) < count or not isinstance(entry, dict):
+            raise StateError(f"training state {doc_file}: plain_state {clip(index, 40)!r} names "
+                             f"no optimizer entry")
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in entry.values()):
+            raise StateError(f"training state {doc_file}: plain_state {index} holds a value "
+                             f"that is not a number")
+        state[int(index)].update(entry)
+    return state
 
 
 __all__ = ["exists", "load_state", "save_state"]

@@ -1,16 +1,26 @@
-"""Typed, validated game configs (pydantic): unknown keys and bad values are rejected."""
+"""Typed, validated configs (pydantic): unknown keys and bad values are rejected; and
+:func:`load_yaml`, the one reader of every YAML config, bounded in size, nesting and
+alias expansion."""
 
 from __future__ import annotations
 
 import types
 import typing
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
 
+from .bounded import clip, decode_utf8, read_bytes, short_repr
 from .errors import ConfigError
+
+MAX_CONFIG_BYTES = 64 * 1024  # a YAML config (the shipped ones are under 3 KB)
+MAX_CONFIG_DEPTH = 32  # collections inside collections (the shipped ones use 5)
+MAX_CONFIG_NODES = 100_000  # values, counting each alias as the values it repeats
+SHOWN_PROBLEMS = 3  # validation problems named in one message (then "and N more")
+SHOWN_INPUT = 60  # characters of a bad value quoted in a message
 
 
 class StrictModel(BaseModel):
@@ -162,16 +172,6 @@ def model_at(model: type[BaseModel], path: tuple) -> type[BaseModel]:
     return candidates[0]
 
 
-SHOWN_INPUT = 60  # characters of a bad value quoted in a message
-SHOWN_PROBLEMS = 3  # problems named in one message (then: "and N more")
-
-
-def _shown(value: Any, limit: int) -> str:
-    """``repr(value)`` on one line, cut to ``limit`` characters."""
-    text = " ".join(repr(value).split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
 def format_validation_error(model: type[BaseModel], err: ValidationError) -> str:
     """One line naming each problem's key (dotted path) and what is wrong; an unknown
     key lists the keys allowed where it stands (nested ones included). The line stays
@@ -180,16 +180,13 @@ def format_validation_error(model: type[BaseModel], err: ValidationError) -> str
     lines = []
     problems = err.errors()
     for problem in problems[:SHOWN_PROBLEMS]:
-        key = ".".join(str(p) for p in problem["loc"]) or "<root>"
-        key = key if len(key) <= 120 else key[:117] + "..."
+        key = clip(".".join(str(p) for p in problem["loc"]) or "<root>", 120)
         if problem["type"] == "extra_forbidden":
             allowed = ", ".join(sorted(model_at(model, tuple(problem["loc"][:-1])).model_fields))
             lines.append(f"unknown key '{key}' (allowed: {allowed})")
         else:
-            msg = " ".join(str(problem["msg"]).removeprefix("Value error, ").split())
-            msg = msg if len(msg) <= 200 else msg[:197] + "..."
-            lines.append(f"bad value for '{key}': {msg} "
-                         f"(got {_shown(problem.get('input'), SHOWN_INPUT)})")
+            msg = clip(str(problem["msg"]).removeprefix("Value error, "))
+            lines.append(f"bad value for '{key}': {msg} (got {short_repr(problem.get('input'), SHOWN_INPUT)})")
     if len(problems) > SHOWN_PROBLEMS:
         lines.append(f"and {len(problems) - SHOWN_PROBLEMS} more")
     return f"invalid {model.__name__}: " + "; ".join(lines)
@@ -204,3 +201,74 @@ def validate(model: type[ModelT], data: dict[str, Any] | None) -> ModelT:
         return model.model_validate(dict(data or {}))
     except ValidationError as err:
         raise ConfigError(format_validation_error(model, err)) from None
+
+
+# ---------------------------------------------------------------------- YAML
+def load_yaml(path: str | Path, what: str = "config", missing_hint: str = "") -> Any:
+    """The value of the YAML file ``path`` (None for an empty one), read with limits;
+    every problem is one :class:`ConfigError` line, ``cannot read WHAT PATH: ...``.
+
+    The file must be a regular file of at most :data:`MAX_CONFIG_BYTES` bytes of UTF-8
+    text; collections may nest :data:`MAX_CONFIG_DEPTH` deep; the document may hold
+    :data:`MAX_CONFIG_NODES` values, an alias (``*name``) counting as every value of
+    the anchor it repeats, so a "billion laughs" file is refused after reading a few
+    lines, before anything is built from it; an alias inside its own anchor (a cycle)
+    is refused. Only plain YAML is read (``yaml.SafeLoader``: tags such as
+    ``!!python/object`` are refused). ``missing_hint`` ends the message of a file that
+    is not there (where it was looked for)."""
+    import yaml
+
+    where = f"{what} {path}"
+    try:
+        data = read_bytes(path, MAX_CONFIG_BYTES, where)
+    except ConfigError as err:  # ``missing_hint``: where a file that is not there was sought
+        if missing_hint and not Path(path).exists():
+            raise ConfigError(f"{err}{missing_hint}") from None
+        raise
+    text = decode_utf8(data, where)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        _check_yaml_events(yaml.parse(text, Loader=loader), where)
+        return yaml.load(text, Loader=loader)  # noqa: S506 -- a SafeLoader
+    except ConfigError:
+        raise
+    except yaml.YAMLError as err:
+        raise ConfigError(f"cannot read {where}: {clip(str(err))}") from None
+    except (ValueError, TypeError, OverflowError) as err:  # a bad timestamp, a 5000-digit int
+        raise ConfigError(f"cannot read {where}: {clip(str(err))}") from None
+
+
+def _check_yaml_events(events, where: str) -> None:
+    """Walk the parser's events (no values are built) and refuse a document that nests
+    too deep or that, its aliases expanded, holds too many values."""
+    import yaml
+
+    sizes: dict[str, int] = {}  # anchor -> the values it stands for (once complete)
+    open_: list[tuple[str | None, int]] = []  # the collections being read: anchor, count before
+    count = 0
+    for event in events:
+        if isinstance(event, yaml.AliasEvent):
+            if event.anchor not in sizes:
+                raise ConfigError(f"cannot read {where}: alias *{clip(str(event.anchor), 60)} "
+                                  "repeats no complete anchor (an unknown name, or a cycle)")
+            count += sizes[event.anchor]
+        elif isinstance(event, yaml.ScalarEvent):
+            count += 1
+            if event.anchor is not None:
+                sizes[event.anchor] = 1
+        elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            count += 1
+            open_.append((event.anchor, count))
+            if len(open_) > MAX_CONFIG_DEPTH:
+                mark = event.start_mark
+                raise ConfigError(f"cannot read {where}: nested deeper than {MAX_CONFIG_DEPTH} "
+                                  f"levels (line {mark.line + 1})")
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            anchor, before = open_.pop()
+            if anchor is not None:
+                sizes[anchor] = count - before + 1
+        if count > MAX_CONFIG_NODES:
+            mark = event.start_mark
+            raise ConfigError(f"cannot read {where}: more than {MAX_CONFIG_NODES} values, "
+                              f"aliases expanded (line {mark.line + 1}); write the config out "
+                              f"without repeating anchors so many times")

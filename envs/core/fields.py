@@ -8,6 +8,7 @@ is out of range 0..3``. The games' ``invariants.py`` build their checks from the
 
 from __future__ import annotations
 
+from .bounded import short_repr
 from .errors import ConfigError, StateError
 
 _INT = {int}  # the type of every saved number (bool, float and text are not)
@@ -50,9 +51,9 @@ def load_error(game: str, err: Exception, field: str | None = None) -> StateErro
 
 
 def show(value) -> str:
-    """A short repr of a value for an error message."""
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    """A short repr of a value for an error message (40 characters at most, in bounded
+    time: :func:`envs.core.bounded.short_repr`)."""
+    return short_repr(value, 40)
 
 
 class FieldChecks:

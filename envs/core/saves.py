@@ -12,12 +12,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .bounded import check_nesting, short_repr
 from .config import validate
 from .errors import ConfigError, StateError
 from .fields import MESSAGE_LIMIT, one_line
 from .rewards import TERMINATED, TRUNCATED, settle
 
 SAVE_FORMAT = 1
+MAX_SAVE_DEPTH = 32  # lists and dicts inside each other (the games' saves use at most 7)
+MAX_SAVE_NODES = 200_000  # values in one save (the games' saves hold at most ~2,500)
+MAX_SAVE_TEXT = 1_000  # characters of one text or key in a save (the games' use at most 33)
 
 
 class SaveLoad:
@@ -50,7 +54,10 @@ class SaveLoad:
         Everything is checked before anything changes: the game state by its game
         (shape and the invariants of reachable positions, generator included), and the
         env's own fields (see :meth:`_checked_env_fields`). Bad data raises
-        :class:`StateError` naming the field, and leaves the env as it was.
+        :class:`StateError` naming the field, and leaves the env as it was; a save nested
+        deeper than :data:`MAX_SAVE_DEPTH`, holding more than :data:`MAX_SAVE_NODES`
+        values or a text longer than :data:`MAX_SAVE_TEXT` is refused before anything
+        reads it (never a ``RecursionError``, nor minutes spent on a huge value).
         """
         try:
             self._load_state(saved)
@@ -62,6 +69,8 @@ class SaveLoad:
 
     def _load_state(self, saved: dict[str, Any]) -> None:
         """:meth:`load_state` less the shape of its message."""
+        check_nesting(saved, "saved state", StateError, MAX_SAVE_DEPTH, MAX_SAVE_NODES,
+                      MAX_SAVE_TEXT)
         if not isinstance(saved, dict) or saved.get("format") != SAVE_FORMAT:
             raise StateError("not a saved otrio env state (missing or unknown 'format')")
         if saved.get("env_id") != self.game.info.env_id:
@@ -243,6 +252,6 @@ def _is_finite(value) -> bool:
 
 
 def show_value(value) -> str:
-    """``repr(value)``, cut to 60 characters for an error message."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    """``repr(value)``, cut to 60 characters for an error message (in bounded time:
+    :func:`envs.core.bounded.short_repr`)."""
+    return short_repr(value, 60)
