@@ -453,8 +453,9 @@ def test_training_state_bombs_are_refused(state):
     import safetensors.torch
     import torch
 
-    data_file, doc_file = state.with_suffix(".safetensors"), state.with_suffix(".json")
+    doc_file = state.with_suffix(".json")
     doc = json.loads(doc_file.read_text())
+    data_file = state.parent / doc["file"]  # STEM.<hash>.safetensors
     # a size other than the record's, then an 8 GB sparse file
     os.truncate(data_file, doc["bytes"] + 1)
     state_refused(state, "bytes on disk, its record says")
