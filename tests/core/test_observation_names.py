@@ -128,6 +128,11 @@ def test_bounds_are_finite_and_build_the_spaces(env_id):
         # finite, and never an empty range (normalisers divide by high - low)
         assert np.isfinite(low).all() and np.isfinite(high).all() and (low < high).all()
         assert (env.state_space.low < env.state_space.high).all()
+        # the full state names its values too: each seat's row by the observation's names
+        state_names = game.full_state.layout.names()
+        assert len(state_names) == env.state_space.shape[0] == len(set(state_names))
+        assert state_names[2 * game.info.max_players + game.info.observation_size] == \
+            f"observations[1].{game.layout.name(0)}"
         np.testing.assert_array_equal(space.low, low)
         np.testing.assert_array_equal(space.high, high)
         assert space.is_bounded("both")
