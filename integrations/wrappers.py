@@ -8,7 +8,10 @@ The suite's observation is ``{"observation": float32[N], "action_mask": int8[A]}
 - :class:`FlattenObservation` gives one flat ``Box(float32, (N + A,))``: the
   observation followed by the mask as 0/1 floats, for libraries that want a plain
   vector; the mask is also in ``infos[agent]["action_mask"]`` and so in the info of
-  ``last()`` (PettingZoo's convention for a non-dict observation).
+  ``last()`` (PettingZoo's convention for a non-dict observation). Its bounds are the
+  observation's finite ones, then ``[0, 1]`` for the mask, so SuperSuit's Box wrappers
+  take it: ``supersuit.normalize_obs_v0(FlattenObservation(env))``, then
+  ``frame_stack_v1`` (``tests/integrations/test_supersuit.py``).
 
 Both keep everything else of the env (agents, rewards, ``state()``, ``save_state()``
 through ``unwrapped``) and never change what a seat observes.
@@ -74,7 +77,8 @@ class FlattenObservation(BaseWrapper):
         self._zeros: np.ndarray | None = None  # the mask of an agent not acting
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Box:
-        """``Box(float32, (N + A,))``: unbounded observation values, mask in [0, 1]."""
+        """``Box(float32, (N + A,))``: the observation's finite bounds (each piece's
+        declared range, ``Game.observation_bounds``), then the mask in [0, 1]."""
         space = self._spaces.get(agent)
         if space is None:
             inner = self.env.observation_space(agent)

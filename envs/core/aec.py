@@ -28,6 +28,7 @@ from .errors import (
     is_integer_action,
 )
 from .game import TERMINAL, Game
+from .observer import describe
 from .rewards import TRUNCATED, settle
 from .rng import checked_seed, make_rng
 from .saves import SaveLoad, show_value
@@ -97,11 +98,10 @@ class BoardGameEnv(SaveLoad, AECEnv):
         self.num_players = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self._seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
+        low, high = self.game.observation_bounds(self.config)  # each piece's declared range
         obs_space = gymnasium.spaces.Dict(
             {
-                "observation": gymnasium.spaces.Box(
-                    low=-np.inf, high=np.inf, shape=(info.observation_size,), dtype=np.float32
-                ),
+                "observation": gymnasium.spaces.Box(low, high, dtype=np.float32),
                 "action_mask": gymnasium.spaces.Box(
                     low=0, high=1, shape=(info.num_actions,), dtype=np.int8
                 ),
@@ -119,6 +119,7 @@ class BoardGameEnv(SaveLoad, AECEnv):
         self._max_decisions = info.max_decisions
         self._terminate_illegal = self.config.illegal_action == "terminate"
         self.illegal_end: dict[str, Any] | None = None  # why an illegal action ended the game
+        self._state_space: gymnasium.spaces.Box | None = None  # built on first use
 
     # ----------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -163,6 +164,21 @@ class BoardGameEnv(SaveLoad, AECEnv):
         """Readable name of an action id (an integer in ``0 .. num_actions - 1``; else
         :class:`~envs.core.errors.UnknownActionError`, a ``ValueError``)."""
         return self.game.action_name(action)
+
+    def observation_names(self) -> list[str]:
+        """One readable name per index of the observation vector, e.g.
+        ``hand[5].present`` (the layout's pieces, then ``[i]`` for a numbered axis and
+        ``.label`` for a named one); the same at every player count."""
+        return list(self.game.observation_names())
+
+    def describe(self, observation=None, zeros: bool = False) -> str:
+        """An observation as readable lines, one per non-zero value (its name and
+        value), then the legal actions by name where the observation has its mask:
+        ``observation`` is a vector, the dict ``last()`` returns, or None (the acting
+        agent's observation now). See :func:`envs.core.describe`."""
+        if observation is None:
+            observation = self.observe(self.agent_selection)
+        return describe(observation, self, zeros=zeros)
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
         """int8 mask of ``agent`` (default: the acting one); zeros when not acting."""
@@ -312,7 +328,9 @@ class BoardGameEnv(SaveLoad, AECEnv):
     def state_space(self) -> gymnasium.spaces.Box:
         """The space of :meth:`state`: one float32 vector, the same size at every player
         count of the game (its layout: the game's README)."""
-        return self._full_state().space
+        if self._state_space is None:
+            self._state_space = self._full_state().space(self.config)
+        return self._state_space
 
     def state(self) -> np.ndarray:
         """The full-information state (PettingZoo's ``state()``, for centralised

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 import gymnasium
 import numpy as np
 
-from .observer import ObservationLayout
+from .observer import ObservationLayout, Values
 from .spec import GameInfo
 
 # the pieces every game's state starts with
@@ -30,29 +30,44 @@ COMMON = ("seats", "to_act", "observations")
 class FullState:
     """One game's full-state layout and writer.
 
-    ``hidden`` are ``(name, shape, description)`` pieces for what no seat sees, and
+    ``hidden`` are ``(name, shape, description)`` or ``(name, shape, description,
+    values)`` pieces for what no seat sees (``values``: an
+    :class:`~envs.core.observer.Values`, their names and range), and
     ``write_hidden(state, views)`` fills them (``views`` maps each name to its view,
-    zeroed first).
+    zeroed first). ``observation`` is the game's observation layout: the rows of the
+    ``observations`` piece take its names and bounds.
     """
 
-    def __init__(self, info: GameInfo,
-                 hidden: Sequence[tuple[str, tuple[int, ...], str]] = (),
-                 write_hidden: Callable[[object, dict[str, np.ndarray]], None] | None = None):
+    def __init__(self, info: GameInfo, hidden: Sequence[tuple] = (),
+                 write_hidden: Callable[[object, dict[str, np.ndarray]], None] | None = None,
+                 observation: ObservationLayout | None = None):
         if hidden and write_hidden is None:
             raise ValueError("hidden pieces need a write_hidden function")
         self.info = info
         m, size = info.max_players, info.observation_size
+        if observation is not None and observation.size != size:
+            raise ValueError(f"the observation layout has {observation.size} values, "
+                             f"the game {size}")
+        rows = Values(None, observation.names() if observation is not None else None,
+                      low=lambda config: observation.bounds(config)[0],
+                      high=lambda config: observation.bounds(config)[1],
+                      ) if observation is not None else Values(low=-np.inf, high=np.inf)
         self.layout = ObservationLayout([
             ("seats", (m,), "1 for each seat in play (seat order)"),
             ("to_act", (m,), "the seat to act (one-hot; all zero once the game is over)"),
             ("observations", (m, size), "row k: seat k's own observation (the observation "
-             "table above, from seat k's point of view); zeros for seats not in play"),
+             "table above, from seat k's point of view); zeros for seats not in play", rows),
             *hidden,
-        ])
+        ], default_config=observation.default_config if observation is not None else None)
         self.size = self.layout.size
         self.write_hidden = write_hidden
-        self._hidden_names = [name for name, _, _ in hidden]
-        self.space = gymnasium.spaces.Box(-np.inf, np.inf, (self.size,), np.float32)
+        self._hidden_names = [name for name, *_ in hidden]
+
+    def space(self, config) -> gymnasium.spaces.Box:
+        """The ``Box`` of the full state of a game with ``config``: each piece's range
+        (the observation's for the seats' rows), a new space on each call."""
+        low, high = self.layout.bounds(config)
+        return gymnasium.spaces.Box(low, high, dtype=np.float32)
 
     def vector(self, game, state, scratch: np.ndarray) -> np.ndarray:
         """The full state of ``state`` as a new float32 vector (``scratch``: the reusable

@@ -22,6 +22,7 @@ from .picture import Picture
 from .spec import GameInfo
 
 TERMINAL = -1  # current_player() of a finished game
+BOUNDS_CACHE_SIZE = 64  # configs whose observation bounds a game keeps (then starts over)
 
 
 class GameState(Protocol):
@@ -116,6 +117,26 @@ class Game:
             scratch.fill(0.0)
         self.observe(state, seat, scratch)
         return scratch.copy()
+
+    def observation_bounds(self, config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
+        """The float32 ``(low, high)`` vectors that every observation of a game with
+        ``config`` lies between (each piece's declared range, ``layout.bounds``): built
+        once per config, shared and read-only."""
+        cache = self.__dict__.setdefault("_bounds", {})
+        both = cache.get(config)
+        if both is None:
+            if len(cache) >= BOUNDS_CACHE_SIZE:
+                cache.clear()
+            both = self.layout.bounds(config)
+            for array in both:
+                array.flags.writeable = False
+            cache[config] = both
+        return both
+
+    def observation_names(self) -> tuple[str, ...]:
+        """One readable name per observation index (``layout.names()``), e.g.
+        ``hand[5].present``."""
+        return self.layout.names()
 
     def render(self, state: GameState) -> str:
         """A readable text picture of the table."""

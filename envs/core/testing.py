@@ -81,9 +81,25 @@ def check_masks(env_fn: EnvFn, seeds: range) -> int:
                     assert not env.observe(other)["action_mask"].any(), (
                         f"non-acting {other} has a non-zero mask"
                     )
-            assert env.observation_space(agent).contains(obs), "observation outside its space"
+            assert env.observation_space(agent).contains(obs), (
+                f"observation outside its space (seed {seed}): {outside_space(env, agent, obs)}")
             checked += 1
     return checked
+
+
+def outside_space(env, agent: str, obs: dict[str, np.ndarray]) -> str:
+    """The values of ``agent``'s observation ``obs`` outside their bounds, by name (at
+    most five), or what else keeps it out of its space (dtype, shape, the mask)."""
+    space = env.observation_space(agent)
+    box, vector = space["observation"], obs["observation"]
+    if vector.dtype != box.dtype or vector.shape != box.shape:
+        return f"dtype {vector.dtype} / shape {vector.shape}, not {box.dtype} / {box.shape}"
+    names = env.unwrapped.observation_names()
+    bad = np.flatnonzero(~((vector >= box.low) & (vector <= box.high)))
+    if not bad.size:
+        return "the action mask is outside its space"
+    return ", ".join(f"{names[i]} = {float(vector[i]):g} not in "
+                     f"[{float(box.low[i]):g}, {float(box.high[i]):g}]" for i in bad[:5])
 
 
 def check_hidden_information(env_fn: EnvFn, seeds: range, every: int = 3) -> int:

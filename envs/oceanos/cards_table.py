@@ -9,7 +9,11 @@ import numpy as np
 from .data import ANIMALS, GREEN, YELLOW
 
 NO_ANIMAL = -1  # CardTable.animal of a card that shows no animal
-CARD_FEATURES = 15  # animal one-hot (8), corals, chest, eyes, green, yellow, base, present
+# one card's observation features, in order: its animal (one-hot), corals / 2, chest,
+# eyes / 2, green crystal, yellow crystal, base, and 1 (a card is there)
+CARD_FEATURE_NAMES = (*ANIMALS, "corals", "chest", "eyes", "green", "yellow", "base", "present")
+CARD_FEATURES = len(CARD_FEATURE_NAMES)
+CORAL_SCALE = EYE_SCALE = 2  # a card's corals and eyes, 0-2 (Config), are divided by this
 _CRYSTAL_CODES = {"-": 0, "green": GREEN, "yellow": YELLOW}
 
 
@@ -42,18 +46,18 @@ class CardTable:
 
     def _features(self) -> np.ndarray:
         """One float32 feature row per card (for the observation)."""
-        n_animals = len(ANIMALS)
+        at = {name: i for i, name in enumerate(CARD_FEATURE_NAMES)}
         f = np.zeros((len(self), CARD_FEATURES), dtype=np.float32)
         for c in range(len(self)):
             if self.animal[c] >= 0:
                 f[c, self.animal[c]] = 1.0
-            f[c, n_animals] = self.corals[c] / 2
-            f[c, n_animals + 1] = self.chest[c]
-            f[c, n_animals + 2] = self.eyes[c] / 2
-            f[c, n_animals + 3] = self.crystal[c] == GREEN
-            f[c, n_animals + 4] = self.crystal[c] == YELLOW
-            f[c, n_animals + 5] = self.base[c]
-            f[c, n_animals + 6] = 1.0
+            f[c, at["corals"]] = self.corals[c] / CORAL_SCALE
+            f[c, at["chest"]] = self.chest[c]
+            f[c, at["eyes"]] = self.eyes[c] / EYE_SCALE
+            f[c, at["green"]] = self.crystal[c] == GREEN
+            f[c, at["yellow"]] = self.crystal[c] == YELLOW
+            f[c, at["base"]] = self.base[c]
+            f[c, at["present"]] = 1.0
         return f
 
     def label(self, c: int) -> str:

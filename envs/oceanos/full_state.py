@@ -7,22 +7,33 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.full_state import FullState
+from envs.core.observer import Values
 from envs.core.spec import GameInfo
 
-from .cards_table import CARD_FEATURES
+from .cards_table import CARD_FEATURE_NAMES, CARD_FEATURES
 from .data import KRAKEN_SIZES
+from .observe import (
+    BAG_SCALE,
+    DECK_SCALE,
+    KRAKEN_SCALE,
+    LAYOUT,
+    deck_features,
+    kraken_least,
+)
 from .rules import State
 
-KRAKEN_SCALE = 4.0  # the observation's scales
-DECK_SCALE = 50.0
-BAG_SCALE = 30.0
 BAG_VALUE_SCALE = 100.0
 
 HIDDEN = [
-    ("kraken_values", (len(KRAKEN_SIZES),), "each Kraken token's value / 4, face down or not"),
-    ("bag_contents", (2,), "treasure tokens in the bag / 30, their values summed / 100"),
+    ("kraken_values", (len(KRAKEN_SIZES),), "each Kraken token's value / 4, face down or not",
+     Values(KRAKEN_SIZES, high=0.0,
+            low=lambda config: np.divide(kraken_least(config), KRAKEN_SCALE))),
+    ("bag_contents", (2,), "treasure tokens in the bag / 30, their values summed / 100",
+     Values(("tokens", "value"), high=lambda config: (
+         len(config.treasure_tokens) / BAG_SCALE, sum(config.treasure_tokens) / BAG_VALUE_SCALE))),
     ("deck_contents", (CARD_FEATURES,),
-     "this round's deck: its cards' features summed / 50 (its order aside)"),
+     "this round's deck: its cards' features summed / 50 (its order aside)",
+     Values(CARD_FEATURE_NAMES, high=lambda config: deck_features(config) / DECK_SCALE)),
 ]
 
 
@@ -37,4 +48,4 @@ def write_hidden(state: State, views: dict[str, np.ndarray]) -> None:
 
 def state_layout(info: GameInfo) -> FullState:
     """Oceanos' full-state layout for its ``GameInfo``."""
-    return FullState(info, HIDDEN, write_hidden)
+    return FullState(info, HIDDEN, write_hidden, observation=LAYOUT)

@@ -13,20 +13,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.observer import ObservationLayout
+from envs.core.observer import ObservationLayout, Values
 
 from .actions import MAX_HAND
-from .cards_table import CARD_FEATURES
+from .cards_table import CARD_FEATURE_NAMES, CARD_FEATURES, card_table
+from .config import Config
 from .data import (
     AIRLOCK_DIVERS,
     ANIMALS,
+    AQUARIUM_CAPACITY,
+    DIVER_TOKENS_PER_PLAYER,
+    FUEL_TOKENS_PER_PLAYER,
+    GREEN,
     KRAKEN_SIZES,
     MAX_LEVEL,
     MOTOR_FUEL,
     NUM_ROUNDS,
     PARTS,
+    PROPELLER_STARS,
+    STARS_PER_ANIMAL,
     TREASURE_TOKENS,
     TURNS_PER_ROUND,
+    YELLOW,
 )
 from .rules import Decision, State
 
@@ -37,47 +45,127 @@ MAX_ROW = TURNS_PER_ROUND + max(MOTOR_FUEL)  # cards in one round's row
 MAX_DIVERS = max(AIRLOCK_DIVERS)
 MAX_FUEL = max(MOTOR_FUEL)
 TABLEAU_FEATURES = CARD_FEATURES + 1  # plus "a scuba diver is on this card"
+TABLEAU_FEATURE_NAMES = (*CARD_FEATURE_NAMES, "diver")
+CELLS = NUM_ROUNDS * MAX_ROW  # the most cards a seat's rows hold
 DECK_SCALE = 50.0
 DISCARD_SCALE = 10.0
 SCORE_SCALE = 50.0
 KRAKEN_SCALE = 4  # divides Kraken token values
 CRYSTAL_SCALE = 4  # divides unspent crystals
 EYES_SCALE = 10  # divides the eyes in this round's row
+BAG_SCALE = len(TREASURE_TOKENS)  # divides the treasure tokens left in the bag
 
-# the per-seat numbers (the ``player`` piece) and what each is divided by; their
-# values come from player_columns(), in this order
-PLAYER_SCALE = {
-    "present": 1, "captain": 1, "fuel_ready": MAX_FUEL, "fuel_fresh": MAX_FUEL,
-    "fuel_used": MAX_FUEL, "divers_ready": MAX_DIVERS, "divers_placed": MAX_DIVERS,
-    "green": CRYSTAL_SCALE, "yellow": CRYSTAL_SCALE, "score": SCORE_SCALE,
-    "hand_size": MAX_HAND, "kept_face_down": MAX_KEPT, "eyes_this_round": EYES_SCALE,
-    "animal_kinds": len(ANIMALS),
+
+# The bounds that depend on the config's components (each a function of the Config).
+def biggest_deck(config: Config) -> int:
+    """The most cards of one round's deck (what its deck, or its discard pile, holds)."""
+    return max(map(len, config.cards))
+
+
+def deck_features(config: Config):
+    """Each card feature summed over one round's deck, the most over the rounds (what a
+    pile of that round's cards can sum to)."""
+    table = card_table(config.cards)
+    return np.max([table.features[ids].sum(axis=0) for ids in table.round_ids], axis=0)
+
+
+def kraken_least(config: Config) -> list[int]:
+    """The least (most negative) Kraken token of each size."""
+    return [min(getattr(config.kraken_tokens, size)) for size in KRAKEN_SIZES]
+
+
+def crystal_cards(config: Config, colour: int) -> int:
+    """The most unspent crystals of ``colour`` a seat can hold: one per card of that
+    crystal on its rows (spending clears them)."""
+    return min(card_table(config.cards).crystal.count(colour), CELLS)
+
+
+def score_range(config: Config) -> tuple[int, int]:
+    """The least and the most points a seat can hold. Points come only from scoring
+    (``State._score_round``, ``_end_game``): each round, animals (2 a kind, up to the
+    aquarium) and the propeller's stars, and at most that round's Kraken token (the
+    only loss); at the end the biggest reef (at most every coral on its rows) and one
+    treasure token per chest collected (at most one a card on its rows)."""
+    table = card_table(config.cards)
+    rounds = NUM_ROUNDS * (STARS_PER_ANIMAL * min(len(ANIMALS), max(AQUARIUM_CAPACITY))
+                           + max(PROPELLER_STARS))
+    treasure = sum(sorted(config.treasure_tokens)[-CELLS:])
+    return sum(kraken_least(config)), rounds + CELLS * max(table.corals) + treasure
+
+
+def most_eyes(config: Config) -> int:
+    """The most Kraken eyes one round's row can show."""
+    return MAX_ROW * max(card_table(config.cards).eyes)
+
+
+# the per-seat numbers (the ``player`` piece): what each is divided by and the most it
+# can be (a count, or a function of the config); their values come from
+# player_columns(), in this order
+PLAYER_COLUMNS = {
+    "present": (1, 1), "captain": (1, 1),
+    "fuel_ready": (MAX_FUEL, FUEL_TOKENS_PER_PLAYER),
+    "fuel_fresh": (MAX_FUEL, FUEL_TOKENS_PER_PLAYER),
+    "fuel_used": (MAX_FUEL, FUEL_TOKENS_PER_PLAYER),
+    "divers_ready": (MAX_DIVERS, DIVER_TOKENS_PER_PLAYER),
+    "divers_placed": (MAX_DIVERS, DIVER_TOKENS_PER_PLAYER),
+    "green": (CRYSTAL_SCALE, lambda config: crystal_cards(config, GREEN)),
+    "yellow": (CRYSTAL_SCALE, lambda config: crystal_cards(config, YELLOW)),
+    "score": (SCORE_SCALE, lambda config: score_range(config)[1]),
+    "hand_size": (MAX_HAND, MAX_HAND), "kept_face_down": (MAX_KEPT, MAX_KEPT),
+    "eyes_this_round": (EYES_SCALE, most_eyes), "animal_kinds": (len(ANIMALS), len(ANIMALS)),
 }  # fmt: skip
+PLAYER_SCALE = {name: scale for name, (scale, _) in PLAYER_COLUMNS.items()}
 PLAYER_FEATURES = tuple(PLAYER_SCALE)
 # the player features a seat sees truly for itself while keeps are secret (the others
 # see them as before its keeps; own_counts() gives them)
 OWN_COUNTS = ("hand_size", "kept_face_down", "fuel_ready", "fuel_used")
 
+
+def player_high(config: Config) -> list[float]:
+    """The upper bound of each player feature: its most over its scale."""
+    return [(most(config) if callable(most) else most) / scale
+            for scale, most in PLAYER_COLUMNS.values()]
+
+
+def player_low(config: Config) -> list[float]:
+    """The lower bound of each player feature (only points can be below zero)."""
+    return [score_range(config)[0] / SCORE_SCALE if name == "score" else 0.0
+            for name in PLAYER_FEATURES]
+
+
+CARDS = Values(None, CARD_FEATURE_NAMES)  # rows of card features, each in [0, 1]
 LAYOUT = ObservationLayout([
-    ("decision", (len(Decision),), "pending decision kind (one-hot)"),
+    ("decision", (len(Decision),), "pending decision kind (one-hot)",
+     Values([d.name.lower() for d in Decision])),
     ("actor", (MAX_PLAYERS,), "relative seat of the deciding player (one-hot)"),
-    ("hand", (MAX_HAND, CARD_FEATURES), "own hand, slot k = action keep:slotK / discard:slotK"),
-    ("kept", (MAX_KEPT, CARD_FEATURES), "own face-down kept cards this turn, in order"),
-    ("passed", (MAX_HAND, CARD_FEATURES), "cards this seat handed on this turn"),
-    ("placing", (CARD_FEATURES,), "the card being placed (diver / upgrade decisions)"),
+    ("hand", (MAX_HAND, CARD_FEATURES), "own hand, slot k = action keep:slotK / discard:slotK", CARDS),
+    ("kept", (MAX_KEPT, CARD_FEATURES), "own face-down kept cards this turn, in order", CARDS),
+    ("passed", (MAX_HAND, CARD_FEATURES), "cards this seat handed on this turn", CARDS),
+    ("placing", (CARD_FEATURES,), "the card being placed (diver / upgrade decisions)",
+     Values(CARD_FEATURE_NAMES)),
     ("round", (NUM_ROUNDS,), "round (one-hot)"),
     ("turn", (TURNS_PER_ROUND,), "turn in the round (one-hot)"),
-    ("players", (MAX_PLAYERS - MIN_PLAYERS + 1,), "player count 2..5 (one-hot)"),
-    ("variants", (2,), "two-player turn in use, Troubled Waters"),
-    ("kraken", (len(KRAKEN_SIZES), 2), "per size: value known, value / 4"),
-    ("deck", (2,), "cards left in this round's deck, in its discard pile (/50)"),
-    ("bag", (1,), "treasure tokens left in the bag / 30"),
-    ("discards", (CARD_FEATURES,), "this round's face-up discard pile: its cards' features summed / 10"),
-    ("levels", (MAX_PLAYERS, len(PARTS), MAX_LEVEL), "submarine part levels (one-hot)"),
-    ("player", (MAX_PLAYERS, len(PLAYER_FEATURES)), "per seat: " + ", ".join(PLAYER_FEATURES)),
+    ("players", (MAX_PLAYERS - MIN_PLAYERS + 1,), "player count 2..5 (one-hot)",
+     Values([f"{n}p" for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)])),
+    ("variants", (2,), "two-player turn in use, Troubled Waters",
+     Values(("two_player_turn", "troubled_waters"))),
+    ("kraken", (len(KRAKEN_SIZES), 2), "per size: value known, value / 4",
+     Values(KRAKEN_SIZES, ("known", "value"), high=(1.0, 0.0),
+            low=lambda config: [[0.0, least / KRAKEN_SCALE] for least in kraken_least(config)])),
+    ("deck", (2,), "cards left in this round's deck, in its discard pile (/50)",
+     Values(("left", "discarded"), high=lambda config: biggest_deck(config) / DECK_SCALE)),
+    ("bag", (1,), "treasure tokens left in the bag / 30",
+     Values(high=lambda config: len(config.treasure_tokens) / BAG_SCALE)),
+    ("discards", (CARD_FEATURES,), "this round's face-up discard pile: its cards' features summed / 10",
+     Values(CARD_FEATURE_NAMES, high=lambda config: deck_features(config) / DISCARD_SCALE)),
+    ("levels", (MAX_PLAYERS, len(PARTS), MAX_LEVEL), "submarine part levels (one-hot)",
+     Values(None, PARTS, [f"level{k}" for k in range(1, MAX_LEVEL + 1)])),
+    ("player", (MAX_PLAYERS, len(PLAYER_FEATURES)), "per seat: " + ", ".join(PLAYER_FEATURES),
+     Values(None, PLAYER_FEATURES, low=player_low, high=player_high)),
     ("tableau", (MAX_PLAYERS, NUM_ROUNDS, MAX_ROW, TABLEAU_FEATURES),
-     "every seat's rows of cards (card features + diver)"),
-])
+     "every seat's rows of cards (card features + diver)",
+     Values(None, None, None, TABLEAU_FEATURE_NAMES)),
+], default_config=Config)
 OBSERVATION_SIZE = LAYOUT.size
 # the pieces write_table() fills: they depend on the table alone, not on the observer
 TABLE_PIECES = ("round", "turn", "players", "variants", "kraken", "deck", "bag", "discards")
@@ -151,7 +239,7 @@ def write_table(state: State, v: dict[str, np.ndarray]) -> None:
         if known or size < rnd:  # a token is turned over when its round is scored
             v["kraken"][size] = 1.0, value / KRAKEN_SCALE
     v["deck"][:] = len(state.decks[rnd]) / DECK_SCALE, len(pile) / DECK_SCALE
-    v["bag"][0] = len(state.bag) / len(TREASURE_TOKENS)
+    v["bag"][0] = len(state.bag) / BAG_SCALE
     if pile:
         v["discards"][:] = state.table.features[pile].sum(axis=0) / DISCARD_SCALE
 

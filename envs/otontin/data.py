@@ -52,3 +52,18 @@ BEAN_TARGETS: dict[str, int] = {"quick": 10, "intermediate": 15, "long": 20}
 DEFAULT_BEAN_TARGET = BEAN_TARGETS["intermediate"]  # the middle of the three modes
 DEFAULT_ROUND_CAP = 40
 MAX_ROUND_CAP = 200  # the config limit; the decision guard is sized from it
+
+# Truncation guard: rounds x seats x decisions per seat and round. A campaign turn
+# spends at least one of its 15 dice per roll unless every die shows a priest, so
+# ROLLS_PER_TURN covers any turn but a freak run of all-priest rolls; each roll can add
+# a priority choice and two steals; a seat also declares and commits once a round.
+# A game past MAX_DECISIONS decisions is truncated (GameInfo.max_decisions).
+ROLLS_PER_TURN = 64
+DECISIONS_PER_ROLL = 4
+STRATEGY_DECISIONS = 2
+MAX_DECISIONS = MAX_ROUND_CAP * MAX_PLAYERS * (
+    ROLLS_PER_TURN * DECISIONS_PER_ROLL + STRATEGY_DECISIONS
+)
+# A loaded state's priests rolled in the turn, which no rule bounds (a turn may roll
+# priests for ever), stay below this (invariants); play may pass it
+LOADED_COUNT_MAX = 10**6

@@ -8,8 +8,9 @@ import numpy as np
 
 from envs.core import BoardGameEnv, Game, GameInfo
 
+from . import data
 from .actions import NUM_ACTIONS, TABLE
-from .data import DEFAULT_PLAYERS, MAX_PLAYERS, MAX_ROUND_CAP, MIN_PLAYERS
+from .data import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS
 from .full_state import state_layout
 from .hidden import resample_hidden
 from .observe import COUNT_SCALE, LAYOUT
@@ -17,16 +18,8 @@ from .observe_cache import new_observation, write_observation
 from .render import render_text
 from .rules import COMMIT_PHASE, Config, State
 
-# Truncation guard: rounds x seats x decisions per seat and round. A campaign turn
-# spends at least one of its 15 dice per roll unless every die shows a priest, so
-# ROLLS_PER_TURN covers any turn but a freak run of all-priest rolls; each roll can add
-# a priority choice and two steals; a seat also declares and commits once a round.
-ROLLS_PER_TURN = 64
-DECISIONS_PER_ROLL = 4
-STRATEGY_DECISIONS = 2
-MAX_DECISIONS = MAX_ROUND_CAP * MAX_PLAYERS * (
-    ROLLS_PER_TURN * DECISIONS_PER_ROLL + STRATEGY_DECISIONS
-)
+# the truncation guard (its reasoning: data.ROLLS_PER_TURN)
+MAX_DECISIONS = data.MAX_DECISIONS
 
 
 class OtontinGame(Game):

@@ -9,7 +9,9 @@ from __future__ import annotations
 from envs.core.full_state import FullState
 from envs.core.spec import GameInfo
 
+from .observe import LAYOUT
+
 
 def state_layout(info: GameInfo) -> FullState:
     """Otontin's full-state layout for its ``GameInfo`` (no pieces beyond the seats')."""
-    return FullState(info)
+    return FullState(info, observation=LAYOUT)

@@ -41,14 +41,22 @@ from .campaign import (
     NO_DECISION,
     ROLL_OR_STOP,
 )
-from .data import BUST_SABOTEURS, DICE_PER_ROLL, NUM_FACES, POOL_BY_PLAYERS, PRIEST, SABOTEUR
+from .data import (
+    BUST_SABOTEURS,
+    DICE_PER_ROLL,
+    LOADED_COUNT_MAX,
+    NUM_FACES,
+    POOL_BY_PLAYERS,
+    PRIEST,
+    SABOTEUR,
+)
 from .orders import LEFT, NO_ORDER, NUM_ORDERS, RIGHT, SIDE_STEP
 from .rules import CAMPAIGN, COMMIT_PHASE, GAME_OVER, PHASE_NAMES, TALK, UNSAID
 
 _CHECKS = FieldChecks("Otontin")
 _bad, _int, _list, _ints, _flag = _CHECKS.bad, _CHECKS.int, _CHECKS.list, _CHECKS.ints, _CHECKS.flag
 
-_BIG = 10**6  # a loaded counter the rules do not bound stays below this (play may pass it)
+_BIG = LOADED_COUNT_MAX  # a loaded count the rules leave open stays below this
 _PHASE_DECISIONS = {
     CAMPAIGN: (ROLL_OR_STOP, CHOOSE_PRIORITY, CHOOSE_STEAL),
     TALK: (DECLARE_ORDER,),

@@ -19,50 +19,125 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.observer import ObservationLayout
+from envs.core.observer import ObservationLayout, Values
 
 from .campaign import DECISION_NAMES, NO_DECISION
-from .data import HAND, MAX_DIE_KINDS, MAX_PLAYERS, NO_OFFER, NUM_CARDS, NUM_FACES, NUM_OFFERS
+from .data import (
+    CARD_NAMES,
+    DICE_PER_ROLL,
+    FACE_NAMES,
+    HAND,
+    LOADED_COUNT_MAX,
+    MAX_DECISIONS,
+    MAX_DIE_KINDS,
+    MAX_PLAYERS,
+    NO_OFFER,
+    NUM_CARDS,
+    NUM_FACES,
+    NUM_OFFERS,
+    OFFER_NAMES,
+    POOL_BY_PLAYERS,
+    PRIEST,
+)
 from .orders import NO_ORDER, NUM_ORDERS, ORDERS
-from .rules import CAMPAIGN, COMMIT_PHASE, PHASE_NAMES, UNSAID, State
+from .rules import CAMPAIGN, COMMIT_PHASE, PHASE_NAMES, UNSAID, Config, State, dice_table
 
 COUNT_SCALE = 10.0  # divides warrior, bean and dice counts
 P, K, F = MAX_PLAYERS, MAX_DIE_KINDS, NUM_FACES
 SIDE_FEATURES = NUM_CARDS + NUM_OFFERS
 ORDER_FEATURES = 2 * SIDE_FEATURES
+# an order's 16 numbers, named: each side's card, then the offer its Hand carries
+ORDER_FEATURE_NAMES = tuple(f"{side}_{name}" for side in ("left", "right")
+                            for name in (*CARD_NAMES, *OFFER_NAMES))
 NUM_DECISIONS = len(DECISION_NAMES) - 1  # "none" has no slot
 
+
+# The bounds that depend on the config (each a function of the Config): every count
+# over COUNT_SCALE, at most what the rule holding it down allows.
+def warriors(config: Config) -> int:
+    """The warriors of the game (the pool's at the start: every card holds fewer)."""
+    return config.pool_warriors or POOL_BY_PLAYERS[config.num_players]
+
+
+def beans(config: Config) -> int:
+    """The cocoa beans of the game."""
+    return config.pool_beans or POOL_BY_PLAYERS[config.num_players]
+
+
+def dice_of_kind(config: Config) -> np.ndarray:
+    """The dice of each colour (zero for the colours past the config's)."""
+    counts = np.zeros(K)
+    for k, (_, count, _) in enumerate(dice_table(config)):
+        counts[k] = count
+    return counts
+
+
+def dice(config: Config) -> float:
+    """All the campaign dice: the most non-priest faces one turn can roll (each such
+    die leaves the bag for the turn)."""
+    return float(dice_of_kind(config).sum())
+
+
+def rolled_high(config: Config) -> list[float]:
+    """The faces rolled this turn: each face but the priest at most once a die; priests
+    return to the bag, so a turn may roll them for ever: at most a loaded state's
+    (``LOADED_COUNT_MAX``) plus three a roll, a roll each decision and the first."""
+    most = [dice(config)] * F
+    most[PRIEST] = LOADED_COUNT_MAX + DICE_PER_ROLL * (MAX_DECISIONS + 1)
+    return [m / COUNT_SCALE for m in most]
+
+
+def _count(most):
+    """A bound of counts over COUNT_SCALE, ``most`` a function of the config."""
+    return lambda config: np.divide(most(config), COUNT_SCALE)
+
+
+ORDERS_OF_SEATS = Values(None, ("spoke", "said_nothing", *ORDER_FEATURE_NAMES))
 LAYOUT = ObservationLayout(
     [
         ("seat_present", (P,), "1 for each seat in play (relative; own seat first)"),
-        ("attack", (P,), "warriors on each leader's Attack card / 10"),
-        ("defence", (P,), "warriors on each leader's Defence card / 10"),
-        ("beans", (P,), "each leader's cocoa beans / 10"),
+        ("attack", (P,), "warriors on each leader's Attack card / 10", Values(high=_count(warriors))),
+        ("defence", (P,), "warriors on each leader's Defence card / 10", Values(high=_count(warriors))),
+        ("beans", (P,), "each leader's cocoa beans / 10", Values(high=_count(beans))),
         ("busted", (P,), "1 if the leader busted this round (sits out, city impassable)"),
         ("campaign_done", (P,), "1 if the leader has had its campaign turn this round"),
         ("starting_leader", (P,), "one-hot: the Starting Leader of this round"),
         ("campaign_leader", (P,), "one-hot: whose campaign turn it is (campaign only)"),
         ("acting", (P,), "one-hot: who takes the pending decision"),
-        ("pool", (2,), "warriors, beans left in the pool / 10"),
-        ("phase", (len(PHASE_NAMES),), "one-hot: campaign, talk, commit, over"),
-        ("decision", (NUM_DECISIONS,), "one-hot: roll_or_stop, priority, steal, declare, commit"),
-        ("game", (4,), "round / round_cap, final round, bean target / 10, split spoils"),
-        ("dice_count", (K,), "dice of each colour in the game / 10"),
-        ("dice_faces", (K, F), "share of each face (warrior, bean, priest, saboteur) per colour"),
-        ("bag", (K,), "dice of each colour in the bag / 10"),
-        ("priests_aside", (K,), "priest dice of each colour set aside / 10"),
-        ("rolled", (F,), "faces rolled this turn (warrior, bean, priest, saboteur) / 10"),
-        ("last_roll", (K, F), "the last roll: dice by colour and face"),
-        ("payable", (2,), "warriors, beans the pool would pay on stopping now / 10"),
-        ("theft", (1,), "saboteurs of the roll being paid for (pending theft) / 10"),
+        ("pool", (2,), "warriors, beans left in the pool / 10",
+         Values(("warriors", "beans"), high=_count(lambda c: (warriors(c), beans(c))))),
+        ("phase", (len(PHASE_NAMES),), "one-hot: campaign, talk, commit, over", Values(PHASE_NAMES)),
+        ("decision", (NUM_DECISIONS,), "one-hot: roll_or_stop, priority, steal, declare, commit",
+         Values(DECISION_NAMES[:NUM_DECISIONS])),
+        ("game", (4,), "round / round_cap, final round, bean target / 10, split spoils",
+         Values(("round", "final_round", "bean_target", "split_spoils"),
+                high=lambda c: (1.0, 1.0, c.bean_target / COUNT_SCALE, 1.0))),
+        ("dice_count", (K,), "dice of each colour in the game / 10", Values(high=_count(dice_of_kind))),
+        ("dice_faces", (K, F), "share of each face (warrior, bean, priest, saboteur) per colour",
+         Values(None, FACE_NAMES)),
+        ("bag", (K,), "dice of each colour in the bag / 10", Values(high=_count(dice_of_kind))),
+        ("priests_aside", (K,), "priest dice of each colour set aside / 10", Values(high=_count(dice_of_kind))),
+        ("rolled", (F,), "faces rolled this turn (warrior, bean, priest, saboteur) / 10",
+         Values(FACE_NAMES, high=rolled_high)),
+        ("last_roll", (K, F), "the last roll: dice by colour and face",
+         Values(None, FACE_NAMES, high=lambda c: np.minimum(dice_of_kind(c), DICE_PER_ROLL)[:, None])),
+        ("payable", (2,), "warriors, beans the pool would pay on stopping now / 10",
+         Values(("warriors", "beans"), high=_count(lambda c: (min(dice(c), warriors(c)),
+                                                                min(dice(c), beans(c)))))),
+        ("theft", (1,), "saboteurs of the roll being paid for (pending theft) / 10",
+         Values(high=DICE_PER_ROLL / COUNT_SCALE)),
         ("takers", (P,), "1 for the neighbours taking warriors in the pending theft"),
-        ("declared", (P, 2 + ORDER_FEATURES), "spoke?, said nothing?, declared order"),
+        ("declared", (P, 2 + ORDER_FEATURES), "spoke?, said nothing?, declared order", ORDERS_OF_SEATS),
         ("committed", (P,), "1 if the leader has laid its secret order this round"),
-        ("own_order", (1 + ORDER_FEATURES,), "own secret order this round: laid?, order"),
-        ("revealed", (P, 1 + ORDER_FEATURES), "last war's revealed orders: had one?, order"),
-        ("revealed_age", (2,), "one-hot: 'revealed' is this round's war / the previous round's"),
-    ]
-)
+        ("own_order", (1 + ORDER_FEATURES,), "own secret order this round: laid?, order",
+         Values(("laid", *ORDER_FEATURE_NAMES))),
+        ("revealed", (P, 1 + ORDER_FEATURES), "last war's revealed orders: had one?, order",
+         Values(None, ("had_one", *ORDER_FEATURE_NAMES))),
+        ("revealed_age", (2,), "one-hot: 'revealed' is this round's war / the previous round's",
+         Values(("this_round", "previous_round"))),
+    ],
+    default_config=Config,
+)  # fmt: skip
 
 
 def _order_vectors() -> np.ndarray:

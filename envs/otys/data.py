@@ -83,6 +83,22 @@ MAX_PLAYERS = 4
 MAX_NUMBERS = 4  # at most four numbers on a specific-number card (one per colour)
 MAX_ROUND_CAP = 200
 
+# Truncation guard (a safe bound, not a typical length; random play at 4 players
+# averages ~730 decisions). With the default components, T turns take at most
+# ~20 decisions a turn outside propellers and completions (key, sponsor and its
+# sub-choice, two diver uses each with a Spy copy, a nested copy, a token and its
+# sub-choice, the end, the variant answers), plus one decision per propeller (a
+# battery each: at most 1 at the start, 3 gained a turn and 1 per completion) and at
+# most 5 per completion (each spends resources: at most the 21 spaces of a board
+# plus 5 gained a turn). That is under 53 T + 127; 128 a turn leaves a wide margin.
+# A game past MAX_DECISIONS decisions is truncated (GameInfo.max_decisions).
+DECISIONS_PER_TURN = 128
+MAX_DECISIONS = MAX_ROUND_CAP * MAX_PLAYERS * DECISIONS_PER_TURN
+# A loaded state's credits, batteries and PP, which no rule bounds, stay below this
+# (invariants); play may pass it, by at most what MAX_DECISIONS decisions add
+LOADED_COUNT_MAX = 10**6
+MAX_COPY_DEPTH = 2  # a Spy may copy a neighbour's Spy, which may copy a non-Spy
+
 # ----------------------------------------------------------------- contracts (designed, 32)
 COMBINATION = "combination"
 NUMBER = "number"

@@ -19,16 +19,8 @@ from .records import NUM_YIELDS, PP_SOURCES, YIELD_KINDS
 from .render import render_text
 from .rules import State
 
-# Truncation guard (a safe bound, not a typical length; random play at 4 players
-# averages ~730 decisions). With the default components, T turns take at most
-# ~20 decisions a turn outside propellers and completions (key, sponsor and its
-# sub-choice, two diver uses each with a Spy copy, a nested copy, a token and its
-# sub-choice, the end, the variant answers), plus one decision per propeller (a
-# battery each: at most 1 at the start, 3 gained a turn and 1 per completion) and at
-# most 5 per completion (each spends resources: at most the 21 spaces of a board
-# plus 5 gained a turn). That is under 53 T + 127; 128 a turn leaves a wide margin.
-DECISIONS_PER_TURN = 128
-MAX_DECISIONS = D.MAX_ROUND_CAP * D.MAX_PLAYERS * DECISIONS_PER_TURN
+# the truncation guard (its reasoning: data.DECISIONS_PER_TURN)
+MAX_DECISIONS = D.MAX_DECISIONS
 SCORE_SCALE = 18.0  # the end threshold: dense rewards are PP / 18
 SIDES = ("basic", "advanced")  # a sponsor tile's side, by its ``State.advanced`` flag
 

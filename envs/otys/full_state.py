@@ -8,16 +8,25 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.full_state import FullState
+from envs.core.observer import Values
 from envs.core.spec import GameInfo
 
-from .observe import CONTRACT_FEATS, feature_rows
+from .config import tables_for
+from .observe import CONTRACT_FEATS, CONTRACT_FEATURE_NAMES, LAYOUT, feature_rows
 from .rules import State
 
 DECK_SCALE = 20.0
 
+
+def deck_high(config) -> np.ndarray:
+    """Each contract feature summed over every contract of the config, / 20."""
+    return feature_rows(tables_for(config))[1].sum(axis=0) / DECK_SCALE
+
+
 HIDDEN = [
     ("deck_contents", (CONTRACT_FEATS,),
-     "the contract deck: its contracts' features summed / 20 (its order aside)"),
+     "the contract deck: its contracts' features summed / 20 (its order aside)",
+     Values(CONTRACT_FEATURE_NAMES, high=deck_high)),
 ]
 
 
@@ -30,4 +39,4 @@ def write_hidden(state: State, views: dict[str, np.ndarray]) -> None:
 
 def state_layout(info: GameInfo) -> FullState:
     """Otys' full-state layout for its ``GameInfo``."""
-    return FullState(info, HIDDEN, write_hidden)
+    return FullState(info, HIDDEN, write_hidden, observation=LAYOUT)

@@ -54,10 +54,10 @@ _EVERY_DIVER = {_DIVERS}
 _OWN_KEYS = list(range(D.NUM_OWN_KEYS))
 _SPONSOR_TILES = list(range(D.NUM_SPONSORS))
 _LEVEL_BASES = range(0, D.NUM_LEVELS * NC, NC)
-_BIG = 10**6  # a loaded counter the rules do not bound stays below this (play may pass it)
+_BIG = D.LOADED_COUNT_MAX  # a loaded count the rules leave open stays below this
 _SPONSOR_PHASES = (Phase.SPONSOR_TOKEN, Phase.SPONSOR_FLIP, Phase.SPONSOR5)  # resume at step 1
 _TOKEN_KIND = {Phase.TOKEN_RESOURCE: D.RESOURCE, Phase.TOKEN_FLIP: D.UPGRADE, Phase.KEEP: D.DRAW}
-_MAX_COPY_DEPTH = 2  # a Spy may copy a neighbour's Spy, which may copy a non-Spy
+_MAX_COPY_DEPTH = D.MAX_COPY_DEPTH
 
 
 

@@ -35,7 +35,7 @@ def test_observation_layout_views_write_through():
     views["a"][1, 2] = 5.0
     views["b"][0] = 7.0
     assert buf[5] == 5.0 and buf[6] == 7.0
-    assert "| 6 | 4 | `b` | (4,) | second |" in layout.markdown()
+    assert "| 6 | 4 | `b` | (4,) | [0, 1] | second |" in layout.markdown()
 
 
 class _Cfg(StrictModel):
