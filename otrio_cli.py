@@ -203,7 +203,8 @@ def _train(args: argparse.Namespace) -> int:
     from training.config import load_train_config
     from training.train import train
 
-    cfg = load_train_config(args.config, output=args.output, total_timesteps=args.timesteps)
+    cfg = load_train_config(args.config, smoke=args.smoke, output=args.output,
+                            total_timesteps=args.timesteps)
     check_output_folder(cfg.output, "output folder")
     if cfg.distill is not None:
         from training.distill import distill
@@ -373,7 +374,17 @@ def main(argv: list[str] | None = None) -> int:
                         "distillation from search (a config with a distill: section)")
     tr.add_argument("config")
     tr.add_argument("--output", help="the run folder (default: the config's output)")
-    tr.add_argument("--timesteps", type=int, help="override total_timesteps (PPO)")
+    tr.add_argument("--timesteps", type=count_arg,
+                    help="override total_timesteps (PPO) and nothing else: the warm start "
+                    "(imitation.games) and the evaluations (every eval.interval timesteps, "
+                    "eval.games each) stay the config's, so a short run may write none; "
+                    "with --smoke, the smoke run's length (default: 2048 or the config's, if less)")
+    tr.add_argument("--smoke", action="store_true",
+                    help="a quick end-to-end run of the config (about a minute): at most "
+                    "2048 timesteps, 4 PPO updates or more, a warm start from at most 20 "
+                    "teacher games (1 epoch), one evaluation at the end with at most 10 "
+                    "games per opponent, snapshots and checkpoints every half, into the "
+                    "config's output + '_smoke' unless --output")
     tr.add_argument("--workers", type=count_arg, default=1,
                     help="processes for a distillation's teacher games (default 1; the "
                     "same games on any number)")
