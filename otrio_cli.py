@@ -149,11 +149,21 @@ def _demo_replay(folder: Path, cfg, output: Path) -> Path:
 
 def _replay(args: argparse.Namespace) -> int:
     """One recorded game of a tournament or balance run as a self-contained HTML page."""
+    from agents.replay import load_record
     from benchmarks.replay_html import write_replay
 
-    output = args.output or str(Path(args.run) / f"replay_game{args.game}.html")
+    run, game = Path(args.run), args.game
+    if game is None:  # the only game recorded there (else an error naming them)
+        game = load_record(run).get("game")
+    if args.output:
+        output = args.output
+    elif run.is_file():  # a file of records (otrio play --save): the page beside it
+        output = str(run.with_suffix(".html") if args.game is None
+                     else run.with_name(f"{run.stem}_game{game}.html"))
+    else:
+        output = str(run / f"replay_game{game}.html")
     check_output_file(output, "--output file")
-    path, facts = write_replay(args.run, args.game, output)
+    path, facts = write_replay(args.run, game, output)
     print(f"{path}: {facts['frames'] - 1} decisions, {facts['pictures']} distinct pictures, "
           f"{facts['html_bytes'] / 1e3:.0f} kB")
     return 0
@@ -162,28 +172,18 @@ def _replay(args: argparse.Namespace) -> int:
 def _play(args: argparse.Namespace) -> int:
     """Play one game in the terminal: humans against agents."""
     import agents
-    import envs
-    from agents.arena import play_seated
-    from envs.core.rng import derive_seed
+    from agents.human import QuitGame
+    from benchmarks.play import play_in_terminal
 
-    seats = agents.split_specs(args.seats)
-    env = envs.make(args.game if args.game.endswith("_v0") else f"{args.game}_v0",
-                    num_players=len(seats))
-    players = [agents.make(spec, env) for spec in seats]
-    env.reset(seed=args.seed)
-    for seat, agent in enumerate(players):
-        agent.reset(derive_seed(args.seed, "agent", seat))
-    index = {a: k for k, a in enumerate(env.possible_agents)}
-
-    def announce(agent: str, action: int) -> None:
-        if seats[index[agent]] != "human":
-            print(f"{agent} ({seats[index[agent]]}): {env.unwrapped.action_name(action)}")
-
+    if args.save is not None:
+        check_output_file(args.save, "--save file")  # before the game, not after it
+    env_id = args.game if args.game.endswith("_v0") else f"{args.game}_v0"
     try:
-        play_seated(env, players, on_action=announce)
+        play_in_terminal(env_id, agents.split_specs(args.seats), args.seed, save=args.save)
     except EOFError as err:  # a human seat's input ended
         raise OtrioError(f"{err or 'input closed'}; the game is abandoned") from None
-    print(env.unwrapped.game.render(env.unwrapped.state_))
+    except QuitGame as err:
+        print(f"\n{err}: the game is abandoned" + (" (nothing saved)" if args.save else ""))
     return 0
 
 
@@ -356,6 +356,10 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument("--seats", required=True,
                       help="comma-separated specs, e.g. human,greedy,mcts:iterations=64,top=4")
     play.add_argument("--seed", type=seed_arg, default=0)
+    play.add_argument("--save", metavar="FILE",
+                      help="write the finished game to FILE as a replayable record (one "
+                      "JSON line, as a tournament's games.jsonl holds); watch it with "
+                      "`otrio replay FILE`")
     _trust_flag(play)
     play.set_defaults(func=_play)
 
@@ -444,16 +448,21 @@ def main(argv: list[str] | None = None) -> int:
 
     rep = sub.add_parser(
         "replay", help="one recorded game as a self-contained HTML page",
-        description="Replay game K of a tournament or balance run (checking every step "
-                    "against the record) into one self-contained HTML file: the table at "
-                    "every decision, step forward and back, jump to a round, play/pause, "
-                    "and the point of view of the whole table or of any seat (its own view "
-                    "hides what that seat cannot see).")
-    rep.add_argument("run", metavar="RUN_DIR", help="the run folder (holds games.jsonl)")
-    rep.add_argument("--game", type=seed_arg, required=True, metavar="K",
-                     help="the game's number (its 'game' field in games.jsonl)")
+        description="Replay game K of a tournament or balance run, or the game `otrio play "
+                    "--save FILE` saved (checking every step against the record) into one "
+                    "self-contained HTML file: the table at every decision, step forward "
+                    "and back, jump to a round, play/pause, and the point of view of the "
+                    "whole table or of any seat (its own view hides what that seat cannot "
+                    "see).")
+    rep.add_argument("run", metavar="RUN_DIR|FILE",
+                     help="a run folder (holds games.jsonl), or a file of records: a "
+                     "games.jsonl, or a game saved by otrio play --save")
+    rep.add_argument("--game", type=seed_arg, metavar="K",
+                     help="the game's number (its 'game' field in games.jsonl); needed "
+                     "where more than one game is recorded (default: the only one)")
     rep.add_argument("--output", metavar="FILE.html",
-                     help="the HTML file to write (default: RUN_DIR/replay_gameK.html)")
+                     help="the HTML file to write (default: RUN_DIR/replay_gameK.html, or "
+                     "FILE with .html for a file of records)")
     rep.set_defaults(func=_replay)
 
     bal = sub.add_parser("balance", help="run a balance sweep from a YAML config")
