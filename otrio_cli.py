@@ -1,4 +1,7 @@
-"""The ``otrio`` command line: demo, play, tournament (and more as they land)."""
+"""otrio: three tabletop games (Oceanos, Otys, Otontin) as reinforcement-learning
+environments. Play them at the terminal, run tournaments and balance sweeps, train and
+evaluate PPO agents, measure search strength and throughput, and replay recorded games
+as HTML pages. `otrio COMMAND --help` describes each command and every option's default."""
 
 from __future__ import annotations
 
@@ -28,9 +31,28 @@ class UsageError(Exception):
     """A command line argparse refuses: reported by :func:`main` in one line."""
 
 
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Every option's help ends with its default, unless the help already says what it
+    is (``default``) or there is none to show (a flag that is off, a value that falls
+    back on a config's, a required option)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if (not action.option_strings or action.required or "default" in text
+                or action.default is None or action.default is False
+                or action.default == argparse.SUPPRESS):  # 0 is a default to show
+            return text
+        return f"{text} (default: %(default)s)"
+
+
 class Parser(argparse.ArgumentParser):
     """argparse whose usage errors reach :func:`main` (one line on stderr, exit code 2)
-    instead of printing the usage and exiting from inside the parser."""
+    instead of printing the usage and exiting from inside the parser; its help shows
+    every option's default (:class:`HelpFormatter`)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):
         raise UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
@@ -147,11 +169,21 @@ def _demo_replay(folder: Path, cfg, output: Path) -> Path:
 
 def _replay(args: argparse.Namespace) -> int:
     """One recorded game of a tournament or balance run as a self-contained HTML page."""
+    from agents.replay import load_record
     from benchmarks.replay_html import write_replay
 
-    output = args.output or str(Path(args.run) / f"replay_game{args.game}.html")
+    run, game = Path(args.run), args.game
+    if game is None:  # the only game recorded there (else an error naming them)
+        game = load_record(run).get("game")
+    if args.output:
+        output = args.output
+    elif run.is_file():  # a file of records (otrio play --save): the page beside it
+        output = str(run.with_suffix(".html") if args.game is None
+                     else run.with_name(f"{run.stem}_game{game}.html"))
+    else:
+        output = str(run / f"replay_game{game}.html")
     check_output_file(output, "--output file")
-    path, facts = write_replay(args.run, args.game, output)
+    path, facts = write_replay(args.run, game, output)
     print(f"{path}: {facts['frames'] - 1} decisions, {facts['pictures']} distinct pictures, "
           f"{facts['html_bytes'] / 1e3:.0f} kB")
     return 0
@@ -160,28 +192,18 @@ def _replay(args: argparse.Namespace) -> int:
 def _play(args: argparse.Namespace) -> int:
     """Play one game in the terminal: humans against agents."""
     import agents
-    import envs
-    from agents.arena import play_seated
-    from envs.core.rng import derive_seed
+    from agents.human import QuitGame
+    from benchmarks.play import play_in_terminal
 
-    seats = agents.split_specs(args.seats)
-    env = envs.make(args.game if args.game.endswith("_v0") else f"{args.game}_v0",
-                    num_players=len(seats))
-    players = [agents.make(spec, env) for spec in seats]
-    env.reset(seed=args.seed)
-    for seat, agent in enumerate(players):
-        agent.reset(derive_seed(args.seed, "agent", seat))
-    index = {a: k for k, a in enumerate(env.possible_agents)}
-
-    def announce(agent: str, action: int) -> None:
-        if seats[index[agent]] != "human":
-            print(f"{agent} ({seats[index[agent]]}): {env.unwrapped.action_name(action)}")
-
+    if args.save is not None:
+        check_output_file(args.save, "--save file")  # before the game, not after it
+    env_id = args.game if args.game.endswith("_v0") else f"{args.game}_v0"
     try:
-        play_seated(env, players, on_action=announce)
+        play_in_terminal(env_id, agents.split_specs(args.seats), args.seed, save=args.save)
     except EOFError as err:  # a human seat's input ended
         raise OtrioError(f"{err or 'input closed'}; the game is abandoned") from None
-    print(env.unwrapped.game.render(env.unwrapped.state_))
+    except QuitGame as err:
+        print(f"\n{err}: the game is abandoned" + (" (nothing saved)" if args.save else ""))
     return 0
 
 
@@ -202,7 +224,8 @@ def _train(args: argparse.Namespace) -> int:
     from training.config import load_train_config
     from training.train import train
 
-    cfg = load_train_config(args.config, output=args.output, total_timesteps=args.timesteps)
+    cfg = load_train_config(args.config, smoke=args.smoke, output=args.output,
+                            total_timesteps=args.timesteps)
     check_output_folder(cfg.output, "output folder")
     if cfg.distill is not None:
         from training.distill import distill
@@ -250,10 +273,14 @@ def _bench(args: argparse.Namespace) -> int:
     from benchmarks.bench import format_table, run_bench, write_json
 
     check_output_file(args.json, "--json file")  # before the benchmark, not after it
-    print(f"measuring; the results go to {Path(args.json).resolve()} (--json FILE to change)",
-          flush=True)
+    print(f"otrio bench: {args.rounds} round(s) of {args.steps} AEC steps a measurement; "
+          f"the results go to {Path(args.json).resolve()} (--json FILE to change)", flush=True)
+
+    def progress(text: str) -> None:
+        print(f"  {text} ...", file=sys.stderr, flush=True)
+
     result = run_bench(args.steps, args.obs_samples, args.ppo_timesteps, args.tournament_games,
-                       args.rounds)
+                       args.rounds, progress=None if args.quiet else progress)
     result["command"] = "otrio bench " + " ".join(sys.argv[2:])
     write_json(result, Path(args.json))
     print(format_table(result))
@@ -349,8 +376,8 @@ def version() -> str:
         return "unknown (not installed: pip install .)"
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``otrio`` command."""
+def build_parser() -> Parser:
+    """The ``otrio`` command line: every subcommand, each option with its help and default."""
     parser = Parser(prog="otrio", description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -358,43 +385,65 @@ def main(argv: list[str] | None = None) -> int:
     demo = sub.add_parser("demo", help="the main job: short greedy-vs-random tournaments "
                                        "and the HTML replay of one of their games")
     demo.add_argument("--games", type=count_arg, default=25, help="games per seating")
-    demo.add_argument("--seed", type=seed_arg, default=0)
-    demo.add_argument("--output", default="runs/demo")
-    demo.add_argument("--quiet", action="store_true")
+    demo.add_argument("--seed", type=seed_arg, default=0, help="master seed of the tournaments")
+    demo.add_argument("--output", default="runs/demo",
+                      help="folder of the demo's runs and replay page")
+    demo.add_argument("--quiet", action="store_true", help="no progress bars")
     demo.set_defaults(func=_demo)
 
     play = sub.add_parser("play", help="play in the terminal against agents")
-    play.add_argument("game", help="oceanos, otys or otontin")
+    play.add_argument("game", help="oceanos, otys or otontin (or its env id, e.g. oceanos_v0)")
     play.add_argument("--seats", required=True,
-                      help="comma-separated specs, e.g. human,greedy,mcts:iterations=64,top=4")
-    play.add_argument("--seed", type=seed_arg, default=0)
+                      help="comma-separated specs, one a seat in seat order, e.g. "
+                      "human,greedy,mcts:iterations=64,top=4 (human: you type the moves)")
+    play.add_argument("--seed", type=seed_arg, default=0, help="the game's seed")
+    play.add_argument("--save", metavar="FILE",
+                      help="write the finished game to FILE as a replayable record (one "
+                      "JSON line, as a tournament's games.jsonl holds); watch it with "
+                      "`otrio replay FILE` (default: not saved)")
     _trust_flag(play)
     play.set_defaults(func=_play)
 
     tour = sub.add_parser("tournament", help="run a tournament from a YAML config")
-    tour.add_argument("config")
-    tour.add_argument("--workers", type=int)
-    tour.add_argument("--backend", choices=["local", "ray"])
-    tour.add_argument("--output")
-    tour.add_argument("--games-per-seating", type=int)
-    tour.add_argument("--quiet", action="store_true")
+    tour.add_argument("config", help="the tournament's YAML config (configs/tournament/)")
+    tour.add_argument("--workers", type=int,
+                      help="processes that play games; the records are the same on any "
+                      "number (default: the config's workers, 1 if it names none)")
+    tour.add_argument("--backend", choices=["local", "ray"],
+                      help="local processes or a Ray cluster (default: the config's, local "
+                      "if it names none)")
+    tour.add_argument("--output", help="the run folder (default: the config's output)")
+    tour.add_argument("--games-per-seating", type=int,
+                      help="games for each seating of the lineup (default: the config's)")
+    tour.add_argument("--quiet", action="store_true", help="no progress bar")
     _trust_flag(tour)
     _records_flags(tour)
     tour.set_defaults(func=_tournament)
 
     tr = sub.add_parser("train", help="train an agent from YAML: MaskablePPO self-play, or "
                         "distillation from search (a config with a distill: section)")
-    tr.add_argument("config")
+    tr.add_argument("config", help="the training run's YAML config (configs/train/)")
     tr.add_argument("--output", help="the run folder (default: the config's output)")
-    tr.add_argument("--timesteps", type=int, help="override total_timesteps (PPO)")
+    tr.add_argument("--timesteps", type=count_arg,
+                    help="override total_timesteps (PPO) and nothing else: the warm start "
+                    "(imitation.games) and the evaluations (every eval.interval timesteps, "
+                    "eval.games each) stay the config's, so a short run may write none "
+                    "(default: the config's total_timesteps); with --smoke, the smoke run's "
+                    "length (default 2048, or the config's if less)")
+    tr.add_argument("--smoke", action="store_true",
+                    help="a quick end-to-end run of the config (about a minute): at most "
+                    "2048 timesteps, 4 PPO updates or more, a warm start from at most 20 "
+                    "teacher games (1 epoch), one evaluation at the end with at most 10 "
+                    "games per opponent, snapshots and checkpoints every half, into the "
+                    "config's output + '_smoke' unless --output")
     tr.add_argument("--workers", type=count_arg, default=1,
-                    help="processes for a distillation's teacher games (default 1; the "
-                    "same games on any number)")
+                    help="processes for a distillation's teacher games (the same games on "
+                    "any number)")
     tr.add_argument("--backend", choices=["local", "ray"], default="local",
-                    help="where teacher games run: local processes or Ray (default local)")
+                    help="where a distillation's teacher games run: local processes or Ray")
     tr.add_argument("--ray-address", default=None,
                     help="a running Ray cluster for --backend ray (default: start one here)")
-    tr.add_argument("--quiet", action="store_true")
+    tr.add_argument("--quiet", action="store_true", help="no progress bars")
     tr.set_defaults(func=_train)
 
     evaluate_run = sub.add_parser(
@@ -417,28 +466,38 @@ def main(argv: list[str] | None = None) -> int:
     bench = sub.add_parser("bench", help="throughput of every game next to connect_four_v3")
     bench.add_argument("--steps", type=count_arg, default=20_000,
                        help="AEC steps per measurement")
-    bench.add_argument("--obs-samples", type=count_arg, default=2_000)
+    bench.add_argument("--obs-samples", type=count_arg, default=2_000,
+                       help="observations timed per setup for the observe+mask cost")
     bench.add_argument("--rounds", type=count_arg, default=3,
                        help="rounds (the reference either side of every game); medians reported")
     bench.add_argument("--ppo-timesteps", type=natural_arg, default=0,
-                       help="0: skip the PPO share")
+                       help="MaskablePPO timesteps per game for the environment's share of "
+                       "training time; 0: skip (default 0)")
     bench.add_argument("--tournament-games", type=natural_arg, default=0,
-                       help="games per seating for the 1-vs-2-worker speed-up; 0: skip")
-    bench.add_argument("--json", default="runs/bench.json")
+                       help="games per seating for the 1-vs-2-worker speed-up; 0: skip "
+                       "(default 0)")
+    bench.add_argument("--json", default="runs/bench.json",
+                       help="the JSON file of the measurements (a relative path is under "
+                       "the current folder)")
+    bench.add_argument("--quiet", action="store_true", help="no progress lines")
     bench.set_defaults(func=_bench)
 
     search = sub.add_parser("search-bench", help="mcts strength against budget (win rate vs greedy)")
     search.add_argument("game", help="environment id, e.g. oceanos_v0")
-    search.add_argument("--players", type=int, required=True)
+    search.add_argument("--players", type=int, required=True, help="player count of every game")
     search.add_argument("--budgets", required=True, help="mcts iterations a decision, e.g. 8,32,128")
-    search.add_argument("--options", default="", help="further mcts options, e.g. top=4,gap=1")
+    search.add_argument("--options", default="",
+                        help="further mcts options, e.g. top=4,gap=1 (default: none)")
     search.add_argument("--opponent", default="greedy", help="agent spec of every other seat")
     search.add_argument("--games", type=int, default=200, help="games per budget")
-    search.add_argument("--games-for", default="", help="other game counts, e.g. 8=100,128=60")
-    search.add_argument("--seed", type=int, default=0)
-    search.add_argument("--workers", type=int, default=1)
-    search.add_argument("--output", default="runs/search")
-    search.add_argument("--quiet", action="store_true")
+    search.add_argument("--games-for", default="",
+                        help="other game counts for some budgets, e.g. 8=100,128=60 (default: "
+                        "--games for every budget)")
+    search.add_argument("--seed", type=int, default=0, help="master seed of the games")
+    search.add_argument("--workers", type=int, default=1,
+                        help="processes that play games (the same records on any number)")
+    search.add_argument("--output", default="runs/search", help="the run folder")
+    search.add_argument("--quiet", action="store_true", help="no progress bar")
     search.add_argument("--report-only", action="store_true",
                         help="write the report of the games recorded so far; play none")
     _records_flags(search, verify=False)
@@ -446,28 +505,43 @@ def main(argv: list[str] | None = None) -> int:
 
     rep = sub.add_parser(
         "replay", help="one recorded game as a self-contained HTML page",
-        description="Replay game K of a tournament or balance run (checking every step "
-                    "against the record) into one self-contained HTML file: the table at "
-                    "every decision, step forward and back, jump to a round, play/pause, "
-                    "and the point of view of the whole table or of any seat (its own view "
-                    "hides what that seat cannot see).")
-    rep.add_argument("run", metavar="RUN_DIR", help="the run folder (holds games.jsonl)")
-    rep.add_argument("--game", type=seed_arg, required=True, metavar="K",
-                     help="the game's number (its 'game' field in games.jsonl)")
+        description="Replay game K of a tournament or balance run, or the game `otrio play "
+                    "--save FILE` saved (checking every step against the record) into one "
+                    "self-contained HTML file: the table at every decision, step forward "
+                    "and back, jump to a round, play/pause, and the point of view of the "
+                    "whole table or of any seat (its own view hides what that seat cannot "
+                    "see).")
+    rep.add_argument("run", metavar="RUN_DIR|FILE",
+                     help="a run folder (holds games.jsonl), or a file of records: a "
+                     "games.jsonl, or a game saved by otrio play --save")
+    rep.add_argument("--game", type=seed_arg, metavar="K",
+                     help="the game's number (its 'game' field in games.jsonl); needed "
+                     "where more than one game is recorded (default: the only one)")
     rep.add_argument("--output", metavar="FILE.html",
-                     help="the HTML file to write (default: RUN_DIR/replay_gameK.html)")
+                     help="the HTML file to write (default: RUN_DIR/replay_gameK.html, or "
+                     "FILE with .html for a file of records)")
     rep.set_defaults(func=_replay)
 
     bal = sub.add_parser("balance", help="run a balance sweep from a YAML config")
-    bal.add_argument("config")
-    bal.add_argument("--workers", type=int)
-    bal.add_argument("--backend", choices=["local", "ray"])
-    bal.add_argument("--output")
-    bal.add_argument("--games-per-setup", type=int)
-    bal.add_argument("--quiet", action="store_true")
+    bal.add_argument("config", help="the sweep's YAML config (configs/balance/)")
+    bal.add_argument("--workers", type=int,
+                     help="processes that play games; the records are the same on any "
+                     "number (default: the config's workers, 1 if it names none)")
+    bal.add_argument("--backend", choices=["local", "ray"],
+                     help="local processes or a Ray cluster (default: the config's, local "
+                     "if it names none)")
+    bal.add_argument("--output", help="the run folder (default: the config's output)")
+    bal.add_argument("--games-per-setup", type=int,
+                     help="games for each setup of every sweep (default: the config's)")
+    bal.add_argument("--quiet", action="store_true", help="no progress bar")
     _records_flags(bal)
     bal.set_defaults(func=_balance)
+    return parser
 
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``otrio`` command."""
+    parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except UsageError as err:

@@ -1,13 +1,49 @@
-"""A person at the terminal: the table is rendered and the legal moves listed by name."""
+"""A person at the terminal: the table is rendered and the legal moves listed by name.
+
+Besides a move (its number in the list, or its name) the prompt takes ``help`` (what the
+moves listed mean: the game's action table explains each kind of move,
+:meth:`envs.core.actions.ActionTable.legend`), ``legend`` (every kind of move of the
+game) and ``quit`` (abandon the game: :class:`QuitGame`).
+"""
 
 from __future__ import annotations
 
+import shutil
 import sys
+import textwrap
 from typing import TextIO
 
 import numpy as np
 
 from .base import Agent
+
+HELP = ("help: what the moves listed mean; legend: every kind of move of this game; "
+        "quit: abandon the game")
+QUIT_WORDS = ("quit", "exit", "q")
+HELP_WORDS = ("help", "h", "?")
+LEGEND_WORDS = ("legend",)
+
+
+class QuitGame(Exception):
+    """The person at the terminal typed ``quit``: the game is abandoned."""
+
+
+def legend_text(table, actions=None, width: int | None = None) -> str:
+    """The legend of move names (``table.legend(actions)``) as indented, wrapped lines:
+    each kind of move's name pattern, then what it means."""
+    width = width or min(100, shutil.get_terminal_size((100, 24)).columns)
+    rows = table.legend(actions)
+    column = min(28, max((len(pattern) for pattern, _ in rows), default=0))
+    lines = []
+    for pattern, meaning in rows:
+        head = f"  {pattern:<{column}}  "
+        if len(pattern) > column:  # a long pattern gets a line of its own
+            lines.append(f"  {pattern}")
+            head = " " * (column + 4)
+        lines.append(textwrap.fill(meaning or "(no explanation)", width=max(40, width),
+                                   initial_indent=head,
+                                   subsequent_indent=" " * (column + 4)))
+    return "\n".join(lines)
 
 
 class HumanAgent(Agent):
@@ -20,17 +56,23 @@ class HumanAgent(Agent):
         self.env = env
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
+        self._told = False  # the commands are named once, before the first move
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         game = self.env.unwrapped.game
         legal = np.flatnonzero(observation["action_mask"]).tolist()
         out = self.stdout
         print(self.env.unwrapped.render_for_seat(), file=out)
+        if not self._told:
+            print(f"(Type a move's number or its name. {HELP}.)", file=out)
+            self._told = True
         print("Your moves:", file=out)
         for k, a in enumerate(legal):
             print(f"  {k:2d}) {game.action_name(a)}", file=out)
+        names = {game.action_name(a): a for a in legal}
         while True:
-            print("Choose a number (or an action name): ", end="", file=out, flush=True)
+            print("Choose a number or a move's name (help, legend, quit): ", end="", file=out,
+                  flush=True)
             line = self.stdin.readline()
             if not line:
                 raise EOFError(f"input closed before {self.env.unwrapped.agent_selection} "
@@ -39,10 +81,22 @@ class HumanAgent(Agent):
             number = _number(entry)
             if number is not None and number < len(legal):
                 return legal[number]
-            names = {game.action_name(a): a for a in legal}
             if entry in names:
                 return names[entry]
-            print(f"'{entry}' is not one of the moves listed; try again.", file=out)
+            word = entry.lower()
+            if word in QUIT_WORDS:
+                raise QuitGame(f"{self.env.unwrapped.agent_selection} (human) quit")
+            if word in HELP_WORDS:
+                print("What the moves listed mean:", file=out)
+                print(legend_text(game.actions, legal), file=out)
+                print(HELP, file=out)
+                continue
+            if word in LEGEND_WORDS:
+                print(f"Every kind of move of {game.info.env_id}:", file=out)
+                print(legend_text(game.actions), file=out)
+                continue
+            print(f"'{entry}' is not one of the moves listed; try again "
+                  "(help explains them, quit ends the game).", file=out)
 
 
 def _number(entry: str) -> int | None:

@@ -215,19 +215,29 @@ def _check_result(record: dict[str, Any], env, steps: int) -> None:
                               f"gives {key} = {value}, the record says {record[key]}", steps)
 
 
-def load_record(run_dir: str | Path, game: int) -> dict[str, Any]:
-    """Record number ``game`` of a run folder (its ``games.jsonl``)."""
+def load_record(source: str | Path, game: int | None = None) -> dict[str, Any]:
+    """Record number ``game`` of a run folder (its ``games.jsonl``) or of a file of
+    records (a ``games.jsonl``, or the one-game file ``otrio play --save`` writes);
+    ``game`` None: the only record there (a :class:`StateError` if there are more)."""
     from .records import RECORDS_FILE, read_records
 
-    path = Path(run_dir) / RECORDS_FILE
-    if not path.is_file():
-        raise StateError(f"{run_dir} holds no {RECORDS_FILE} (not a tournament or balance run)")
+    path = Path(source)
+    if path.is_dir() or not path.exists():
+        path = path / RECORDS_FILE
+        if not path.is_file():
+            raise StateError(f"{source} holds no {RECORDS_FILE} (not a tournament or balance "
+                             "run, nor a file of game records such as otrio play --save writes)")
     records = read_records(path)
+    known = sorted(r["game"] for r in records if isinstance(r.get("game"), int))
+    shown = f"{known[0]}..{known[-1]}" if known else "none"
+    if game is None:
+        if len(records) == 1:
+            return records[0]
+        raise StateError(f"{path} holds {len(records)} games: name one with --game K (games "
+                         f"recorded: {shown})")
     for record in records:
         if record.get("game") == game:
             return record
-    known = sorted(r["game"] for r in records if isinstance(r.get("game"), int))
-    shown = f"{known[0]}..{known[-1]}" if known else "none"
     raise StateError(f"{path} has no game {game} (games recorded: {shown}, {len(known)} in all)")
 
 

@@ -104,22 +104,27 @@ def play_rates(env_id: str, num_players: int, steps: int) -> dict[str, float]:
             "clone_steps": clone["clone_steps"]}
 
 
-def measure_rounds(setups: list[tuple[str, int]], steps: int, rounds: int) -> tuple[dict, list[dict]]:
+def measure_rounds(setups: list[tuple[str, int]], steps: int, rounds: int,
+                   progress=None) -> tuple[dict, list[dict]]:
     """``rounds`` rounds; in each, the reference is measured before every setup and
     after the last, and a setup's ratios are taken against the mean of the two
     reference rates either side of it (a load that comes and goes, or a drift, then
     moves both sides of a ratio). A figure is the median over the rounds, and each
-    round's ratios are kept. An untimed warm-up round comes first.
+    round's ratios are kept. An untimed warm-up round comes first. ``progress(text)``,
+    if given, is told of each measurement as it starts.
     """
+    tell = progress or (lambda text: None)
+    tell("warm-up (untimed)")
     aec_random_play(connect_four_fn(), min(steps, 2_000))  # warm-up: imports, caches
     for env_id, n in setups:
         play_rates(env_id, n, min(steps, 2_000))
     ref_steps = max(steps // 2, 1)  # the reference runs len(setups) + 1 times a round
     refs, per_setup = [], {setup: [] for setup in setups}
-    for _ in range(rounds):
+    for r in range(rounds):
         before = aec_random_play(connect_four_fn(), ref_steps)
         refs.append(before)
         for setup in setups:
+            tell(f"round {r + 1}/{rounds}: {setup[0]}, {setup[1]} players")
             rates = play_rates(*setup, steps)
             after = aec_random_play(connect_four_fn(), ref_steps)
             refs.append(after)
@@ -233,14 +238,17 @@ def tournament_speedup(games_per_seating: int, rounds: int = 1) -> dict[str, Any
 
 
 def run_bench(steps: int = 20_000, obs_samples: int = 2_000, ppo_timesteps: int = 0,
-              tournament_games: int = 0, rounds: int = 3) -> dict[str, Any]:
-    """Every measurement, with ratios to connect_four_v3 measured in this same run."""
+              tournament_games: int = 0, rounds: int = 3, progress=None) -> dict[str, Any]:
+    """Every measurement, with ratios to connect_four_v3 measured in this same run;
+    ``progress(text)``, if given, is told of each measurement as it starts."""
     import envs
 
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, got {rounds}")
+    tell = progress or (lambda text: None)
     setups = [(env_id, n) for env_id in envs.available() for n in player_counts(env_id)]
-    reference, rows = measure_rounds(setups, steps, rounds)
+    reference, rows = measure_rounds(setups, steps, rounds, tell)
+    tell(f"observation cost ({obs_samples} samples a setup)")
     for row in rows:
         row["observe_us"] = observation_cost(row["game"], row["players"], obs_samples) * 1e6
     result: dict[str, Any] = {
@@ -252,9 +260,13 @@ def run_bench(steps: int = 20_000, obs_samples: int = 2_000, ppo_timesteps: int 
         "games": rows,
     }
     if ppo_timesteps:
-        result["ppo_env_share"] = {env_id: fresh_process_env_share(env_id, ppo_timesteps)
-                                   for env_id in envs.available()}
+        result["ppo_env_share"] = {}
+        for env_id in envs.available():
+            tell(f"MaskablePPO's environment share on {env_id} ({ppo_timesteps} timesteps)")
+            result["ppo_env_share"][env_id] = fresh_process_env_share(env_id, ppo_timesteps)
     if tournament_games:
+        tell(f"tournament with 1 and 2 workers ({tournament_games} games a seating, "
+             f"{rounds} round(s))")
         result["tournament"] = tournament_speedup(tournament_games, rounds)
     return result
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -41,30 +42,91 @@ def play_game(task: GameTask) -> dict[str, Any]:
     ``replay`` field (env id, config and every action) replays the game exactly with
     its ``seed`` (:mod:`agents.replay`).
     """
-    from agents.replay import replay_field
-
     start = time.perf_counter()
     actions: list[int] = []
     env, decisions = play_task(task, on_action=lambda _, a: actions.append(int(a)))
+    record = game_record(env, task.game, task.seed, task.seating, task.env_id, task.config,
+                         actions, time.perf_counter() - start)
+    record.update(task.tags)
+    return record
+
+
+def game_record(env, game: int, seed: int, seating, env_id: str, config: dict[str, Any],
+                actions: list[int], wall_time: float) -> dict[str, Any]:
+    """The record of a game ``env`` has finished (what :class:`GameRecord` checks): its
+    result, and the ``replay`` field that replays it with ``seed`` (:mod:`agents.replay`)."""
+    from agents.replay import replay_field
+
     state = env.unwrapped.state_
     scores, winners, truncated = outcome(state)
     record = {
-        "game": task.game,
-        "seed": task.seed,
-        "seating": list(task.seating),
+        "game": game,
+        "seed": seed,
+        "seating": list(seating),
         "scores": scores,
         "winners": winners,
         "ranks": ranks(scores, winners),
-        "decisions": decisions,
+        "decisions": len(actions),
         "truncated": truncated,
-        "wall_time": round(time.perf_counter() - start, 4),
+        "wall_time": round(wall_time, 4),
     }
     summary = env.unwrapped.game.game_summary(state)
     if summary:
         record["summary"] = summary
-    record["replay"] = replay_field(task.env_id, task.config,
-                                    env.unwrapped.game.info.num_actions, actions)
-    record.update(task.tags)
+    record["replay"] = replay_field(env_id, config, env.unwrapped.game.info.num_actions, actions)
+    return record
+
+
+SLOW_TO_LOAD = ("ppo", "net", "mcts")  # agent kinds that load a network or torch: seconds
+
+
+def play_in_terminal(env_id: str, seats: list[str], seed: int, save=None) -> dict[str, Any]:
+    """``otrio play``: one game at the terminal between the agents of ``seats`` (specs;
+    ``human`` seats type their moves), announcing every agent's move and printing the
+    final table. A ``loading agent ...`` line comes before each agent that takes
+    seconds to load. Returns the game's record (as a tournament writes it, game 0);
+    with ``save`` (a path), that record is written there as one JSON line, which
+    ``otrio replay FILE`` replays. A human's ``quit`` raises
+    :class:`agents.human.QuitGame` (nothing is saved)."""
+    import json
+
+    import agents
+    import envs
+    from agents.arena import play_seated
+    from agents.outputs import make_output_folder, write_text_atomic
+    from envs.core.rng import derive_seed
+
+    config = {"num_players": len(seats)}
+    env = envs.make(env_id, **config)
+    players = []
+    for seat, spec in enumerate(seats):
+        slow = spec.partition(":")[0] in SLOW_TO_LOAD
+        if slow:
+            print(f"loading agent {spec} for player_{seat} ...", end=" ", flush=True)
+            begun = time.perf_counter()
+        players.append(agents.make(spec, env))
+        if slow:
+            print(f"ready ({time.perf_counter() - begun:.1f} s)", flush=True)
+    env.reset(seed=seed)
+    for seat, agent in enumerate(players):
+        agent.reset(derive_seed(seed, "agent", seat))
+    index = {a: k for k, a in enumerate(env.possible_agents)}
+    actions: list[int] = []
+
+    def announce(agent: str, action: int) -> None:
+        actions.append(int(action))
+        if seats[index[agent]] != "human":
+            print(f"{agent} ({seats[index[agent]]}): {env.unwrapped.action_name(action)}")
+
+    start = time.perf_counter()
+    play_seated(env, players, on_action=announce)
+    record = game_record(env, 0, seed, seats, env_id, config, actions,
+                         time.perf_counter() - start)
+    print(env.unwrapped.game.render(env.unwrapped.state_))
+    if save is not None:
+        make_output_folder(Path(save).absolute().parent, "folder of the --save file")
+        write_text_atomic(save, json.dumps(record, sort_keys=True) + "\n")
+        print(f"saved the game to {save} (watch it: otrio replay {save})")
     return record
 
 

@@ -271,10 +271,11 @@ def build_page(record: dict[str, Any], source: str = "") -> tuple[str, dict, dic
     return html, data, facts
 
 
-def write_replay(run_dir: str | Path, game: int, output: str | Path) -> tuple[Path, dict]:
-    """Replay game ``game`` of a run folder into the HTML file ``output``."""
+def write_replay(run_dir: str | Path, game: int | None, output: str | Path) -> tuple[Path, dict]:
+    """Replay game ``game`` of a run folder or a file of records (``game`` None: its
+    only game) into the HTML file ``output``."""
     record = load_record(run_dir, game)
-    html, _, facts = build_page(record, source=f"{Path(run_dir)} game {game}")
+    html, _, facts = build_page(record, source=f"{Path(run_dir)} game {record.get('game')}")
     path = check_output_file(output, "replay file")
     make_output_folder(path.absolute().parent, "folder of the replay file")
     try:

@@ -1,5 +1,14 @@
-"""Version shim: ``from envs import otontin_v0; otontin_v0.env(num_players=...)``."""
+"""Version shim: ``from envs import otontin_v0; otontin_v0.env(num_players=...)``, or
+``otontin_v0.parallel_env(...)`` for PettingZoo's parallel API."""
 
+from .core.registry import parallel_env as _parallel_env
 from .otontin.env import env, raw_env
 
-__all__ = ["env", "raw_env"]
+
+def parallel_env(**config):
+    """The parallel API of otontin_v0 (``envs.core.registry.parallel_env``: an idle
+    agent's action mask is all zeros)."""
+    return _parallel_env("otontin_v0", **config)
+
+
+__all__ = ["env", "parallel_env", "raw_env"]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 
 import numpy as np
@@ -128,9 +129,16 @@ def main(argv: list[str] | None = None) -> dict:
                              "default: start a local Ray for this run")
     parser.add_argument("--num-cpus", type=int, default=None,
                         help="CPUs of the local Ray (default: all)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads of this process, where the learner runs "
+                             "(default 1: faster than torch's default on a small machine)")
+    parser.add_argument("--quiet", action="store_true", help="no line after each iteration")
     args = parser.parse_args(argv)
 
     import ray
+    import torch
+
+    torch.set_num_threads(args.threads)
 
     start = time.perf_counter()
     if args.address:
@@ -140,11 +148,14 @@ def main(argv: list[str] | None = None) -> dict:
     try:
         algo = build(args)
         env_steps = 0
-        for _ in range(args.iterations):
+        for iteration in range(args.iterations):
             result = algo.train()
             env_steps = result.get("num_env_steps_sampled_lifetime",
                                    result.get("env_runners", {}).get(
                                        "num_env_steps_sampled_lifetime", env_steps))
+            if not args.quiet:  # on stderr: the last line of stdout is the result
+                print(f"iteration {iteration + 1}/{args.iterations}: {env_steps} env steps, "
+                      f"{time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
         module = algo.get_module("shared")
         win = evaluate(module, args.env, args.players, args.eval_games, args.seed + 10_000)
         algo.stop()

@@ -113,6 +113,9 @@ def train(args: argparse.Namespace) -> dict:
                 optim.step()
                 losses.append(loss.item())
         collector.update_policy_weights_()
+        if not args.quiet:
+            print(f"{steps}/{args.timesteps} learner steps, {episodes} games ended, "
+                  f"loss {losses[-1]:.3f}", flush=True)
     collector.shutdown()
     return {"policy": policy, "value": value, "steps": steps, "episodes": episodes,
             "all_legal": all_legal, "last_loss": losses[-1] if losses else float("nan")}
@@ -153,12 +156,17 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--eval-games", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--save", default=None, help="write the policy and value weights here")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads (default 1: faster than torch's default on a "
+                             "small machine)")
+    parser.add_argument("--quiet", action="store_true", help="no line after each update")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> dict:
     """Train for ``--timesteps``, optionally save, then evaluate; print and return the result."""
     args = parse(argv)
+    torch.set_num_threads(args.threads)
     start = time.perf_counter()
     trained = train(args)
     train_s = time.perf_counter() - start

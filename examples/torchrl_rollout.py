@@ -56,7 +56,11 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads (default 1: faster than torch's default on a "
+                             "small machine)")
     args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     env = make_env(args.env, args.players, args.seed)
     agents = list(env.group_map)

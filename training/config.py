@@ -172,8 +172,88 @@ class TrainConfig(StrictModel):
         return self
 
 
-def load_train_config(path: str | Path, **overrides: Any) -> TrainConfig:
+# --smoke (``otrio train CONFIG --smoke``): the config's run, sized to finish in about a
+# minute on two cores while still passing through every stage (warm start, PPO updates,
+# snapshots, checkpoints, one evaluation)
+SMOKE_TIMESTEPS = 2048  # total_timesteps unless --timesteps says otherwise
+SMOKE_IMITATION_GAMES = 20  # at most this many teacher games for a warm start
+SMOKE_EVAL_GAMES = 10  # at most this many evaluation games per opponent
+SMOKE_SUFFIX = "_smoke"  # the run folder: the config's output + this, unless --output
+
+
+def smoke_config(cfg: TrainConfig, timesteps: int | None = None,
+                 output: str | None = None) -> TrainConfig:
+    """``cfg`` sized for a quick end-to-end check (``otrio train --smoke``):
+
+    - ``total_timesteps``: ``timesteps``, else the smaller of the config's and 2,048;
+    - ``ppo.n_steps`` at most a quarter of that per env (so at least 4 updates), and
+      ``ppo.batch_size`` at most one rollout;
+    - an imitation warm start clones the teacher from at most 20 games, for 1 epoch,
+      and a value warm-up is at most one rollout;
+    - one evaluation at the end (``eval.interval`` = the total), at most 10 games per
+      opponent (after a warm start, its evaluation at step 0 too);
+    - snapshots and checkpoints every half of the total (so ``evaluate-run`` has one to
+      score);
+    - the run folder ``output``, else the config's output with ``_smoke`` appended, so a
+      smoke run never mixes with (or blocks) the real run's folder.
+
+    Everything else (the game, opponents, network, seed) is the config's own. A
+    distillation config (``distill:``) has no smoke size: lower its rounds' games instead.
+    """
+    if cfg.distill is not None:
+        raise ConfigError("--smoke sizes a PPO run; this is a distillation config "
+                          "(distill:): lower its rounds' games for a quick run instead")
+    total = timesteps if timesteps is not None else min(cfg.total_timesteps, SMOKE_TIMESTEPS)
+    n_steps = max(8, min(cfg.ppo.n_steps, total // (4 * cfg.num_envs)))
+    half = max(1, total // 2)
+    # a value warm-up's timesteps count towards the total, and PPO's evaluations are
+    # counted from where it starts
+    warmup = min(cfg.imitation.value_warmup_timesteps, n_steps * cfg.num_envs) if (
+        cfg.imitation is not None) else 0
+    data = cfg.model_dump(mode="json")
+    data.update(
+        total_timesteps=total,
+        ppo={**data["ppo"], "n_steps": n_steps,
+             "batch_size": max(8, min(cfg.ppo.batch_size, n_steps * cfg.num_envs))},
+        eval={**data["eval"], "interval": max(1, total - warmup),
+              "games": min(cfg.eval.games, SMOKE_EVAL_GAMES)},
+        snapshot_interval=min(cfg.snapshot_interval, half),
+        checkpoint_interval=min(cfg.checkpoint_interval, half),
+        output=output if output is not None else cfg.output.rstrip("/") + SMOKE_SUFFIX,
+    )
+    if cfg.imitation is not None:
+        im = cfg.imitation
+        data["imitation"] = {
+            **data["imitation"], "games": min(im.games, SMOKE_IMITATION_GAMES), "epochs": 1,
+            "value_warmup_timesteps": warmup}
+    return validate(TrainConfig, data)
+
+
+def plan(cfg: TrainConfig) -> str:
+    """What a PPO run of ``cfg`` will do, in one line (printed when it starts)."""
+    parts = [f"{cfg.game}, {cfg.total_timesteps} timesteps "
+             f"({cfg.num_envs} env(s) x {cfg.ppo.n_steps} steps a rollout)"]
+    if cfg.imitation is not None:
+        im = cfg.imitation
+        parts.append(f"first a warm start cloning {im.teacher} from {im.games} games "
+                     f"({im.epochs} epoch{'' if im.epochs == 1 else 's'})")
+        if im.value_warmup_timesteps:
+            parts.append(f"a value warm-up of {im.value_warmup_timesteps} timesteps")
+    every = cfg.eval.interval
+    warmup = cfg.imitation.value_warmup_timesteps if cfg.imitation is not None else 0
+    count = max(0, cfg.total_timesteps - warmup) // every
+    at = "at step 0 and " if cfg.imitation is not None or cfg.init_policy is not None else ""
+    parts.append(f"evaluations ({cfg.eval.games} games vs each of "
+                 f"{', '.join(cfg.eval.opponents)}) {at}every {every} timesteps: "
+                 f"{count} in this run" + ("" if count else
+                                           " after the start (--smoke evaluates at the end)"))
+    return "training " + "; ".join(parts)
+
+
+def load_train_config(path: str | Path, smoke: bool = False, **overrides: Any) -> TrainConfig:
     """Read a YAML training config; ``overrides`` (not None) replace top-level keys.
+    ``smoke``: sized for a quick check (:func:`smoke_config`; a ``total_timesteps`` or
+    ``output`` override still decides those).
 
     ``path`` and the files the config names (the agent specs of ``eval.opponents``,
     ``imitation.teacher`` and the distillation teachers; ``init_policy``) follow
@@ -185,7 +265,10 @@ def load_train_config(path: str | Path, **overrides: Any) -> TrainConfig:
         raise ConfigError(f"training config {path} must be a mapping of keys to values, "
                           f"not a {type(data).__name__}")
     data.update({k: v for k, v in overrides.items() if v is not None})
-    return rebase_paths(validate(TrainConfig, data), path.resolve().parent)
+    cfg = rebase_paths(validate(TrainConfig, data), path.resolve().parent)
+    if smoke:
+        cfg = smoke_config(cfg, overrides.get("total_timesteps"), overrides.get("output"))
+    return cfg
 
 
 def rebase_paths(cfg: TrainConfig, folder: Path) -> TrainConfig:

@@ -316,7 +316,10 @@ def train(cfg: TrainConfig, progress: bool = True) -> Path:
     (:class:`~agents.run_lock.RunLock`: one run per folder) while the run trains."""
     from agents.run_lock import RunLock
 
+    from .config import plan
+
     check_before_start(cfg)
+    print(f"{plan(cfg)}; into {cfg.output}", flush=True)
     with RunLock(Path(cfg.output)):
         return _train_in_locked_folder(cfg, progress)
 
@@ -494,6 +497,9 @@ def _train_in_locked_folder(cfg: TrainConfig, progress: bool) -> Path:
         vec.close()
     print(f"trained to {model.num_timesteps} timesteps in {time.perf_counter() - start:.0f} s; "
           f"final agent {final} (play it as ppo:{final})", flush=True)
+    log = folder / EVAL_LOG
+    if log.exists():
+        print(f"evaluations: {log} ({len(log.read_text().splitlines())} so far)", flush=True)
     return final
 
 

@@ -348,17 +348,21 @@ class BoardGameEnv(SaveLoad, AECEnv):
 
     # ----------------------------------------------------------------- render
     def render(self) -> str | np.ndarray | None:
-        """The whole table: text (``"ansi"``), an ``H x W x 3`` uint8 picture
+        """The table: text (``"ansi"``), an ``H x W x 3`` uint8 picture
         (``"rgb_array"``, see :meth:`Game.picture`), or for ``"human"`` that picture in a
         window updated in place where a display exists (:mod:`envs.core.window`), else
-        the text printed."""
+        the text printed. Drawn for the config's ``render_viewer``: None (the default)
+        draws the whole table, hidden information included; a seat draws only what that
+        seat knows."""
         if self.state_ is None:
             raise self._order_error("render")
+        viewer = self.config.render_viewer
         if self.render_mode == "rgb_array":
-            return self.game.picture(self.state_).to_rgb()
+            return self.game.picture(self.state_, viewer).to_rgb()
         if self.render_mode == "human" and self._show_in_window():
             return None
-        text = self.game.render(self.state_)
+        text = (self.game.render(self.state_) if viewer is None
+                else self.game.render_for(self.state_, viewer))
         if self.render_mode == "human":
             print(text)
             return None
@@ -379,7 +383,7 @@ class BoardGameEnv(SaveLoad, AECEnv):
                             if window.display_available() else False)
         if not self._window:
             return False
-        picture = self.game.picture(self.state_).to_rgb()
+        picture = self.game.picture(self.state_, self.config.render_viewer).to_rgb()
         try:
             self._window.show(picture)
         except Exception as err:  # a GUI toolkit that cannot reach its display

@@ -11,7 +11,15 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from .bounded import clip, decode_utf8, read_bytes, short_repr
 from .errors import ConfigError
@@ -128,6 +136,18 @@ class GameConfig(StrictModel):
     # "terminate" the game (PettingZoo's TerminateIllegalWrapper: the offender gets -1,
     # every other agent 0, all are terminated, and each agent's info says why)
     illegal_action: Literal["raise", "terminate"] = "raise"
+    # whose view render_mode "rgb_array" / "human" (and "ansi") draws: None, the whole
+    # table (every hand, face-down tokens face up: a referee's view, which a recorded
+    # video would leak), or a seat 0..num_players-1, which draws only what that seat
+    # knows (Game.picture(state, viewer), Game.render_for)
+    render_viewer: int | None = Field(None, ge=0)
+
+    @model_validator(mode="after")
+    def _viewer_is_a_seat(self):
+        if self.render_viewer is not None and self.render_viewer >= self.num_players:
+            raise ValueError(f"render_viewer must be None or a seat 0..{self.num_players - 1}, "
+                             f"got {self.render_viewer}")
+        return self
 
     @field_validator("*", mode="before")
     @classmethod

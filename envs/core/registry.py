@@ -53,8 +53,31 @@ def make_raw(env_id: str, **config: Any):
     return _module(env_id).raw_env(**config)
 
 
+def parallel_env(env_id: str, **config: Any):
+    """The parallel API of ``env_id`` (PettingZoo's ``turn_based_aec_to_parallel`` of
+    :func:`make`; its ``aec_to_parallel`` refuses turn-based games).
+
+    Every step takes a dict of actions but plays only the acting agent's; the others are
+    ignored. Each live agent's observation is returned at every step, and an agent that
+    does not act now has an all-zero ``action_mask``: a policy must not sample from it
+    (``numpy``'s ``choice`` of no legal action raises ``ValueError: a cannot be empty``);
+    give such an agent any action, or leave it out of the dict. The acting agent is the
+    one whose mask has a legal action (``infos[agent]["active_agent"]`` also names it
+    after each step). Rewards are each step's, for every agent, so a seat's final -1
+    reaches it on the step that ends the game, whoever moved.
+    """
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    return turn_based_aec_to_parallel(make(env_id, **config))
+
+
+PARALLEL_ENTRY_POINT = "envs.core.registry:parallel_env"
+
+
 def register_with_pettingzoo() -> None:
-    """Register every id with PettingZoo's registry (``pettingzoo.make("aec", id)``)."""
+    """Register every id with PettingZoo's registry, for both APIs:
+    ``pettingzoo.make("aec", "otrio/oceanos_v0")`` and
+    ``pettingzoo.make("parallel", "otrio/oceanos_v0")`` (:func:`parallel_env`)."""
     try:
         from pettingzoo import register
     except ImportError:  # older PettingZoo without a registry
@@ -65,6 +88,8 @@ def register_with_pettingzoo() -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             register("aec", f"otrio/{env_id}", entry_point=f"{module}:env")
+            register("parallel", f"otrio/{env_id}", entry_point=PARALLEL_ENTRY_POINT,
+                     kwargs={"env_id": env_id})
 
 
 def register_with_gymnasium() -> None:

@@ -23,14 +23,22 @@ from .data import PARTS
 MAX_HAND = 12  # a Captain can receive up to 4 players x 3 remaining cards
 
 TABLE = ActionTable()
-KEEP = TABLE.block("keep", [f"slot{k}" for k in range(MAX_HAND)])
-STOP = TABLE.single("stop")
-DIVER_PLACE = TABLE.single("diver:place")
-DIVER_SKIP = TABLE.single("diver:skip")
-UPGRADE = TABLE.block("upgrade", PARTS)
-UPGRADE_SKIP = TABLE.single("upgrade:skip")
-DISCARD = TABLE.block("discard", [f"slot{k}" for k in range(MAX_HAND)])
-DISCARD_NONE = TABLE.single("discard:none")
+KEEP = TABLE.block("keep", [f"slot{k}" for k in range(MAX_HAND)], pattern="keep:slot<K>",
+                   explain="keep card K of your hand (counted from 0, the hand sorted by card "
+                           "id); each keep after the turn's first spends a Fuel token")
+STOP = TABLE.single("stop", "keep no more cards this turn")
+DIVER_PLACE = TABLE.single("diver:place", "put a ready Scuba Diver on the card just laid "
+                                          "(it shows a treasure chest)")
+DIVER_SKIP = TABLE.single("diver:skip", "put no diver on the card just laid")
+UPGRADE = TABLE.block("upgrade", PARTS, pattern="upgrade:<part>",
+                      explain="upgrade this part of your submarine (propeller, motor, cockpit, "
+                              "aquarium or airlock) one level, spending all your unspent "
+                              "crystals")
+UPGRADE_SKIP = TABLE.single("upgrade:skip", "no upgrade: the crystals wait for a later base")
+DISCARD = TABLE.block("discard", [f"slot{k}" for k in range(MAX_HAND)],
+                      pattern="discard:slot<K>",
+                      explain="two-player turn: put card K of your hand face down under the deck")
+DISCARD_NONE = TABLE.single("discard:none", "two-player turn: put no card under the deck")
 NUM_ACTIONS = len(TABLE)
 
 

@@ -24,15 +24,31 @@ ATTACK_CARD, DEFENCE_CARD = 0, 1  # warrior cards, by index
 WARRIOR_CARDS = ("attack", "defence")
 
 TABLE = ActionTable()
-ROLL = TABLE.single("roll")
-STOP = TABLE.block("stop", WARRIOR_CARDS)  # STOP[card]
-PRIORITY = TABLE.block("priority", ("left_first", "right_first"))  # PRIORITY[side]
+_ORDER = ("L=<card>/R=<card>: the tactic card laid towards your left and your right "
+          "neighbour, spear (attack them), shield (defend on that side) or hand(<offer>) "
+          "(a pact: truce, join_attack, join_defence, or pay1/pay2: pay 1 or 2 beans)")
+ROLL = TABLE.single("roll", "campaign: draw and roll three more dice (from an empty bag, "
+                            "the set-aside priests go back in first)")
+STOP = TABLE.block("stop", WARRIOR_CARDS, pattern="stop:attack|defence",
+                   explain="campaign: end your turn and collect its haul; its new warriors go "
+                           "on your Attack or your Defence card")  # STOP[card]
+PRIORITY = TABLE.block("priority", ("left_first", "right_first"),
+                       pattern="priority:left_first|right_first",
+                       explain="saboteurs: both neighbours take warriors from you; choose "
+                               "which one is served first")  # PRIORITY[side]
 STEAL = TABLE.block(
-    "steal", [f"{src}>{dst}" for src in WARRIOR_CARDS for dst in WARRIOR_CARDS]
+    "steal", [f"{src}>{dst}" for src in WARRIOR_CARDS for dst in WARRIOR_CARDS],
+    pattern="steal:<from>><to>",
+    explain="saboteurs, as a taker: take the warriors from the roller's <from> card "
+            "(attack or defence) onto your own <to> card",
 )  # STEAL[2 * source + destination]
-DECLARE_NOTHING = TABLE.single("declare_nothing")
-DECLARE = TABLE.block("declare", ORDER_NAMES)  # DECLARE[order]
-COMMIT = TABLE.block("commit", ORDER_NAMES)  # COMMIT[order]
+DECLARE_NOTHING = TABLE.single("declare_nothing", "talk: announce no order")
+DECLARE = TABLE.block("declare", ORDER_NAMES, pattern="declare:L=<card>/R=<card>",
+                      explain="talk: announce an order publicly; it binds nobody. "
+                              + _ORDER)  # DECLARE[order]
+COMMIT = TABLE.block("commit", ORDER_NAMES, pattern="commit:L=<card>/R=<card>",
+                     explain="commit your real order, in secret (any order, whatever you "
+                             "announced). " + _ORDER)  # COMMIT[order]
 NUM_ACTIONS = len(TABLE)
 
 

@@ -29,30 +29,72 @@ PAYOUTS = ("credits", "pp")
 DIRECTIONS = ("out", "in")
 
 TABLE = ActionTable()
-KEY = TABLE.block("key", LEVELS)
-XOWN = TABLE.block("xown", LEVELS)
-XNEUTRAL = TABLE.block("xneutral", LEVELS)
-PROP = TABLE.block("prop", [f"{s}>{t}" for s, t in PROP_PAIRS])
-SPONSOR = TABLE.single("sponsor")
-COMPLETE = TABLE.block("complete", [f"{src}:{lv}" for src in SOURCES for lv in LEVELS])
-EXPERT = TABLE.block("expert", ["resource", "bonus", "both"])
-SELL = TABLE.block("sell", [f"{c}:{p}" for c in D.COLOUR_LETTERS for p in PAYOUTS])
-BUY = TABLE.block("buy", list(D.COLOUR_LETTERS))
-SPY = TABLE.block("spy", ["draw", "left", "right"])
-ENGINEER = TABLE.block("engineer", ["mechanic", "hacker"])
-EXPLORE = TABLE.block("explore", ["0", "1"])
-RESURFACE = TABLE.single("resurface")
-OXYGEN = TABLE.single("oxygen")
-TOKEN = TABLE.block("token", ["0", "1"])
-RETURN_KEY = TABLE.block("return_key", list(D.KEY_NAMES[: D.NUM_OWN_KEYS]))
-FLIP = TABLE.block("flip", [f"slot{s}" for s in range(D.NUM_SLOTS)])
-BATTERY = TABLE.single("battery")
+_COLOURS = "M metal, P plant, F fuel, T tech"
+KEY = TABLE.block("key", LEVELS, pattern="key:L<n>",
+                  explain="play your own numbered key n on level n (while it is home on your "
+                          "board); the diver on level n acts this turn")
+XOWN = TABLE.block("xown", LEVELS, pattern="xown:L<n>",
+                   explain="play your own X key on level n (any of 1-5); the sponsor tiles "
+                           "rotate first (level 5's to level 1, the others one level down)")
+XNEUTRAL = TABLE.block("xneutral", LEVELS, pattern="xneutral:L<n>",
+                       explain="play a neutral X key you hold on level n; the sponsor tiles "
+                               "rotate first, as for your own X key")
+PROP = TABLE.block("prop", [f"{s}>{t}" for s, t in PROP_PAIRS], pattern="prop:<s>><t>",
+                   explain="propeller (numbered key only): pay 1 battery to move the diver in "
+                           "slot s to slot t (0-2 surface, 3-7 levels 1-5); the divers in "
+                           "between shift one slot the other way")
+SPONSOR = TABLE.single("sponsor", "use the sponsor tile on your key's level (once a turn, "
+                                  "before your diver acts)")
+COMPLETE = TABLE.block("complete", [f"{src}:{lv}" for src in SOURCES for lv in LEVELS],
+                       pattern="complete:<source>:L<n>",
+                       explain="complete a contract with the resources on your level n; "
+                               "source pub0-pub2 is a public contract, hand0-hand5 one in "
+                               "your hand")
+EXPERT = TABLE.block("expert", ["resource", "bonus", "both"], pattern="expert:resource|bonus|both",
+                     explain="your Expert diver: one resource of its colour onto your key's "
+                             "level, the upgraded side's bonus, or both")
+SELL = TABLE.block("sell", [f"{c}:{p}" for c in D.COLOUR_LETTERS for p in PAYOUTS],
+                   pattern="sell:<colour>:credits|pp",
+                   explain=f"Trader: sell one resource of that colour ({_COLOURS}) from your "
+                           "key's level to the store, paid in credits or PP")
+BUY = TABLE.block("buy", list(D.COLOUR_LETTERS), pattern="buy:<colour>",
+                  explain="Trader: buy the store's cheapest resource of that colour onto your "
+                          "key's level")
+SPY = TABLE.block("spy", ["draw", "left", "right"], pattern="spy:draw|left|right",
+                  explain="Spy: draw 4 contracts and keep 1, or use your left or right "
+                          "neighbour's diver on your key's level")
+ENGINEER = TABLE.block("engineer", ["mechanic", "hacker"], pattern="engineer:mechanic|hacker",
+                       explain="Engineer: improve the Mechanic (longer propeller moves) or the "
+                               "Hacker (a shorter Hacker track: keys come home sooner)")
+EXPLORE = TABLE.block("explore", ["0", "1"], pattern="explore:0|1",
+                      explain="Explorer: take reward token 0 or 1 of the Colony level of your "
+                              "key, use its front, then keep it on your board")
+RESURFACE = TABLE.single("resurface", "end the turn: the diver on your key's level "
+                                      "resurfaces to slot 0 (the top)")
+OXYGEN = TABLE.single("oxygen", "end the turn paying 1 battery: your divers stay where they are")
+TOKEN = TABLE.block("token", ["0", "1"], pattern="token:0|1",
+                    explain="Sponsor #2 advanced: use the front of reward token 0 or 1 of this "
+                            "Colony level")
+RETURN_KEY = TABLE.block("return_key", list(D.KEY_NAMES[: D.NUM_OWN_KEYS]),
+                         pattern="return_key:<key>",
+                         explain="bring your own key 1-5 or X back home from your Hacker track")
+FLIP = TABLE.block("flip", [f"slot{s}" for s in range(D.NUM_SLOTS)], pattern="flip:slot<s>",
+                   explain="turn the diver in slot s to its upgraded side (Sponsor #4 "
+                           "advanced, an upgrade token)")
+BATTERY = TABLE.single("battery", "Sponsor #5 advanced: gain 1 battery")
 MOVE = TABLE.block(
-    "move", [f"{c}:{d}:{lv}" for c in D.COLOUR_LETTERS for d in DIRECTIONS for lv in LEVELS]
+    "move", [f"{c}:{d}:{lv}" for c in D.COLOUR_LETTERS for d in DIRECTIONS for lv in LEVELS],
+    pattern="move:<colour>:out|in:L<n>",
+    explain="Sponsor #5 advanced: pay 1 battery to move one resource of that colour out of "
+            "your key's level to level n, or in from level n"
 )
-KEEP = TABLE.block("keep", [str(i) for i in range(D.DRAW_COUNT)])
-COLOUR = TABLE.block("colour", list(D.COLOUR_LETTERS))
-DECLINE = TABLE.single("decline")
+KEEP = TABLE.block("keep", [str(i) for i in range(D.DRAW_COUNT)], pattern="keep:<i>",
+                   explain="keep drawn contract i (the others go under the deck)")
+COLOUR = TABLE.block("colour", list(D.COLOUR_LETTERS), pattern="colour:<colour>",
+                     explain=f"choose a colour ({_COLOURS}): a reward token's resource, or "
+                             "the colour that pays a number contract's next number")
+DECLINE = TABLE.single("decline", "say no to the choice offered (a token's resource or "
+                                  "upgrade, a copied diver's effect)")
 
 NUM_ACTIONS = len(TABLE)
 

@@ -9,10 +9,10 @@ from otrio_cli import main
 
 
 def test_bench_smoke(tmp_path, capsys):
-    out = tmp_path / "bench.json"
+    out_file = tmp_path / "bench.json"
     assert main(["bench", "--steps", "200", "--obs-samples", "20", "--rounds", "3",
-                 "--json", str(out)]) == 0
-    result = json.loads(out.read_text())
+                 "--json", str(out_file)]) == 0
+    result = json.loads(out_file.read_text())
     assert result["reference"]["steps_per_s"] > 0
     measured = {(r["game"], r["players"]) for r in result["games"]}
     for env_id in envs.available():
@@ -31,11 +31,15 @@ def test_bench_smoke(tmp_path, capsys):
         assert row["clone_us"] > 0 and row["clone_step_us"] > 0
         assert len(row["clone_steps_by_round"]) == 3
         assert row["clone_steps"] == sorted(row["clone_steps_by_round"])[1]
-    out_text = capsys.readouterr().out
-    # where it writes, said before it starts (a relative --json lands in the current folder)
-    assert out_text.startswith(f"measuring; the results go to {out.resolve()}")
-    out = out_text
+    captured = capsys.readouterr()
+    out = captured.out
     assert "× ref" in out and "clone µs (engine steps)" in out
+    # where it writes, said first; progress as it goes (stderr), and where it wrote
+    assert out.startswith(f"otrio bench: 3 round(s) of 200 AEC steps a measurement; "
+                          f"the results go to {out_file.resolve()} (--json FILE to change)")
+    assert f"written to {out_file}" in out
+    assert "round 1/3: oceanos_v0, 2 players ..." in captured.err
+    assert "round 3/3:" in captured.err and "observation cost" in captured.err
 
 
 def test_clone_cost_times_clones_and_steps_on_the_same_games():
