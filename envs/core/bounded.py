@@ -219,32 +219,46 @@ def check_nesting(value: Any, what: str, error: type[Exception] = ConfigError,
                   max_text: int | None = None) -> None:
     """``error`` if ``value`` nests lists, tuples and dicts deeper than ``max_depth``,
     holds more than ``max_nodes`` values or (with ``max_text``) a string or key longer
-    than ``max_text`` characters. Walked without recursion, so any depth is safe; a
-    container met twice, as in a cycle, counts again until a limit stops it."""
+    than ``max_text`` characters (the message names where: ``players[1].name``). Walked
+    without recursion, so any depth is safe; a container met twice, as in a cycle,
+    counts again until a limit stops it."""
     if max_text is not None and isinstance(value, str) and len(value) > max_text:
         raise error(f"{what} holds a text of more than {max_text} characters")
     if not isinstance(value, _CONTAINERS):
         return
-    stack = [(value, 1)]
+    stack: list[tuple[Any, int, tuple]] = [(value, 1, ())]
     nodes = 1
     while stack:
-        item, depth = stack.pop()
+        item, depth, path = stack.pop()
         if depth > max_depth:
             raise error(f"{what} is nested deeper than {max_depth} levels")
         if isinstance(item, dict):
-            if max_text is not None and any(isinstance(k, str) and len(k) > max_text
-                                            for k in item):
-                raise error(f"{what} holds a key of more than {max_text} characters")
-            children = list(item.values())
+            if max_text is not None:
+                for k in item:
+                    if isinstance(k, str) and len(k) > max_text:
+                        raise error(f"{what} holds a key of more than {max_text} characters "
+                                    f"in {_where(path)}")
+            children = list(item.items())
         else:
-            children = item
+            children = list(enumerate(item))
         nodes += len(children)
         if nodes > max_nodes:
             raise error(f"{what} holds more than {max_nodes} values")
-        if max_text is not None and any(isinstance(c, str) and len(c) > max_text
-                                        for c in children):
-            raise error(f"{what} holds a text of more than {max_text} characters")
-        stack.extend([(c, depth + 1) for c in children if isinstance(c, _CONTAINERS)])
+        if max_text is not None:
+            for k, c in children:
+                if isinstance(c, str) and len(c) > max_text:
+                    raise error(f"{what} holds a text of more than {max_text} characters "
+                                f"at {_where((*path, k))}")
+        stack.extend([(c, depth + 1, (*path, k)) for k, c in children
+                      if isinstance(c, _CONTAINERS)])
+
+
+def _where(path: tuple) -> str:
+    """A path of keys and indices as ``players[1].name`` (``<root>`` when empty)."""
+    out = ""
+    for k in path:
+        out += f"[{k}]" if isinstance(k, int) else (f".{clip(str(k), 40)}" if out else clip(str(k), 40))
+    return out or "<root>"
 
 
 __all__ = ["MAX_JSON_DEPTH", "MAX_JSON_NODES", "MESSAGE_CHARS", "check_nesting", "clip",
