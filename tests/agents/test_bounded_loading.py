@@ -4,8 +4,9 @@ An exported agent (manifest + safetensors), a training state (``training/safe_st
 and a checkpoint's metadata are files handed around. Each bomb below -- a manifest that
 declares a gigantic network, weights that are a symbolic link to ``/dev/zero`` or an
 8 GB sparse file, a manifest nested 200,000 deep, a 200 MB ``env_id``, NaN weights --
-is refused with one short :class:`ConfigError` (or :class:`StateError`) line within a
-second and under 100 MB (:func:`within` measures both, loosely: the peak of Python's
+is refused with one short :class:`ConfigError` (or :class:`StateError`) line, in well
+under a second on an idle core (asserted loosely: :func:`within`) and under 100 MB
+(:func:`within` measures both: the peak of Python's
 allocations and any rise of the process' peak resident size), before any network is
 built from it. A hypothesis fuzz puts random JSON values into every manifest field:
 nothing but ``ConfigError`` comes out.
@@ -39,9 +40,12 @@ SHIPPED = PRETRAINED / "oceanos_ppo.json"
 
 
 @contextlib.contextmanager
-def within(seconds: float = 1.0, megabytes: float = 100.0):
+def within(seconds: float = 10.0, megabytes: float = 100.0):
     """The block runs in ``seconds`` and allocates under ``megabytes`` (Python's
-    allocations traced; C allocations seen as growth of the process' peak RSS)."""
+    allocations traced; C allocations seen as growth of the process' peak RSS). The
+    time limit guards against the tens of seconds to minutes the bombs took before
+    (a refusal takes well under a second on an idle core, with tracing on); it is loose
+    so that a busy machine does not fail it, and says nothing of speed."""
     gc.collect()
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     tracemalloc.start()

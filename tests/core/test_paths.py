@@ -150,6 +150,6 @@ def test_a_missing_config_says_where_it_was_looked_for(tmp_path, monkeypatch):
     from benchmarks.tournament import load_config
 
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(ConfigError, match="cannot read tournament config nothing.yaml.*"
+    with pytest.raises(ConfigError, match="tournament config nothing.yaml.*"
                                           "installed package"):
         load_config("nothing.yaml")

@@ -119,7 +119,7 @@ def test_checkpoint_for_another_game_is_rejected(tmp_path):
 def test_corrupt_checkpoint_is_a_clear_error(tmp_path):
     final = train(tiny(tmp_path, total_timesteps=64), progress=False)
     final.with_suffix(".safetensors").write_bytes(b"garbage")
-    with pytest.raises(ConfigError, match="do not match their manifest"):
+    with pytest.raises(ConfigError, match="a damaged or replaced file"):
         agents.make(f"ppo:{final}", envs.make("oceanos_v0"))
     final.write_bytes(b"garbage")
     with pytest.raises(ConfigError, match="corrupt"):
@@ -141,6 +141,7 @@ def test_a_runs_agents_export_without_trust_and_play_the_same(tmp_path, capsys):
     final = train(tiny(tmp_path, total_timesteps=128, net_arch=[64, 64]), progress=False)
     snapshot = tmp_path / "run" / "snapshots" / "step_64.json"
     for source, name in ((final, "model"), (snapshot, "snap")):
+        (tmp_path / "ship").mkdir(exist_ok=True)  # an export makes no folder outside the current one
         assert main(["export-checkpoint", str(source), str(tmp_path / "ship" / f"{name}.json")]) == 0
         shipped = json.loads((tmp_path / "ship" / f"{name}.json").read_text())
         assert shipped["env_id"] == "oceanos_v0" and shipped["exported_from"] == str(source)
