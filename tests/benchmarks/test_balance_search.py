@@ -10,7 +10,7 @@ import pytest
 
 from agents.records import RECORDS_FILE, read_records
 from benchmarks import balance_search
-from benchmarks.balance import BalanceConfig
+from benchmarks.balance import BalanceConfig, load_config
 from benchmarks.balance_optimise import make_optimiser, pick, search_loop
 from benchmarks.balance_search import (
     PREREGISTRATION_FILE,
@@ -22,6 +22,8 @@ from benchmarks.balance_search import (
 from envs.core.errors import ConfigError, StateError
 from envs.core.rng import derive_seed
 from otrio_cli import main
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "balance"
 
 
 # ---------------------------------------------------------------- planted landscapes
@@ -191,6 +193,15 @@ def test_the_cli_runs_a_search_section(tmp_path, capsys):
     assert len(read_records(out / RECORDS_FILE)) == (2 * 2 + 2 * 2)
     assert main(["balance", str(path), "--quiet"]) == 2  # no sweeps to run without --search
     assert "has no sweeps: run its search: section with --search" in capsys.readouterr().err
+
+
+def test_shipped_search_sections_plan_their_spaces():
+    kraken = make_plan(load_config(CONFIGS / "oceanos_kraken_tiers.yaml"))
+    assert kraken.levels == [3, 3, 3, 2] and kraken.default.config["kraken"] == {
+        "mode": "random"}
+    assert [n for n, _ in kraken.lineups] == ["greedy", "mcts16", "mcts16 among greedy"]
+    otys = make_plan(load_config(CONFIGS / "otys_sponsors_tiers.yaml"))
+    assert otys.levels == [2, 2, 2, 2, 2, 120] and otys.default.config == {"num_players": 3}
 
 
 @pytest.mark.parametrize("change, message", [

@@ -4,6 +4,7 @@ workers, shipped tier configs and config errors."""
 
 import csv
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from benchmarks.balance import (
     BalanceConfig,
     build_setups,
     build_tasks,
+    load_config,
     run,
     setup_lineups,
 )
@@ -20,6 +22,7 @@ from benchmarks.balance_summary import analyze
 from envs.core.errors import ConfigError
 from otrio_cli import main
 
+CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "balance"
 SMALL = [{"name": "small", "path": "kraken.values.0", "values": [0, -1, -2]}]
 
 
@@ -229,6 +232,19 @@ def test_tier_sweep_resumes_to_the_same_records(tmp_path):
     run(cfg, progress=False)
     assert strip(read_records(part / RECORDS_FILE)) == strip(read_records(full / RECORDS_FILE))
     assert (part / "matchups.csv").read_text() == (full / "matchups.csv").read_text()
+
+
+def test_shipped_tier_configs_build_their_setups():
+    kraken = build_setups(load_config(CONFIGS / "oceanos_kraken_tiers.yaml"))
+    assert len({s.label for s in kraken if s.sweep == "kraken"}) == 27
+    assert kraken[0].tiers == ("greedy", "mcts16")
+    otys = build_setups(load_config(CONFIGS / "otys_sponsors_tiers.yaml"))
+    assert {s.sweep for s in otys} >= {"sides", "orders"}
+    depth = build_setups(load_config(CONFIGS / "skill_depth.yaml"))
+    assert sorted({(s.env_id, s.players) for s in depth}) == [
+        ("oceanos_v0", 2), ("oceanos_v0", 4), ("otontin_v0", 3), ("otontin_v0", 5),
+        ("otys_v0", 2), ("otys_v0", 3)]
+    assert all(len(s.tiers) >= 4 for s in depth)
 
 
 # ---------------------------------------------------------------- errors
