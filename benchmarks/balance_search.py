@@ -546,8 +546,11 @@ class _Games:
 
 def search_folder(cfg: BalanceConfig, output: str | None = None) -> Path:
     """Where a search writes: ``output``, else the section's ``output``, else the
-    config's output with ``_search`` appended."""
-    return Path(output or cfg.search.output or f"{cfg.output}_search")
+    config's output (with ``_search`` appended when the config has sweeps too, whose
+    folder that is)."""
+    if output or cfg.search.output:
+        return Path(output or cfg.search.output)
+    return Path(f"{cfg.output}_search" if cfg.sweeps else cfg.output)
 
 
 def run(cfg: BalanceConfig, output: str | None = None, progress: bool = True,

@@ -215,10 +215,10 @@ def skill_sections(analysis: dict[str, Any]) -> list[str]:
              "feature test per setup feature (GLS on the per-setup paired means). Each tier's "
              "own setup tables, Holm-corrected seat tests, HC3 regressions and power are in its "
              "sections below.", ""]
-    for g in skill:
-        g = {**g, "power": analysis["power"]}
-        lines += tier_section(g, alpha)
-        lines += [f"![seat advantage by setup and tier](heatmap_{g['sweep']}.png)", ""]
+    for k, g in enumerate(skill):
+        lines += tier_section({**g, "power": analysis["power"]}, alpha)
+        if all(later["sweep"] != g["sweep"] for later in skill[k + 1:]):  # once a sweep
+            lines += [f"![seat advantage by setup and tier](heatmap_{g['sweep']}.png)", ""]
     if any(g.get("matchups") for g in skill):
         rows_by_tier = {(s.get("lineup_name"), s["label"]): s for s in analysis["setups"]}
         lines += ["## Skill depth", "",

@@ -93,12 +93,15 @@ def test_a_search_plays_its_phases_and_writes_its_report(tmp_path, monkeypatch):
 
     def watch(tasks, *args):  # the registration exists before any confirmation game
         if any(t.tags["phase"] == "confirm" for t in tasks):
-            registered.append((tmp_path / "s_search" / PREREGISTRATION_FILE).exists())
+            registered.append((tmp_path / "s" / PREREGISTRATION_FILE).exists())
         yield from real(tasks, *args)
 
     monkeypatch.setattr(balance_search, "run_tasks", watch)
     folder = run(search_config(tmp_path), progress=False)
-    assert folder == tmp_path / "s_search" and registered == [True]
+    assert folder == tmp_path / "s" and registered == [True]
+    with_sweeps = search_config(tmp_path).model_copy(update={"sweeps": [
+        {"name": "k", "setups": [{"label": "x"}]}]})
+    assert balance_search.search_folder(with_sweeps) == tmp_path / "s_search"
     records = read_records(folder / RECORDS_FILE)
     plan = make_plan(search_config(tmp_path))
     assert len(records) == plan.total == (3 * 3 + 2 * 3 + 2 * 6) * 3
@@ -125,7 +128,7 @@ def test_a_search_resumes_exactly_and_one_and_two_workers_agree(tmp_path):
     two = run(search_config(tmp_path, "two").model_copy(update={"workers": 2}), progress=False)
     same_search(full, two)
     cfg = search_config(tmp_path, "part")
-    part = Path(cfg.output + "_search")
+    part = Path(cfg.output)
     part.mkdir()
     (part / "run.json").write_text((full / "run.json").read_text())
     lines = (full / RECORDS_FILE).read_text().splitlines(keepends=True)
