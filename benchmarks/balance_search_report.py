@@ -117,8 +117,8 @@ def write_search_report(folder: Path, cfg, result: dict[str, Any], timing: list[
     lines = [
         f"# Setup search: {plan['env']}, {plan['players']} players",
         "",
-        f"Agents: {agents_used}. Judged lineups: "
-        + ", ".join(f"`{n}`" for n in plan["judged"])
+        f"Agents: {agents_used}. Judged lineups (seats rotated): "
+        + ", ".join(f"`{n}` ({', '.join(plan['seats'][n])})" for n in plan["judged"])
         + (f"; skill depth from `{plan['depth']}`" if plan["depth"] else "")
         + ". **Every conclusion holds for these agents.**",
         "",

@@ -34,6 +34,10 @@ def _peq(x: float | None) -> str:
     return f"p {text[0]} {text[1:]}" if text.startswith("<") else f"p = {text}"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def slug(name: str) -> str:
     """A file-name-safe form of a lineup name."""
     return re.sub(r"[^A-Za-z0-9_.=-]+", "_", name).strip("_") or "lineup"
@@ -95,7 +99,8 @@ def tier_section(g: dict[str, Any], alpha: float) -> list[str]:
     if tests["main"] and not found:
         detect = max(m["detectable"] for m in tests["main"])
         lines.append(f"- No seat's win share changes detectably with skill (paired Wald test "
-                     f"over the tiers, Holm over {len(tests['main'])} seats); a difference of "
+                     f"over the tiers, Holm over {_count(len(tests['main']), 'seat')}); a "
+                     "difference of "
                      f"{_pt(detect)} points between two tiers would be detected with power "
                      f"{g.get('power', 0.8):g}.")
     varying = [o for o in tests["omnibus"] if o["p_holm"] < alpha]
@@ -105,7 +110,7 @@ def tier_section(g: dict[str, Any], alpha: float) -> list[str]:
                      f"{_peq(o['p_holm'])}).")
     if tests["omnibus"] and not varying:
         lines.append(f"- No tier × setup interaction: the tiers differ alike in every setup "
-                     f"(Holm over {len(tests['omnibus'])} seats, smallest "
+                     f"(Holm over {_count(len(tests['omnibus']), 'seat')}, smallest "
                      f"{_peq(min(o['p_holm'] for o in tests['omnibus']))}).")
     inter = tests["interactions"]
     hits = [e for e in inter if e["p_holm"] < alpha]
@@ -295,7 +300,8 @@ def skill_plots(folder: Path, analysis: dict[str, Any]) -> None:
             i, j = tiers.index(c["lone"]), tiers.index(c["others"])
             grid[i, j] = c["edge"]
             ax.text(j, i, f"{c['share'] * PCT:.1f}%\n[{c['low'] * PCT:.1f}, {c['high'] * PCT:.1f}]",
-                    ha="center", va="center", fontsize=7)
+                    ha="center", va="center", fontsize=7,
+                    color="white" if abs(c["edge"]) > 0.6 else "black")
         for i in range(k):
             ax.text(i, i, "fair", ha="center", va="center", fontsize=7, color="grey")
         image = ax.imshow(grid, cmap="RdBu_r", vmin=-1, vmax=1)
