@@ -205,6 +205,8 @@ def test_shipped_search_sections_plan_their_spaces():
     assert [n for n, _ in kraken.lineups] == ["greedy", "mcts16", "mcts16 among greedy"]
     otys = make_plan(load_config(CONFIGS / "otys_sponsors_tiers.yaml"))
     assert otys.levels == [2, 2, 2, 2, 2, 120] and otys.default.config == {"num_players": 3}
+    demo = load_config(CONFIGS / "search_demo.yaml")
+    assert make_plan(demo).total == 15900 and not demo.sweeps
 
 
 @pytest.mark.parametrize("change, message", [

@@ -245,6 +245,9 @@ def test_shipped_tier_configs_build_their_setups():
         ("oceanos_v0", 2), ("oceanos_v0", 4), ("otontin_v0", 3), ("otontin_v0", 5),
         ("otys_v0", 2), ("otys_v0", 3)]
     assert all(len(s.tiers) >= 4 for s in depth)
+    demo = build_setups(load_config(CONFIGS / "tiers_demo.yaml"))
+    assert [(s.sweep, len(s.lineups)) for s in demo] == [("otys_sides", 4)] * 4 + [
+        ("oceanos_depth", 6)]
 
 
 # ---------------------------------------------------------------- errors
