@@ -314,13 +314,19 @@ def _search_bench(args: argparse.Namespace) -> int:
 
 
 def _balance(args: argparse.Namespace) -> int:
-    from benchmarks.balance import load_config, run
+    from benchmarks import balance, balance_search
 
-    cfg = load_config(args.config, workers=args.workers, backend=args.backend,
-                      output=args.output, games_per_setup=args.games_per_setup)
-    check_output_folder(cfg.output, "output folder")
-    folder = run(cfg, progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]),
-                 repair=args.repair, verify=args.verify)
+    cfg = balance.load_config(args.config, workers=args.workers, backend=args.backend,
+                              output=None if args.search else args.output,
+                              games_per_setup=args.games_per_setup)
+    options = dict(progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]),
+                   repair=args.repair, verify=args.verify)
+    if not args.search:
+        check_output_folder(cfg.output, "output folder")
+    if args.search:  # the config's search: section, into a folder of its own
+        folder = balance_search.run(cfg, output=args.output, **options)
+    else:
+        folder = balance.run(cfg, **options)
     print(f"report: {folder / 'report.md'}")
     return 0
 
@@ -534,6 +540,9 @@ def build_parser() -> Parser:
     bal.add_argument("--games-per-setup", type=int,
                      help="games for each setup of every sweep (default: the config's)")
     bal.add_argument("--quiet", action="store_true", help="no progress bar")
+    bal.add_argument("--search", action="store_true",
+                     help="run the config's search: section (the setup closest to its target, "
+                          "then a pre-registered confirmation) instead of its sweeps")
     _records_flags(bal)
     bal.set_defaults(func=_balance)
     return parser

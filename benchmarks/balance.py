@@ -17,6 +17,16 @@ setup its *features* for the regression:
 Each record carries its setup's sweep, label, index, player count and features as
 tags, so the analysis (``balance_summary``) reads everything from the records. The
 run folder is resumable exactly as a tournament's; see ``agents/records.py``.
+
+**Skill tiers.** Instead of one ``lineup``, a config may name ``tiers`` (agents from
+weakest to strongest, each filling every seat), the ``matchups`` among them (one seat
+of a tier among the others filled by another: ``"B among A"``) and further mixed
+``lineups``. Every lineup plays every setup on the same seeds and rotations (game
+``j`` of a setup has the seed above whatever the lineup: common random numbers, so
+identical lineups play identical games), and each record carries its ``lineup``
+name. A tier or lineup entry that is not a name in ``agents`` is an agent spec of its
+own (``mcts:iterations=16``). ``benchmarks.balance_skill`` analyses the tiers;
+``benchmarks.balance_search`` searches for the fairest setup (``search:``).
 """
 
 from __future__ import annotations
@@ -25,11 +35,11 @@ import copy
 import itertools
 import json
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from agents.arena import GameTask
 from agents.records import (
@@ -47,12 +57,17 @@ from envs.core.errors import ConfigError
 from envs.core.paths import find_file, rebase_spec, where_looked
 from envs.core.rng import derive_seed
 
+from .balance_skill import AMONG, matchup_name
+from .balance_summary import LINEUP  # a single lineup's name (its records carry no lineup tag)
 from .play import ExecutionOptions, GameRecord, play_into, task_fields
 
 SETUPS_FILE = "setups.json"
 TIMING_FILE = "timing.jsonl"  # wall time of each invocation that played games
 RESUME_IGNORES = ("workers", "backend", "ray_address", "output")
 Coding = Literal["auto", "linear", "categorical", "position"]
+Matchups = Literal["none", "stronger", "all"]
+# keys a config had before tiers: a run folder of such a config resumes unchanged
+NEW_KEYS_DEFAULTS = {"tiers": None, "lineups": {}, "matchups": "all", "search": None}
 
 
 class Factor(StrictModel):
@@ -106,10 +121,17 @@ class Sweep(StrictModel):
     game: str | None = None  # env id; default: the config's
     game_config: dict[str, Any] = Field(default_factory=dict)  # merged over the config's
     lineup: list[str] | None = None
+    tiers: list[str] | None = None  # this sweep's tiers, weakest first (default: the config's)
+    matchups: Matchups | None = None  # default: the config's
     fill_lineup: bool | None = None
     games_per_setup: int | None = Field(None, ge=1)
     factors: list[Factor] = Field(default_factory=list)
     setups: list[SetupSpec] = Field(default_factory=list)
+
+    @field_validator("tiers")
+    @classmethod
+    def _tiers(cls, tiers: list[str] | None) -> list[str] | None:
+        return check_tiers(tiers)
 
     @model_validator(mode="after")
     def _one_kind(self):
@@ -121,39 +143,211 @@ class Sweep(StrictModel):
         return self
 
 
+def _tier_names(tiers: Any) -> list:
+    return list(tiers) if isinstance(tiers, list) else []
+
+
+def check_tiers(tiers: list[str] | None) -> list[str] | None:
+    """Tiers are a non-empty list of distinct names (weakest first)."""
+    if tiers is None:
+        return tiers
+    if not tiers:
+        raise ValueError("no tiers: list at least one agent, weakest first")
+    if len(set(tiers)) != len(tiers):
+        raise ValueError(f"a tier is listed twice: {tiers}")
+    for name in tiers:
+        if not name.strip() or AMONG.strip() in name.split():
+            raise ValueError(f"{name!r} cannot name a tier")
+    return tiers
+
+
+class SearchObjective(StrictModel):
+    """What the designer wants (``benchmarks.balance_search.objective``, lower is better):
+    every seat of every judged tier within ``seat_tolerance`` of its fair share, then
+    ``depth_weight`` points of objective for each point of skill depth (the strongest
+    tier's edge as the lone seat among the weakest)."""
+
+    seat_tolerance: float = Field(0.01, ge=0, lt=1)  # share (0.01 = one point)
+    depth_weight: float = Field(0.0, ge=0)
+
+
+class SearchSpec(StrictModel):
+    """A ``search:`` section: the setup closest to a target, found by an optimiser over
+    a factor space, confirmed against the default setup on fresh seeds
+    (``benchmarks.balance_search``)."""
+
+    game: str | None = None  # env id; default: the config's
+    game_config: dict[str, Any] = Field(default_factory=dict)  # merged over the config's
+    space: list[Factor] = Field(min_length=1)  # each factor: one dimension of the search
+    # the rulebook setup, merged over the game config (a null removes a key)
+    default: dict[str, Any] = Field(default_factory=dict)
+    default_label: str = "default"
+    tiers: list[str] | None = None  # whose seats are judged; default: every tier
+    objective: SearchObjective = Field(default_factory=SearchObjective)
+    optimizer: Literal["ntbea", "tpe", "random"] = "ntbea"
+    trials: int = Field(40, ge=1)  # evaluations of a setup, each a batch of seeded games
+    batch: int = Field(1, ge=1)  # trials proposed together and played in one parallel map
+    games_per_trial: int = Field(200, ge=1)  # per judged lineup (rounded up to the seats)
+    startup_trials: int = Field(8, ge=0)  # tpe: random trials before the model
+    exploration: float = Field(1.0, gt=0)  # ntbea: UCB constant (times the values' spread)
+    neighbours: int = Field(50, ge=1)  # ntbea: mutated neighbours scored per proposal
+    finalists: int = Field(3, ge=0)  # best setups re-played on fresh search seeds
+    finalist_games: int | None = Field(None, ge=1)  # default: 2 x games_per_trial
+    confirm_games: int = Field(1000, ge=1)  # for the winner and the default each
+    bootstrap: int = Field(2000, ge=100)  # resamples of the confirmation's test
+    output: str | None = None  # default: the config's output + "_search"
+
+    @field_validator("tiers")
+    @classmethod
+    def _tiers(cls, tiers: list[str] | None) -> list[str] | None:
+        return check_tiers(tiers)
+
+    @model_validator(mode="after")
+    def _distinct(self):
+        names = [f.name for f in self.space]
+        if len(set(names)) != len(names):
+            raise ValueError(f"search space repeats a factor name: {names}")
+        return self
+
+
 class BalanceConfig(ExecutionOptions):
-    """A balance study: agents, lineup, sweeps of setups, games per setup, seed, parallelism."""
+    """A balance study: agents, lineup or tiers, sweeps of setups, games per setup, seed,
+    parallelism, and optionally a search for the fairest setup (``search``)."""
 
     game: str | None = None  # env id used by sweeps that name none
     game_config: dict[str, Any] = Field(default_factory=dict)
-    agents: dict[str, str]  # name -> spec (random, greedy, ppo:PATH)
-    lineup: list[str]  # one agent name per seat (cycled to the player count with fill_lineup)
+    agents: dict[str, str] = Field(default_factory=dict)  # name -> spec (random, greedy, ...)
+    lineup: list[str] | None = None  # one agent name per seat (cycled with fill_lineup)
+    tiers: list[str] | None = None  # agents from weakest to strongest, each in every seat
+    matchups: Matchups = "all"  # lone-seat lineups among the tiers (see setup_lineups)
+    lineups: dict[str, list[str]] = Field(default_factory=dict)  # more named (mixed) lineups
     fill_lineup: bool = False
     games_per_setup: int = Field(1000, ge=1)
     seed: int = Field(0, ge=0)
     alpha: float = Field(0.05, gt=0, lt=1)  # level of every test and interval
     power: float = Field(0.8, gt=0, lt=1)  # for the power calculation
     target_advantage: float = Field(0.05, gt=0, lt=1)  # seat advantage to detect (share)
-    sweeps: list[Sweep] = Field(min_length=1)
+    sweeps: list[Sweep] = Field(default_factory=list)
+    search: SearchSpec | None = None
     output: str = "runs/balance"
+
+    @field_validator("tiers")
+    @classmethod
+    def _tiers(cls, tiers: list[str] | None) -> list[str] | None:
+        return check_tiers(tiers)
+
+    @field_validator("lineups")
+    @classmethod
+    def _lineups(cls, lineups: dict[str, list[str]]) -> dict[str, list[str]]:
+        for name, seats in lineups.items():
+            if not seats:
+                raise ValueError(f"lineup {name!r} is empty: name one agent per seat")
+            if AMONG.strip() in name.split() or not name.strip():
+                raise ValueError(f"{name!r} cannot name a lineup")
+        return lineups
+
+    @model_validator(mode="before")
+    @classmethod
+    def _specs_as_names(cls, data: Any) -> Any:
+        """A tier or lineup entry that names no agent is a spec of its own."""
+        if not isinstance(data, dict):
+            return data
+        names = _tier_names(data.get("tiers"))
+        for sweep in data.get("sweeps") or []:
+            if isinstance(sweep, dict):
+                names += _tier_names(sweep.get("tiers"))
+        if isinstance(data.get("search"), dict):
+            names += _tier_names(data["search"].get("tiers"))
+        if isinstance(data.get("lineups"), dict):
+            for seats in data["lineups"].values():
+                names += _tier_names(seats)
+        agents = data.get("agents", {})
+        if not isinstance(agents, dict):
+            return data
+        extra = {n: n for n in names if isinstance(n, str) and n and n not in agents}
+        return {**data, "agents": {**agents, **extra}} if extra else data
 
     @model_validator(mode="after")
     def _consistent(self):
+        if not self.sweeps and self.search is None:
+            raise ValueError("the config has no sweeps (and no search: section)")
         names = [s.name for s in self.sweeps]
         if len(set(names)) != len(names):
             raise ValueError(f"sweep names must be unique: {names}")
+        multi = self.multi_lineup
+        if self.lineup is not None and multi:
+            raise ValueError("lineup and tiers/lineups exclude each other: name the lineup "
+                             "under lineups (or as a tier)")
+        if not multi and self.lineup is None and (
+                self.search is not None or any(s.lineup is None for s in self.sweeps)):
+            raise ValueError("the config names no lineup (one agent per seat) and no tiers")
+        clash = set(self.lineups) & set(self.tiers or [])
+        if clash:
+            raise ValueError(f"lineups {sorted(clash)} have the names of tiers")
         for sweep in self.sweeps:
             if (sweep.game or self.game) is None:
                 raise ValueError(f"sweep {sweep.name!r} names no game and the config has none")
-            unknown = [n for n in (sweep.lineup or self.lineup) if n not in self.agents]
-            if unknown:
-                raise ValueError(f"lineup names {unknown} are not in agents {sorted(self.agents)}")
+            if sweep.lineup is not None and multi:
+                raise ValueError(f"sweep {sweep.name!r}: a sweep lineup needs a config with a "
+                                 "lineup, not tiers/lineups")
+            if sweep.tiers is not None and not multi:
+                raise ValueError(f"sweep {sweep.name!r} names tiers but the config has a "
+                                 "single lineup: give the config tiers instead")
+            if not multi:
+                unknown = [n for n in (sweep.lineup or self.lineup) if n not in self.agents]
+                if unknown:
+                    raise ValueError(f"lineup names {unknown} are not in agents "
+                                     f"{sorted(self.agents)}")
+        if self.search is not None:
+            if (self.search.game or self.game) is None:
+                raise ValueError("the search names no game and the config has none")
+            if self.search.tiers is not None:
+                if self.tiers is None:
+                    raise ValueError("search.tiers needs the config's tiers")
+                unknown = [t for t in self.search.tiers if t not in self.tiers]
+                if unknown:
+                    raise ValueError(f"search.tiers {unknown} are not among the tiers "
+                                     f"{self.tiers}")
+            if self.search.objective.depth_weight > 0 and len(self.search_tiers()) < 2:
+                raise ValueError("search.objective.depth_weight needs two tiers or more to "
+                                 "measure skill depth")
         return self
+
+    @property
+    def multi_lineup(self) -> bool:
+        """Whether setups are played by named lineups (tiers), tagged in the records."""
+        return self.tiers is not None or bool(self.lineups)
+
+    def search_tiers(self) -> list[str]:
+        """The tiers whose seats a search judges (none with a single lineup)."""
+        if self.search is None or self.tiers is None:
+            return []
+        return list(self.search.tiers or self.tiers)
+
+    def identity(self) -> dict[str, Any]:
+        """The config as a sweep's ``run.json`` holds it: keys added with tiers are left
+        out at their defaults (a folder made before them resumes), and ``search`` always
+        (a search runs into a folder of its own)."""
+        data = self.model_dump(mode="json")
+        data.pop("search", None)
+        for key, default in NEW_KEYS_DEFAULTS.items():
+            if key in data and data[key] == default:
+                del data[key]
+        for sweep in data["sweeps"]:
+            for key in ("tiers", "matchups"):
+                if sweep.get(key) is None:
+                    sweep.pop(key, None)
+        return data
 
 
 @dataclass(frozen=True)
 class Setup:
-    """One setup to play: its game, full config, seating lineup, features and game count."""
+    """One setup to play: its game, full config, seating lineup(s), features and game
+    count (per lineup).
+
+    ``lineups`` names every lineup that plays the setup, ``(name, seats)`` in order;
+    ``lineup`` is the first one's seats. ``tiers`` are the sweep's tiers, weakest first
+    (empty with a single lineup); ``tagged``: records carry their lineup's name."""
 
     sweep: str
     index: int  # position within its sweep
@@ -164,11 +358,54 @@ class Setup:
     features: dict[str, float]
     games: int
     factor_names: tuple[str, ...] = field(default=())
+    lineups: tuple[tuple[str, tuple[str, ...]], ...] = field(default=())
+    tiers: tuple[str, ...] = field(default=())
+    tagged: bool = False
 
     @property
     def players(self) -> int:
         """Seats at the table."""
         return len(self.lineup)
+
+    def views(self) -> list[Setup]:
+        """One single-lineup copy of the setup per lineup (the unit of the per-setup
+        analysis), in order."""
+        return [replace(self, lineup=seats, lineups=((name, seats),))
+                for name, seats in (self.lineups or ((LINEUP, self.lineup),))]
+
+    @property
+    def lineup_name(self) -> str:
+        """The name of the first lineup."""
+        return self.lineups[0][0] if self.lineups else LINEUP
+
+
+def setup_lineups(cfg: BalanceConfig, sweep: Sweep, players: int
+                  ) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The named lineups that play a setup of ``sweep`` at ``players`` seats.
+
+    With a single lineup: ``(("lineup", seats),)``. With tiers ``t_0 < ... < t_k``
+    (weakest first): each tier in every seat, then for ``matchups`` ``stronger`` one
+    seat of ``t_j`` among ``t_i`` for each ``i < j``, and for ``all`` also one seat of
+    ``t_i`` among ``t_j`` (at two players that is the same game as the first, so it is
+    not played twice: the matrix reads both cells from it); then the config's
+    ``lineups`` (cycled to the seats with ``fill_lineup``).
+    """
+    fill = cfg.fill_lineup if sweep.fill_lineup is None else sweep.fill_lineup
+    if not cfg.multi_lineup:
+        return ((LINEUP, _lineup(cfg, sweep, players)),)
+    tiers = list(sweep.tiers or cfg.tiers or [])
+    mode = sweep.matchups or cfg.matchups
+    out = [(t, (t,) * players) for t in tiers]
+    if mode != "none" and players >= 2:
+        for j, strong in enumerate(tiers):
+            for weak in tiers[:j]:
+                out.append((matchup_name(strong, weak), (strong,) + (weak,) * (players - 1)))
+                if mode == "all" and players > 2:
+                    out.append((matchup_name(weak, strong), (weak,) + (strong,) * (players - 1)))
+    for name, seats in cfg.lineups.items():
+        seats = [seats[k % len(seats)] for k in range(players)] if fill else list(seats)
+        out.append((name, tuple(seats)))
+    return tuple(out)
 
 
 def load_config(path: str | Path, **overrides: Any) -> BalanceConfig:
@@ -297,16 +534,20 @@ def build_setups(cfg: BalanceConfig) -> list[Setup]:
                 players = _players(env_id, config)
             except ConfigError as err:
                 raise ConfigError(f"sweep {sweep.name!r}, setup {label!r}: {err}") from None
-            lineup = _lineup(cfg, sweep, players)
-            if len(lineup) != players:
-                raise ConfigError(
-                    f"sweep {sweep.name!r}, setup {label!r}: lineup has {len(lineup)} seats but "
-                    f"{env_id} is configured for {players} players (set fill_lineup: true to "
-                    "repeat the lineup)"
-                )
+            lineups = setup_lineups(cfg, sweep, players)
+            for name, lineup in lineups:
+                if len(lineup) != players:
+                    what = "lineup" if name == LINEUP else f"lineup {name!r}"
+                    raise ConfigError(
+                        f"sweep {sweep.name!r}, setup {label!r}: {what} has {len(lineup)} seats "
+                        f"but {env_id} is configured for {players} players (set fill_lineup: "
+                        "true to repeat the lineup)"
+                    )
             games = -(-games_per_setup // players) * players  # every rotation equally often
-            setups.append(Setup(sweep.name, index, label, env_id, config, lineup, features,
-                                games, tuple(f.name for f in sweep.factors)))
+            setups.append(Setup(sweep.name, index, label, env_id, config, lineups[0][1],
+                                features, games, tuple(f.name for f in sweep.factors),
+                                lineups, tuple(sweep.tiers or cfg.tiers or ()),
+                                cfg.multi_lineup))
     return setups
 
 
@@ -317,7 +558,8 @@ def check_before_start(cfg: BalanceConfig, setups: list[Setup]) -> None:
 
     checked: set[tuple[str, str]] = set()
     for setup in setups:
-        for name in sorted(set(setup.lineup)):
+        for name in sorted({n for _, seats in setup.lineups or ((LINEUP, setup.lineup),)
+                            for n in seats}):
             spec = cfg.agents[name]
             if spec == "human":
                 raise ConfigError("human agents cannot play balance sweeps; use `otrio play`")
@@ -327,31 +569,41 @@ def check_before_start(cfg: BalanceConfig, setups: list[Setup]) -> None:
                 except (ImportError, KeyError, AttributeError) as err:  # agent not written yet
                     raise ConfigError(f"agent {name!r} = {spec!r} cannot play {setup.env_id} in "
                                       f"this checkout ({type(err).__name__}: {err})") from None
+                except ConfigError as err:
+                    if name == spec:  # a tier named by its spec: say which entry it is
+                        raise ConfigError(f"tier or lineup agent {name!r}: {err}") from None
+                    raise
                 checked.add((setup.env_id, spec))
 
 
 def build_tasks(cfg: BalanceConfig, setups: list[Setup]) -> list[GameTask]:
-    """Every game of the study, in order; game ids run over all sweeps and setups."""
+    """Every game of the study, in order (setup by setup, lineup by lineup); game ids
+    run over all sweeps, setups and lineups. Game ``j`` of a setup has the same seed and
+    rotation in every lineup."""
     tasks: list[GameTask] = []
     for global_index, setup in enumerate(setups):
         n = setup.players
-        for j in range(setup.games):
-            rotation = j % n
-            seating = setup.lineup[rotation:] + setup.lineup[:rotation]
-            tags = {"sweep": setup.sweep, "setup": setup.label, "setup_index": global_index,
-                    "env": setup.env_id, "players": n, "rotation": rotation,
-                    "features": dict(setup.features)}
-            tasks.append(GameTask(
-                game=len(tasks), env_id=setup.env_id, config=setup.config, seating=seating,
-                specs=dict(cfg.agents), seed=derive_seed(cfg.seed, setup.sweep, setup.index, j),
-                tags=tags,
-            ))
+        for name, lineup in setup.lineups or ((LINEUP, setup.lineup),):
+            for j in range(setup.games):
+                rotation = j % n
+                seating = lineup[rotation:] + lineup[:rotation]
+                tags = {"sweep": setup.sweep, "setup": setup.label, "setup_index": global_index,
+                        "env": setup.env_id, "players": n, "rotation": rotation,
+                        "features": dict(setup.features)}
+                if setup.tagged:
+                    tags["lineup"] = name
+                tasks.append(GameTask(  # the seed is the lineup's: common random numbers
+                    game=len(tasks), env_id=setup.env_id, config=setup.config, seating=seating,
+                    specs=dict(cfg.agents),
+                    seed=derive_seed(cfg.seed, setup.sweep, setup.index, j), tags=tags,
+                ))
     return tasks
 
 
 class BalanceRecord(GameRecord):
     """A balance sweep's record (:func:`benchmarks.play.play_game` with the tags of
-    :func:`build_tasks`): its sweep, setup, env, player count, rotation and features."""
+    :func:`build_tasks`): its sweep, setup, env, player count, rotation and features,
+    and with tiers its lineup's name."""
 
     sweep: str
     setup: str
@@ -360,6 +612,7 @@ class BalanceRecord(GameRecord):
     players: int = Field(ge=1)
     rotation: int = Field(ge=0)
     features: dict[str, float]
+    lineup: str = None  # type: ignore[assignment]  # with tiers: the lineup's name
 
     @model_validator(mode="after")
     def _tags(self):
@@ -385,6 +638,8 @@ def run(cfg: BalanceConfig, progress: bool = True, command: str | None = None,
     already there are checked as a tournament's are (:func:`record_schema`,
     ``repair``, ``verify``: :func:`benchmarks.tournament.run`).
     """
+    if not cfg.sweeps:
+        raise ConfigError("the config has no sweeps: run its search: section with --search")
     setups = build_setups(cfg)
     check_before_start(cfg, setups)
     folder = Path(cfg.output)
@@ -398,7 +653,7 @@ def _play_and_report(cfg: BalanceConfig, setups: list[Setup], folder: Path, prog
                      verify: Verify = "sample") -> None:
     tasks = build_tasks(cfg, setups)
     schema = record_schema(tasks)
-    done = open_run(folder, cfg.model_dump(mode="json"), RESUME_IGNORES, schema=schema,
+    done = open_run(folder, cfg.identity(), RESUME_IGNORES, schema=schema,
                     repair=repair, verify=verify)
     write_atomic(folder / SETUPS_FILE, (json.dumps(
         [asdict(setup) for setup in setups], indent=1, sort_keys=True) + "\n").encode())

@@ -12,6 +12,8 @@ from typing import Any
 
 from agents.outputs import save_figure, write_text_atomic
 
+from .balance_skill import MATCHUP_COLUMNS, matchup_rows
+from .balance_skill_report import group_tag, skill_plots, skill_sections
 from .balance_stats import holm
 from .balance_summary import (
     EFFECT_COLUMNS,
@@ -53,11 +55,16 @@ def _seat(seat) -> str:
     return "the table" if seat == TABLE else f"seat {seat}" + (" (first player)" if seat == 0 else "")
 
 
+def _lineup(item: dict[str, Any]) -> str:
+    """", lineup `NAME`" for a setup or group of a named lineup (tiers), else nothing."""
+    return f", lineup `{item['lineup_name']}`" if "lineup_name" in item else ""
+
+
 def setup_verdict(s: dict[str, Any]) -> str:
     """One sentence on a setup's seat balance."""
     dev, fair = s["deviation"], 1 / s["players"]
     side = "advantage" if dev["value"] >= 0 else "disadvantage"
-    head = (f"setup `{s['label']}` ({s['sweep']}, {s['players']} players) gives "
+    head = (f"setup `{s['label']}` ({s['sweep']}, {s['players']} players{_lineup(s)}) gives "
             f"{_seat(dev['seat'])} a {_pt(dev['value'])} ± {_pt(dev['ci'])} point {side} "
             f"(win share {_pt(s['seats'][dev['seat']]['share'])}% vs fair {_pt(fair)}%")
     return head + f"; Holm-adjusted {_peq(s['uniformity']['p_holm'])})"
@@ -81,7 +88,8 @@ def group_verdicts(g: dict[str, Any], alpha: float) -> list[str]:
     scope = f"{k} setups, {pooled['decided']} decided games): pooled over setups, " if k > 1 \
         else f"{pooled['decided']} decided games): "
     lines = [
-        f"**{g['sweep']}, {n} players** ({scope}{_seat(dev['seat'])} is {_pt(dev['value'])} ± "
+        f"**{g['sweep']}, {n} players{_lineup(g)}** ({scope}{_seat(dev['seat'])} is "
+        f"{_pt(dev['value'])} ± "
         f"{_pt(dev['ci'])} points from the fair {_pt(1 / n)}% (uniformity test "
         f"{_peq(pooled['uniformity']['p'])})"
         + ("." if dev["seat"] == 0 else
@@ -139,7 +147,7 @@ def glance_table(analysis: dict[str, Any]) -> list[str]:
         pooled = g["pooled"]
         cells = [f"{_pt(c['share'])} [{_pt(c['low'])}, {_pt(c['high'])}]" for c in pooled["seats"]]
         cells += [""] * (width - len(cells))
-        lines.append(f"| {g['sweep']} | {g['players']} | {pooled['decided']} | "
+        lines.append(f"| {g['sweep'] + _lineup(g)} | {g['players']} | {pooled['decided']} | "
                      + " | ".join(cells) + f" | {_p(pooled['uniformity']['p'])} |")
     return lines + [""]
 
@@ -168,7 +176,7 @@ def _power_section(analysis: dict[str, Any]) -> list[str]:
         feats = pw["detectable_per_feature"]
         feat_text = ", ".join(f"{k}: {_pt(v)}" for k, v in feats.items()) if feats else "n/a"
         lines.append(
-            f"| {g['sweep']} | {g['players']} | {pw['setups']} | {pw['games_per_setup']} | "
+            f"| {g['sweep'] + _lineup(g)} | {g['players']} | {pw['setups']} | {pw['games_per_setup']} | "
             f"{pw['alpha_per_setup']:.2g} | {_pt(pw['detectable_per_setup'])} "
             f"({_pt(pw['detectable_per_setup_unadjusted'])} unadjusted) | "
             f"{pw['games_needed_per_setup']} | {_pt(pw['detectable_pooled'])} | {feat_text} |")
@@ -260,7 +268,7 @@ def _sponsor_tables(rows: list[dict[str, Any]]) -> list[str]:
 
 def _group_section(g: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
     n = g["players"]
-    lines = [f"## Sweep `{g['sweep']}`: {g['env']}, {n} players", "",
+    lines = [f"## Sweep `{g['sweep']}`: {g['env']}, {n} players{_lineup(g)}", "",
              f"Lineup, rotated through the seats: {', '.join(rows[0]['lineup'])}. Win shares in "
              "percent with 95% Wilson intervals; χ² tests equal shares by seat.", ""]
     lines += _setup_table(rows, n) + [""]
@@ -285,7 +293,7 @@ def _group_section(g: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
                 f"{_pt(a['share'])} [{_pt(a['low'])}, {_pt(a['high'])}]" for a in s["agents"]) + " |")
         lines.append("")
     lines += _metric_tables(rows + ([g["pooled"]] if len(rows) > 1 else []), n)
-    lines += [f"![effects](effects_{g['sweep']}_{n}p.png)", ""] if g["regression"]["effects"] else []
+    lines += [f"![effects](effects_{group_tag(g)}.png)", ""] if g["regression"]["effects"] else []
     return lines
 
 
@@ -293,10 +301,14 @@ def write_balance_report(folder: Path, cfg, setups: list, analysis: dict[str, An
                          timing: list[dict[str, Any]], command: str | None = None) -> None:
     """Write every output of a balance run into ``folder``."""
     write_text_atomic(folder / "summary.json", json.dumps(analysis, indent=1, sort_keys=True) + "\n")
-    _write_csv(folder / "results.csv", RESULT_COLUMNS, tidy_rows(analysis))
-    _write_csv(folder / "effects.csv", EFFECT_COLUMNS, effect_rows(analysis))
+    tagged = any("lineup_name" in s for s in analysis["setups"])  # named lineups (tiers)
+    _write_csv(folder / "results.csv", RESULT_COLUMNS + ["lineup"] * tagged, tidy_rows(analysis))
+    _write_csv(folder / "effects.csv", EFFECT_COLUMNS + ["lineup"] * tagged, effect_rows(analysis))
+    if analysis.get("skill"):
+        _write_csv(folder / "matchups.csv", MATCHUP_COLUMNS, matchup_rows(analysis["skill"]))
     total = sum(s["games"] for s in analysis["setups"])
-    agents_used = sorted({name for s in setups for name in s.lineup})
+    agents_used = sorted({name for s in setups for _, seats in s.lineups or ((None, s.lineup),)
+                          for name in seats})
     lines = [
         f"# Balance study: {', '.join(cfg.sweeps[k].name for k in range(len(cfg.sweeps)))}",
         "",
@@ -325,19 +337,22 @@ def write_balance_report(folder: Path, cfg, setups: list, analysis: dict[str, An
         "",
         *glance_table(analysis),
         *_power_section(analysis),
+        *skill_sections(analysis),
     ]
     for sweep in cfg.sweeps:
         factors = sweep.factors
         if len(factors) > 1:
             lines += [f"Sweep `{sweep.name}` setup labels list: "
                       + ", ".join(f"`{f.name}`" for f in factors) + ".", ""]
-        lines += [f"![heatmap](heatmap_{sweep.name}.png)", ""]
+        if not any(g["sweep"] == sweep.name for g in analysis.get("skill", [])):
+            lines += [f"![heatmap](heatmap_{sweep.name}.png)", ""]
     for g in analysis["groups"]:
-        rows = [s for s in analysis["setups"]
-                if s["sweep"] == g["sweep"] and s["players"] == g["players"]]
+        rows = [s for s in analysis["setups"] if s["sweep"] == g["sweep"] and
+                s["players"] == g["players"] and s.get("lineup_name") == g.get("lineup_name")]
         lines += _group_section(g, rows)
     write_text_atomic(folder / "report.md", "\n".join(lines))
     _plots(folder, analysis)
+    skill_plots(folder, analysis)
 
 
 def _write_csv(path: Path, columns: list[str], rows: list[dict[str, Any]]) -> None:
@@ -357,8 +372,10 @@ def _plots(folder: Path, analysis: dict[str, Any]) -> None:
     import numpy as np
 
     sweeps: dict[str, list] = {}
+    tiered = {g["sweep"] for g in analysis.get("skill", [])}  # skill_plots draws those
     for s in analysis["setups"]:
-        sweeps.setdefault(s["sweep"], []).append(s)
+        if s["sweep"] not in tiered:
+            sweeps.setdefault(s["sweep"], []).append(s)
     for sweep, rows in sweeps.items():
         width = max(s["players"] for s in rows)
         grid = np.full((len(rows), width), np.nan)
@@ -372,7 +389,7 @@ def _plots(folder: Path, analysis: dict[str, Any]) -> None:
             for c in s["seats"]:
                 ax.text(c["seat"], i, f"{c['share'] * PCT:.0f}", ha="center", va="center", fontsize=7)
         ax.set_xticks(range(width), [f"seat {k}" for k in range(width)])
-        ax.set_yticks(range(len(rows)), [s["label"] for s in rows], fontsize=7)
+        ax.set_yticks(range(len(rows)), [s["label"] + _lineup(s) for s in rows], fontsize=7)
         ax.set_title(f"{sweep}: win share % (colour: points above fair share)")
         fig.colorbar(image, ax=ax, label="points above 1/n")
         fig.tight_layout()
@@ -397,10 +414,10 @@ def _plots(folder: Path, analysis: dict[str, Any]) -> None:
         ax.invert_yaxis()  # first feature, and seat 0 within it, on top
         ax.set_yticks(range(len(features)), features, fontsize=8)
         ax.set_xlabel("effect on win share (points per unit, 95% CI)")
-        ax.set_title(f"{g['sweep']}, {n} players: feature effects")
+        ax.set_title(f"{g['sweep']}, {n} players{_lineup(g).replace('`', '')}: feature effects")
         ax.legend(fontsize=7)
         fig.tight_layout()
         try:
-            save_figure(fig, folder / f"effects_{g['sweep']}_{n}p.png", dpi=PLOT_DPI)
+            save_figure(fig, folder / f"effects_{group_tag(g)}.png", dpi=PLOT_DPI)
         finally:
             plt.close(fig)

@@ -281,3 +281,70 @@ def regression_detectable_effects(design: np.ndarray, names: list[str], games_pe
     cov = variance * np.linalg.inv(x.T @ x * games_per_row)
     factor = z_quantile(1 - alpha / 2) + z_quantile(power)
     return {names[j]: factor * math.sqrt(cov[k, k]) for k, j in enumerate(kept) if j}
+
+
+# ---------------------------------------------------------------- tier comparisons
+@dataclass(frozen=True)
+class Wald:
+    """A Wald chi-square test of a vector of estimates being zero."""
+
+    chi2: float
+    df: int  # the rank of the estimates' covariance: 0 when it is all zero
+    p: float
+
+
+def wald(estimates: np.ndarray, cov: np.ndarray) -> Wald:
+    """Wald test of ``estimates`` = 0 given their covariance (pseudo-inverse: a
+    direction with no variance carries no information and no degree of freedom)."""
+    estimates = np.atleast_1d(np.asarray(estimates, dtype=float))
+    cov = np.atleast_2d(np.asarray(cov, dtype=float))
+    scale = float(np.abs(cov).max()) if cov.size else 0.0
+    if scale == 0.0:
+        return Wald(float("nan"), 0, float("nan"))
+    df = int(np.linalg.matrix_rank(cov, tol=RANK_TOL * scale * max(cov.shape)))
+    chi2 = float(estimates @ np.linalg.pinv(cov, rcond=RANK_TOL) @ estimates)
+    return Wald(chi2, df, chi2_sf(chi2, df) if df else float("nan"))
+
+
+def gls_blocks(responses: list[np.ndarray], covs: list[np.ndarray], designs: list[np.ndarray]
+               ) -> tuple[np.ndarray, np.ndarray, float, int]:
+    """Generalised least squares over independent blocks: block ``s`` observes
+    ``responses[s]`` = ``designs[s]`` · β + error with known covariance ``covs[s]``.
+
+    Returns ``(β, cov(β), residual chi-square, its degrees of freedom)``; the residual
+    statistic Σ r_s' C_s⁻¹ r_s is the Wald test of the model against a saturated one.
+    Pseudo-inverses throughout (a block without variance adds no information).
+    """
+    dim = designs[0].shape[1]
+    information = np.zeros((dim, dim))
+    score = np.zeros(dim)
+    weights = []
+    observed = 0
+    for y, c, x in zip(responses, covs, designs):
+        w = np.linalg.pinv(c, rcond=RANK_TOL) if np.abs(c).max() > 0 else np.zeros_like(c)
+        weights.append(w)
+        observed += int(np.linalg.matrix_rank(w)) if w.any() else 0
+        information += x.T @ w @ x
+        score += x.T @ w @ y
+    cov = np.linalg.pinv(information, rcond=RANK_TOL)
+    beta = cov @ score
+    residual = sum(float((y - x @ beta) @ w @ (y - x @ beta))
+                   for y, w, x in zip(responses, weights, designs))
+    rank = int(np.linalg.matrix_rank(information)) if information.any() else 0
+    return beta, cov, residual, max(0, observed - rank)
+
+
+def homogeneity(successes: list[float], totals: list[int]) -> Wald:
+    """Chi-square test that ``successes / totals`` is one rate across the groups
+    (2 x k contingency table; fractional successes, such as shared victories, allowed)."""
+    s = np.asarray(successes, dtype=float)
+    t = np.asarray(totals, dtype=float)
+    keep = t > 0
+    s, t = s[keep], t[keep]
+    if len(t) < 2:
+        return Wald(float("nan"), 0, float("nan"))
+    rate = s.sum() / t.sum()
+    if rate <= 0 or rate >= 1:
+        return Wald(0.0, len(t) - 1, 1.0)
+    chi2 = float((((s - t * rate) ** 2) / (t * rate * (1 - rate))).sum())
+    return Wald(chi2, len(t) - 1, chi2_sf(chi2, len(t) - 1))

@@ -34,6 +34,7 @@ from .balance_stats import (
     z_quantile,
 )
 
+LINEUP = "lineup"  # the name of a config's single lineup (benchmarks.balance.LINEUP)
 TABLE = "all"  # the "seat" of an outcome that concerns the whole table
 POOLED_LABEL = "all setups"  # the label of a group's pooled summary
 
@@ -181,12 +182,13 @@ def _feature_names(setups) -> list[str]:
     return names
 
 
-def _regressions(setups, by_setup: dict[int, list[dict]], index_of: dict, z: float) -> dict:
+def _regressions(setups, records_of: list[list[dict]], z: float) -> dict:
+    """Regressions of a group: ``records_of[k]`` are the records of ``setups[k]``."""
     names = _feature_names(setups)
     rows, shares, scores = [], [], []
-    for setup in setups:
+    for setup, records in zip(setups, records_of):
         vector = [1.0] + [setup.features.get(f, 0.0) for f in names]
-        for record in by_setup[index_of[id(setup)]]:
+        for record in records:
             share = win_shares(record)
             if share is None:
                 continue
@@ -233,39 +235,66 @@ def _power(cfg, setups, sweep_size: int, games_total: int) -> dict[str, Any]:
     }
 
 
-def analyze(records: list[dict], setups: list, cfg) -> dict[str, Any]:
-    """Everything the report shows, as JSON-able data."""
-    z = z_quantile(1 - cfg.alpha / 2)
-    by_setup: dict[int, list[dict]] = defaultdict(list)
+def records_by_lineup(records: list[dict]) -> dict[tuple[int, str], list[dict]]:
+    """Records by (setup index, lineup name); a record without a lineup tag belongs to
+    the config's single lineup."""
+    out: dict[tuple[int, str], list[dict]] = defaultdict(list)
     for record in records:
-        by_setup[record["setup_index"]].append(record)
-    index_of = {id(s): k for k, s in enumerate(setups)}
-    rows = [summarize_setup(s, by_setup[k], cfg.alpha) for k, s in enumerate(setups)]
-    sweeps: dict[str, list[int]] = defaultdict(list)
-    for k, setup in enumerate(setups):
-        sweeps[setup.sweep].append(k)
-    for members in sweeps.values():
-        adjusted = holm([rows[k]["uniformity"]["p"] for k in members])
-        for k, p in zip(members, adjusted):
-            rows[k]["uniformity"]["p_holm"] = p
+        out[(record["setup_index"], record.get("lineup", LINEUP))].append(record)
+    return out
+
+
+def analyze(records: list[dict], setups: list, cfg) -> dict[str, Any]:
+    """Everything the report shows, as JSON-able data.
+
+    Each (setup, lineup) is summarised on its own; Holm's correction runs over the
+    setups of a sweep within one lineup, and a group (pooled summary, regressions,
+    power) is one sweep, player count and lineup. With tiers, ``skill`` holds the
+    tier analysis (:func:`benchmarks.balance_skill.analyze_skill`).
+    """
+    z = z_quantile(1 - cfg.alpha / 2)
+    by_key = records_by_lineup(records)
+    views = [(k, view) for k, setup in enumerate(setups) for view in setup.views()]
+    rows = []
+    for k, view in views:
+        row = summarize_setup(view, by_key[(k, view.lineup_name)], cfg.alpha)
+        if view.tagged:
+            row["lineup_name"] = view.lineup_name
+        rows.append(row)
+    families: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for r, (_, view) in enumerate(views):
+        families[(view.sweep, view.lineup_name)].append(r)
+    for members in families.values():
+        adjusted = holm([rows[r]["uniformity"]["p"] for r in members])
+        for r, p in zip(members, adjusted):
+            rows[r]["uniformity"]["p_holm"] = p
     groups = []
-    for sweep, members in sweeps.items():
+    for (sweep, name), members in families.items():
         by_players: dict[int, list[int]] = defaultdict(list)
-        for k in members:
-            by_players[setups[k].players].append(k)
-        for players, ks in sorted(by_players.items()):
-            group_setups = [setups[k] for k in ks]
-            group_records = [r for k in ks for r in by_setup[k]]
+        for r in members:
+            by_players[views[r][1].players].append(r)
+        for players, rs in sorted(by_players.items()):
+            group_setups = [views[r][1] for r in rs]
+            records_of = [by_key[(views[r][0], name)] for r in rs]
+            group_records = [rec for recs in records_of for rec in recs]
             pooled = summarize_setup(group_setups[0], group_records, cfg.alpha)
             pooled["label"] = POOLED_LABEL
-            groups.append({
+            group = {
                 "sweep": sweep, "env": group_setups[0].env_id, "players": players,
-                "setups": [setups[k].label for k in ks], "pooled": pooled,
-                "regression": _regressions(group_setups, by_setup, index_of, z),
+                "setups": [s.label for s in group_setups], "pooled": pooled,
+                "regression": _regressions(group_setups, records_of, z),
                 "power": _power(cfg, group_setups, len(members), len(group_records)),
-            })
-    return {"alpha": cfg.alpha, "power": cfg.power, "target": cfg.target_advantage,
-            "setups": rows, "groups": groups}
+            }
+            if group_setups[0].tagged:
+                group["lineup_name"] = pooled["lineup_name"] = name
+            groups.append(group)
+    analysis = {"alpha": cfg.alpha, "power": cfg.power, "target": cfg.target_advantage,
+                "setups": rows, "groups": groups}
+    if any(setup.tiers for setup in setups):
+        from .balance_skill import analyze_skill
+
+        analysis["skill"] = analyze_skill(by_key, setups, analysis, cfg)
+    return analysis
 
 
 # ---------------------------------------------------------------- tidy tables
@@ -281,6 +310,8 @@ def tidy_rows(analysis: dict[str, Any]) -> list[dict[str, Any]]:
     for s in analysis["setups"]:
         base = {"sweep": s["sweep"], "setup": s["label"], "env": s["env"],
                 "players": s["players"], "seat": "", "agent": "", "low": "", "high": ""}
+        if "lineup_name" in s:
+            base["lineup"] = s["lineup_name"]
 
         def row(measure, value, n, base=base, **extra):
             out.append({**base, "measure": measure, "value": value, "n": n, **extra})
@@ -312,5 +343,6 @@ def tidy_rows(analysis: dict[str, Any]) -> list[dict[str, Any]]:
 
 def effect_rows(analysis: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per (group, outcome, seat, feature): the regression effects table."""
-    return [{"sweep": g["sweep"], "env": g["env"], "players": g["players"], **effect}
+    return [{"sweep": g["sweep"], "env": g["env"], "players": g["players"], **effect,
+             **({"lineup": g["lineup_name"]} if "lineup_name" in g else {})}
             for g in analysis["groups"] for effect in g["regression"]["effects"]]

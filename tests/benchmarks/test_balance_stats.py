@@ -225,3 +225,23 @@ def test_report_tables_sponsor_use_and_yield_per_use(tmp_path):
     assert "| #3 | basic | 240 | 0.00 | 2.00 |" in report  # 1 + 3 pp over two uses
     for name in ("heatmap_s.png", "effects_s_3p.png", "results.csv", "effects.csv"):
         assert (tmp_path / name).exists()
+
+
+def test_wald_gls_and_homogeneity_match_hand_computations():
+    from benchmarks.balance_stats import gls_blocks, homogeneity, wald
+
+    test = wald(np.array([1.0, 2.0]), np.diag([1.0, 4.0]))
+    assert (test.chi2, test.df) == (pytest.approx(2.0), 2)
+    assert test.p == pytest.approx(math.exp(-1))  # chi-square, 2 df: P(X > 2) = e^-1
+    empty = wald(np.zeros(2), np.zeros((2, 2)))  # identical games: nothing to test
+    assert empty.df == 0 and math.isnan(empty.p)
+    # two blocks observing one mean (1 and 3, variances 1 and 1): the GLS mean is 2 and
+    # the residual chi-square (2 - 1)^2 + (3 - 2)^2 = 2 on one degree of freedom
+    beta, cov, chi2, df = gls_blocks([np.array([1.0]), np.array([3.0])], [np.eye(1)] * 2,
+                                     [np.ones((1, 1))] * 2)
+    assert beta[0] == pytest.approx(2.0) and cov[0, 0] == pytest.approx(0.5)
+    assert (chi2, df) == (pytest.approx(2.0), 1)
+    # 2 x 2 table 10/50 against 20/50: Pearson's chi-square is 4.7619...
+    h = homogeneity([10, 20], [50, 50])
+    assert h.chi2 == pytest.approx(100 * (10 * 30 - 20 * 40) ** 2 / (50 * 50 * 30 * 70))
+    assert h.df == 1 and homogeneity([5], [10]).df == 0
