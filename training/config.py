@@ -81,6 +81,14 @@ class DistillParams(StrictModel):
     learning_rate: float = Field(1e-3, gt=0)
     weight_decay: float = Field(1e-4, ge=0)
     value_weight: float = Field(1.0, ge=0)  # value MSE next to the policy cross-entropy
+    # value target: (1 - value_mix) x the game's outcome + value_mix x the search's own
+    # value of the position (its best candidate's mean), where it searched
+    value_mix: float = Field(0.0, ge=0, le=1)
+    # the epoch a round exports: the last, or the one with the lowest held-out loss
+    select: Literal["last", "best"] = "last"
+    # where the fit runs: cpu, cuda, or auto (cuda where torch sees one); data and play
+    # stay on the CPU
+    device: Literal["cpu", "cuda", "auto"] = "cpu"
     warm: bool = True  # a round's network starts from the previous round's weights
     held_out: float = Field(0.05, ge=0, lt=0.5)  # share of games kept aside to report fit
 

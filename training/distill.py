@@ -112,6 +112,7 @@ def distill(cfg: TrainConfig, workers: int = 1, backend: str = "local",
     if cfg.distill is None:
         raise ConfigError("this training config has no distill section")
     check_distill(cfg)
+    resolve_device(cfg.distill.device)
     folder = Path(cfg.output)
     with RunLock(folder):
         _compare_config(folder, cfg)
@@ -257,7 +258,7 @@ def fit_round(cfg: TrainConfig, k: int, data: list[list[dict]], here: Path,
     params = cfg.distill
     start = time.perf_counter()
     rows = Examples.concatenate([examples(records, params.temperature, params.margin,
-                                          progress) for records in data])
+                                          progress, params.value_mix) for records in data])
     games = int(rows.game_index.max()) + 1
     held = int(round(games * params.held_out))
     train_rows = rows.subset(rows.game_index < games - held)
@@ -293,12 +294,17 @@ def fit(policy, train: Examples, test: Examples | None, params: DistillParams, s
     ``value_weight`` x the value MSE, AdamW, ``epochs`` passes in an order drawn per
     epoch from ``seed``. After each epoch the network, the optimizer and the lines so
     far are saved in ``state_dir`` (:mod:`training.safe_state`); a call that finds them
-    resumes after the last saved epoch. Returns one line per epoch."""
+    resumes after the last saved epoch. With ``select: best`` the network of the epoch
+    with the lowest held-out loss (cross-entropy + ``value_weight`` x value MSE) is
+    kept beside it and is what ``policy`` holds at the end (``selected_epoch`` in the
+    last line). Returns one line per epoch."""
     import torch
     from tqdm import tqdm
 
     from . import safe_state
 
+    device = torch.device(resolve_device(params.device))
+    policy.to(device)  # before the optimizer, so that its state lives beside the weights
     optimizer = torch.optim.AdamW(policy.parameters(), lr=params.learning_rate,
                                   weight_decay=params.weight_decay)
     stem = state_dir / "state"
@@ -319,7 +325,7 @@ def fit(policy, train: Examples, test: Examples | None, params: DistillParams, s
         for first in tqdm(range(0, len(order), params.batch_size), disable=not progress,
                           desc=f"fit epoch {epoch + 1}/{params.epochs}", leave=False):
             idx = order[first:first + params.batch_size]
-            obs, masks, target, value = (t[idx] for t in tensors)
+            obs, masks, target, value = (t[idx].to(device) for t in tensors)
             logp, predicted = _forward(policy, obs, masks)
             cross_entropy = -(target * logp).sum(dim=1).mean()
             value_mse = torch.mean((predicted - value) ** 2)
@@ -332,8 +338,13 @@ def fit(policy, train: Examples, test: Examples | None, params: DistillParams, s
         line = {"epoch": epoch + 1, "loss": sums[0] / len(train),
                 "cross_entropy": sums[1] / len(train), "value_mse": sums[2] / len(train)}
         if test is not None and len(test):
-            line.update({f"held_out_{k}": v for k, v in assess(policy, test).items()})
+            line.update({f"held_out_{k}": v for k, v in assess(policy, test, device).items()})
+            line["held_out_loss"] = (line["held_out_cross_entropy"]
+                                     + params.value_weight * line["held_out_value_rmse"] ** 2)
         lines.append(line)
+        if params.select == "best" and "held_out_loss" in line and line["held_out_loss"] <= min(
+                x["held_out_loss"] for x in lines):
+            safe_state.save_state(state_dir / "best", policy, optimizer, {"epoch": epoch + 1})
         safe_state.save_state(stem, policy, optimizer, {"lines": lines})
         if writer is not None:
             for key, value in line.items():
@@ -344,11 +355,28 @@ def fit(policy, train: Examples, test: Examples | None, params: DistillParams, s
             print(f"fit epoch {epoch + 1}: {shown}", flush=True)
     if writer is not None:
         writer.close()
+    if params.select == "best" and safe_state.exists(state_dir / "best"):
+        best = safe_state.load_state(state_dir / "best", policy, optimizer)["epoch"]
+        lines[-1]["selected_epoch"] = best
+    policy.to("cpu")  # exported and played on the CPU
     policy.set_training_mode(False)
     return lines
 
 
-def assess(policy, rows: Examples, batch: int = 4096) -> dict[str, float]:
+def resolve_device(name: str) -> str:
+    """The torch device of a fit: ``cpu``, ``cuda`` (a ConfigError without one), or
+    ``auto`` (cuda where there is one, else cpu)."""
+    import torch
+
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("distill.device is cuda, but torch sees no CUDA device here "
+                          "(use cpu or auto)")
+    return name
+
+
+def assess(policy, rows: Examples, device="cpu", batch: int = 4096) -> dict[str, float]:
     """On ``rows``: cross-entropy to the targets, how often the network's favourite is
     the target's, and the value RMSE."""
     import torch
@@ -357,7 +385,7 @@ def assess(policy, rows: Examples, batch: int = 4096) -> dict[str, float]:
     ce = agree = se = 0.0
     with torch.no_grad():
         for first in range(0, len(rows), batch):
-            obs, masks, target, value = (torch.as_tensor(a[first:first + batch]) for a in
+            obs, masks, target, value = (torch.as_tensor(a[first:first + batch]).to(device) for a in
                                          (rows.observations, rows.masks, rows.policy, rows.value))
             logp, predicted = _forward(policy, obs, masks)
             ce += float(-(target * logp).sum())

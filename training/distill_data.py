@@ -26,7 +26,10 @@ temperature)`` over its candidates (every other action 0; temperature 0: the bes
 candidate alone; an unsearched decision: its one candidate). The value target is the
 acting seat's value of the finished game as the search scores a game's end
 (:func:`agents.mcts.outcome_values`: +1 a winner, -1 the others, plus ``margin`` times
-the squashed score margin).
+the squashed score margin), mixed with ``value_mix`` of the search's own estimate of the
+position where it searched (its best candidate's mean value): one game's outcome is a
+single noisy draw shared by all of its ~80 positions, the search's estimate a mean of
+many played-out futures of that position.
 """
 
 from __future__ import annotations
@@ -235,7 +238,7 @@ def check_labels(record: dict[str, Any], num_actions: int) -> list[list]:
 
 
 def examples(records: list[dict[str, Any]], temperature: float, margin: float,
-             progress: bool = False) -> Examples:
+             progress: bool = False, value_mix: float = 0.0) -> Examples:
     """The training rows of teacher-game records (see the module docstring): each
     record is re-played and checked (:func:`agents.replay.replay_record`); a label whose
     seat is not the one to act or whose candidates are not legal there is refused."""
@@ -305,7 +308,10 @@ def examples(records: list[dict[str, Any]], temperature: float, margin: float,
         seat_values = (squashed_margins(scores, scale) if record.get("truncated")
                        else outcome_values(scores, winners, scale, margin))
         for k, label in zip(range(start, row), labels):
-            value[k] = seat_values[label[1]]
+            target = seat_values[label[1]]
+            if value_mix and label[3] is not None:  # the search's own value of the position
+                target = (1 - value_mix) * target + value_mix * max(label[3])
+            value[k] = target
     return Examples(obs, masks, policy, value, game_index)
 
 

@@ -160,3 +160,34 @@ def test_config_errors_name_the_problem(tmp_path):
     with pytest.raises(ConfigError, match="games"):
         tiny(tmp_path, rounds=[{"teacher": TEACHER, "games": {}}])
     assert not (tmp_path / "run").exists()  # nothing made before the config was checked
+
+
+def test_value_mix_moves_the_target_towards_the_search_estimate(tmp_path):
+    record = teacher_game(round_tasks(tiny(tmp_path), 1, TEACHER)[0])
+    searched = [k for k, label in enumerate(record["labels"]) if label[3] is not None]
+    assert searched
+    outcome = examples([record], 0.1, 0.25).value
+    own = examples([record], 0.1, 0.25, value_mix=1.0).value
+    half = examples([record], 0.1, 0.25, value_mix=0.5).value
+    for k in searched:
+        assert own[k] == pytest.approx(max(record["labels"][k][3]), abs=1e-6)
+        assert half[k] == pytest.approx((outcome[k] + own[k]) / 2, abs=1e-6)
+
+
+def test_select_best_exports_the_epoch_with_the_lowest_held_out_loss(tmp_path):
+    cfg = tiny(tmp_path, epochs=3, select="best", learning_rate=0.05,
+               rounds=[{"teacher": TEACHER, "games": {2: 6}}])
+    distill(cfg, progress=False)
+    lines = [json.loads(x) for x in (tmp_path / "run" / "round_1" / "fit.jsonl").read_text().splitlines()]
+    losses = [line["held_out_loss"] for line in lines]
+    assert lines[-1]["selected_epoch"] == losses.index(min(losses)) + 1
+
+
+def test_a_cuda_fit_without_cuda_is_a_clear_error(tmp_path):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA device")
+    with pytest.raises(ConfigError, match="no CUDA device"):
+        distill(tiny(tmp_path, device="cuda"), progress=False)
+    assert not (tmp_path / "run").exists()
