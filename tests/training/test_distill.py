@@ -87,6 +87,17 @@ def test_one_worker_or_two_play_the_same_teacher_games(tmp_path):
     assert strip == [{k: v for k, v in r.items() if k != "wall_time"} for r in two]
 
 
+def test_ray_plays_the_same_teacher_games(tmp_path):
+    import ray  # in the dev extra: the test starts a local Ray instance
+
+    cfg = tiny(tmp_path)
+    local = generate(cfg, 1, TEACHER, tmp_path / "local", 1, "local", None, False)
+    remote = generate(cfg, 1, TEACHER, tmp_path / "ray", 2, "ray", None, False)
+    assert not ray.is_initialized()  # the run shut down the instance it started
+    assert [{k: v for k, v in r.items() if k != "wall_time"} for r in local] == \
+        [{k: v for k, v in r.items() if k != "wall_time"} for r in remote]
+
+
 def test_an_interrupted_run_resumes_to_the_same_network(tmp_path, monkeypatch):
     whole = distill(tiny(tmp_path, "whole"), progress=False)
     calls = {"games": 0, "saves": 0}
