@@ -15,6 +15,7 @@ nothing but ``ConfigError`` comes out.
 from __future__ import annotations
 
 import contextlib
+import copy
 import gc
 import hashlib
 import json
@@ -345,7 +346,8 @@ def test_random_values_in_any_manifest_field_are_a_config_error(fuzz_agent, data
     original = json.dumps(doc)
     for _ in range(data.draw(st.integers(1, 3), label="changes")):
         path = data.draw(st.sampled_from(FIELDS), label="field")
-        value = data.draw(json_values() | SHARP, label="value")
+        # a copy: SHARP's dicts are shared across examples, and one drawn twice would nest in itself
+        value = copy.deepcopy(data.draw(json_values() | SHARP, label="value"))
         target = doc
         for key in path[:-1]:
             target = target[key] if isinstance(target.get(key), dict) else target.setdefault(key, {})
