@@ -119,10 +119,10 @@ def _leader(pic: Picture, state: State, s: int, viewer: int | None,
                  fill="#8a1c1c" if busted else MUTED)
     # warriors and beans
     _spear(pic, x + 14, y + 36)
-    pic.text(x + 26, y + 41, f"attack {state.atk[s]}", size=12, fill=INK, bold=True,
+    pic.text(x + 26, y + 41, f"attack {state.attack[s]}", size=12, fill=INK, bold=True,
              title=f"warriors on player_{s}'s Attack card")
     _shield(pic, x + 100, y + 36)
-    pic.text(x + 112, y + 41, f"def {state.dfn[s]}", size=12, fill=INK, bold=True,
+    pic.text(x + 112, y + 41, f"def {state.defence[s]}", size=12, fill=INK, bold=True,
              title=f"warriors on player_{s}'s Defence card")
     _bean(pic, x + 14, y + 58)
     target = state.config.bean_target
@@ -269,7 +269,7 @@ def _panel(pic: Picture, state: State, viewer: int | None, acting: int | None) -
     pic.text(x, 64, f"round {state.round}{final} · {PHASE_NAMES[state.phase]}", size=13,
              fill=INK)
     pic.text(x, 82, f"Starting Leader: player_{state.start}", size=12, fill=INK)
-    pic.text(x, 100, f"pool: {state.pool_w} warriors, {state.pool_b} beans", size=12, fill=INK)
+    pic.text(x, 100, f"pool: {state.pool_warriors} warriors, {state.pool_beans} beans", size=12, fill=INK)
     pic.text(x, 118, f"bean target {state.config.bean_target} · round cap "
              f"{state.config.round_cap}", size=11, fill=MUTED)
     pic.text(x, 136, "whole table" if viewer is None else f"as player_{viewer} sees it",
