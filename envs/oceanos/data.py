@@ -21,9 +21,6 @@ COCKPIT_PERISCOPES = (1, 2, 3)  # cards dealt = periscopes + 1
 AQUARIUM_CAPACITY = (3, 5, 8)  # different animals that score
 AIRLOCK_DIVERS = (1, 2, 3)  # scuba diver tokens held
 STARS_PER_ANIMAL = 2
-# rule bounds: a seat keeps one card a turn plus one a Fuel token, into this round's row
-MAX_KEPT = 1 + max(MOTOR_FUEL)  # face-down kept cards in a turn
-MAX_ROW = TURNS_PER_ROUND + max(MOTOR_FUEL)  # cards in one round's row
 
 # ------------------------------------------------------------------ symbols
 SMALL_ANIMALS = ("crab", "turtle", "seahorse", "goldfish")

@@ -43,9 +43,7 @@ from .data import (
     COCKPIT_PERISCOPES,
     GREEN,
     KRAKEN_SIZES,
-    MAX_KEPT,
     MAX_LEVEL,
-    MAX_ROW,
     MIN_LEVEL,
     MOTOR,
     MOTOR_FUEL,
@@ -56,6 +54,7 @@ from .data import (
     TURNS_PER_ROUND,
     YELLOW,
 )
+from .observe_cache import MAX_KEPT, MAX_ROW
 from .rules import (
     ANIMALS_PTS,
     CAPTAIN_TURN,

@@ -26,9 +26,7 @@ from .data import (
     FUEL_TOKENS_PER_PLAYER,
     GREEN,
     KRAKEN_SIZES,
-    MAX_KEPT,
     MAX_LEVEL,
-    MAX_ROW,
     MOTOR_FUEL,
     NUM_ROUNDS,
     PARTS,
@@ -42,6 +40,8 @@ from .rules import Decision, State
 
 MAX_PLAYERS = 5
 MIN_PLAYERS = 2
+MAX_KEPT = 1 + max(MOTOR_FUEL)  # one card plus one per Fuel token
+MAX_ROW = TURNS_PER_ROUND + max(MOTOR_FUEL)  # cards in one round's row
 MAX_DIVERS = max(AIRLOCK_DIVERS)
 MAX_FUEL = max(MOTOR_FUEL)
 TABLEAU_FEATURES = CARD_FEATURES + 1  # plus "a scuba diver is on this card"

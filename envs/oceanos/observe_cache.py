@@ -30,10 +30,12 @@ from envs.core.observer import FLOAT_BYTES, SeatRows, StateCache, owned_cache, z
 
 from .actions import MAX_HAND
 from .cards_table import CARD_FEATURES, CardTable
-from .data import MAX_KEPT, MAX_LEVEL, MAX_ROW, NUM_ROUNDS, PARTS
+from .data import MAX_LEVEL, NUM_ROUNDS, PARTS
 from .observe import (
     LAYOUT,
+    MAX_KEPT,
     MAX_PLAYERS,
+    MAX_ROW,
     MIN_PLAYERS,
     OWN_COUNTS,
     PLAYER_FEATURES,
@@ -47,7 +49,7 @@ from .observe import (
 )
 from .rules import Decision, State
 
-__all__ = ["ObsCache", "write_observation"]
+__all__ = ["MAX_KEPT", "MAX_ROW", "ObsCache", "write_observation"]
 
 TABLEAU_WIDTH = NUM_ROUNDS * MAX_ROW * TABLEAU_FEATURES  # one seat's rows of cards
 LEVEL_WIDTH = len(PARTS) * MAX_LEVEL  # one seat's part levels, one-hot per part
