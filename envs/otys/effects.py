@@ -33,13 +33,13 @@ class EffectsMixin:
     """Divers (own and copied by a Spy), sponsors and reward tokens."""
 
     # ------------------------------------------------------------ small helpers
-    def space(self, p: int, level: int) -> int:
+    def _space(self, p: int, level: int) -> int:
         """Free resource spaces on level ``level`` of seat ``p``."""
         r = self.resources[p]
         b = level * data.NUM_COLOURS
         return self.tables.capacity[level] - r[b] - r[b + 1] - r[b + 2] - r[b + 3]
 
-    def neighbours(self) -> tuple[int, ...]:
+    def _neighbours(self) -> tuple[int, ...]:
         """(left, right) neighbours of the turn's player; one entry with two players."""
         n, p = self.n, self.seat
         return ((p + 1) % n,) if n == 2 else ((p + 1) % n, (p - 1) % n)
@@ -94,7 +94,7 @@ class EffectsMixin:
         """Append the legal effect actions of a diver used by the turn's player."""
         p, level = self.seat, self.level
         if dtype <= data.TECH_EXPERT:
-            res_ok = self.space(p, level) > 0
+            res_ok = self._space(p, level) > 0
             bonus_ok = upg and self._expert_bonus_ok(dtype)
             if res_ok:
                 out.append(actions.EXPERT_RESOURCE)
@@ -112,7 +112,7 @@ class EffectsMixin:
                     out.append(actions.sell_id(c, 0))
                     if self.tables.store_pp[row] + bonus > 0:
                         out.append(actions.sell_id(c, 1))
-            if self.space(p, level) > 0:
+            if self._space(p, level) > 0:
                 for c in range(data.NUM_COLOURS):
                     if self.store[c] and self._buy_cost(c, upg, depth) <= budget:
                         out.append(actions.BUY.start + c)
@@ -122,7 +122,7 @@ class EffectsMixin:
                 return
             if self.deck and len(self.hands[p]) < self.tables.hand_limit:
                 out.append(actions.SPY_DRAW)
-            for action, target in zip((actions.SPY_LEFT, actions.SPY_RIGHT), self.neighbours()):
+            for action, target in zip((actions.SPY_LEFT, actions.SPY_RIGHT), self._neighbours()):
                 if self._copy_ok(target, depth, budget - cost):
                     out.append(action)
         elif dtype == data.ENGINEER:
@@ -171,7 +171,7 @@ class EffectsMixin:
             if action == actions.SPY_DRAW:
                 self._start_draw()
             else:
-                target = self.neighbours()[action - actions.SPY_LEFT]
+                target = self._neighbours()[action - actions.SPY_LEFT]
                 if self.tables.spy_variant:
                     self.credits[target] += cost  # given to the opponent, not spent
                     self.copy_gift = cost
@@ -277,7 +277,7 @@ class EffectsMixin:
         """The immediate effect of the reward token ``self.token``."""
         p, tables = self.seat, self.tables
         kind = tables.token_kind[self.token]
-        if kind == data.RESOURCE and self.space(p, self.level) > 0:
+        if kind == data.RESOURCE and self._space(p, self.level) > 0:
             self.phase = TOKEN_RESOURCE
         elif kind == data.BATTERY:
             self.batteries[p] += data.TOKEN_BATTERY
@@ -361,12 +361,12 @@ class EffectsMixin:
             return
         r = self.resources[p]
         here = level * data.NUM_COLOURS
-        space_here = self.space(p, level) > 0
+        space_here = self._space(p, level) > 0
         for c in range(data.NUM_COLOURS):
             for other in range(data.NUM_LEVELS):
                 if other == level:
                     continue
-                if r[here + c] and self.space(p, other) > 0:
+                if r[here + c] and self._space(p, other) > 0:
                     out.append(actions.move_id(c, 0, other))
                 if space_here and r[other * data.NUM_COLOURS + c]:
                     out.append(actions.move_id(c, 1, other))
