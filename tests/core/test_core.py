@@ -6,14 +6,7 @@ import pytest
 import envs
 from envs.core import ActionTable, ConfigError, GameInfo, ObservationLayout, StrictModel
 from envs.core.config import validate
-from envs.core.rng import (
-    DoubleDraws,
-    IntegerDraws,
-    derive_seed,
-    make_rng,
-    rng_from_dict,
-    rng_to_dict,
-)
+from envs.core.rng import derive_seed, make_rng, rng_from_dict, rng_to_dict
 
 
 def test_action_table_blocks_and_names():
@@ -143,31 +136,6 @@ def test_the_adapter_calls_the_games_observe():
     for seat in (0, 1, 2, 0):
         obs = env.observe(f"player_{seat}")["observation"]
         assert np.flatnonzero(obs).tolist() == [seat + 1] and obs[seat + 1] == 2.0
-
-
-def test_integer_draws_are_the_generators_integers():
-    """IntegerDraws gives exactly Generator.integers(n), in order: small ranges, a range
-    of one (numpy draws nothing), and ranges near 2**32 where Lemire's method rejects."""
-    ranges = np.random.default_rng(0).integers(1, 60, size=2000).tolist()
-    ranges += [1, 2, 3 * 2**30, 2**31 + 1, 2**32 - 1] * 40
-    for seed in range(5):
-        numpy_rng, ours = make_rng(seed), IntegerDraws(make_rng(seed))
-        assert [int(numpy_rng.integers(n)) for n in ranges] == [ours.below(n) for n in ranges]
-    with pytest.raises(ValueError, match="2\\*\\*32"):
-        IntegerDraws(make_rng(0)).below(0)
-
-
-def test_double_draws_are_the_generators_random_and_save_its_state():
-    """DoubleDraws gives Generator.random(k)'s floats in order, across block refills,
-    and generator() is in the state numpy's own draws would have left."""
-    sizes = [3, 6, 1, 64, 6, 130, 2, 5] * 10
-    numpy_rng, ours = make_rng(11), DoubleDraws(make_rng(11))
-    assert ours.generator().bit_generator.state == numpy_rng.bit_generator.state
-    for k in sizes:
-        assert ours.take(k) == numpy_rng.random(k).tolist()
-        assert ours.generator().bit_generator.state == numpy_rng.bit_generator.state
-    # a generator rebuilt from the saved state goes on with the same floats
-    assert rng_from_dict(rng_to_dict(ours.generator())).random(7).tolist() == ours.take(7)
 
 
 def test_only_the_acting_agent_has_a_mask_through_play_reload_and_the_end():
