@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from envs.core.rng import IntegerDraws, make_rng
+from envs.core.rng import make_rng
 
 
 class Agent(ABC):
@@ -66,16 +66,8 @@ class RandomAgent(Agent):
     spec = "random"
     reads_observation = False
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.draws = IntegerDraws(self.rng)
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self.draws = IntegerDraws(self.rng)  # the numbers rng.integers would give
-
     def act(self, observation: dict[str, np.ndarray]) -> int:
         return self.act_legal(observation["action_mask"].nonzero()[0])  # the mask is 1-D
 
     def act_legal(self, legal) -> int:
-        return int(legal[self.draws.below(len(legal))])
+        return int(legal[self.rng.integers(len(legal))])

@@ -289,8 +289,6 @@ class MCTSAgent(Agent):
     # ------------------------------------------------------------ greedy's view
     def _observe(self, world, seat: int, legal: list[int]) -> dict[str, np.ndarray]:
         """``seat``'s observation of ``world`` (reused buffers: read it at once)."""
-        if not self.game.writes_every_value:
-            self.scratch.fill(0.0)
         self.game.observe(world, seat, self.scratch)
         self.mask[:] = 0
         self.mask[legal] = 1
@@ -322,18 +320,12 @@ class MCTSAgent(Agent):
     # ----------------------------------------------------------- the network
     def _net_action(self, world, seat: int, legal: list[int]) -> int:
         """The network's favourite legal move for ``seat`` in ``world``."""
-        self.game.observe(world, seat, self._clean(self.scratch))
+        self.game.observe(world, seat, self.scratch)
         logits = self.net.logits(self.scratch)
         return max(legal, key=logits.__getitem__)
 
     def _net_values(self, world) -> list[float]:
         """The network's value of ``world`` for each seat, from that seat's observation."""
         for seat in range(self.num_players):
-            self.game.observe(world, seat, self._clean(self.seat_rows[seat]))
+            self.game.observe(world, seat, self.seat_rows[seat])
         return self.net.values(self.seat_rows).tolist()
-
-    def _clean(self, out: np.ndarray) -> np.ndarray:
-        """``out`` ready for the game's observation writer (zeroed where it needs it)."""
-        if not self.game.writes_every_value:
-            out.fill(0.0)
-        return out

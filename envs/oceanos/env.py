@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from envs.core.aec import BoardGameEnv
 from envs.core.game import Game
 from envs.core.spec import GameInfo
@@ -14,6 +12,7 @@ from .config import Config
 from .data import NUM_ROUNDS
 from .full_state import state_layout
 from .hidden import resample_hidden
+from .invariants import check_invariants
 from .observe import LAYOUT, OBSERVATION_SIZE
 from .observe_cache import write_observation
 from .render import render_text
@@ -42,18 +41,11 @@ class OceanosGame(Game):
     actions = TABLE
     layout = LAYOUT
     state_class = State
+    check_invariants = staticmethod(check_invariants)
     write_observation = staticmethod(write_observation)
-    writes_every_value = True
-    render_text = staticmethod(render_text)
+    render_text = staticmethod(render_text)  # a viewer sees only its own hand
+    resample_hidden = staticmethod(resample_hidden)
     full_state = state_layout(INFO)
-
-    def render_for(self, state: State, viewer: int) -> str:
-        """The table as ``viewer`` may see it: only its own hand."""
-        return render_text(state, viewer)
-
-    def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
-        """Re-draw what ``seat`` cannot know (``hidden.resample_hidden``)."""
-        return resample_hidden(state, seat, rng)
 
     def simultaneous_step(self, state: State) -> tuple | None:
         """Keep choices: made one seat after another, revealed together."""

@@ -46,7 +46,7 @@ class Campaign:
 
     def payable(self) -> tuple[int, int]:
         """Warriors and beans the pool would pay for this turn's faces now."""
-        return min(self.rolled[WARRIOR], self.pool_w), min(self.rolled[BEAN], self.pool_b)
+        return min(self.rolled[WARRIOR], self.pool_warriors), min(self.rolled[BEAN], self.pool_beans)
 
     def _campaign_legal(self) -> list[int]:
         """Legal actions of a campaign decision."""
@@ -59,7 +59,7 @@ class Campaign:
         if self.decision == CHOOSE_PRIORITY:
             return list(PRIORITY)
         payer = self.active
-        cards = (self.atk[payer], self.dfn[payer])
+        cards = (self.attack[payer], self.defence[payer])
         return [
             steal_id(src, dst)
             for src in (ATTACK_CARD, DEFENCE_CARD)
@@ -81,28 +81,13 @@ class Campaign:
             self._steal(*steal_cards(action))
 
     # ------------------------------------------------------------------ dice
-    def script_rolls(self, rolls: list[list[tuple[int, int]]]) -> None:
-        """Queue exact rolls, each a list of ``(kind, face)``, used before the rng.
-
-        For tests and tutorials: the dice must be in the bag when the roll is made.
-        """
-        self.scripted.extend([[list(d) for d in roll] for roll in rolls])
-
     def _draw(self) -> list[list[int]]:
-        """Draw up to three dice from the bag and roll them: ``[[kind, face], ...]``."""
+        """Draw up to three dice from the bag and roll them: ``[[kind, face], ...]``
+        (two uniform floats a die from the generator: which die, then its face)."""
         bag = self.bag
-        if self.scripted:
-            roll = self.scripted.pop(0)
-            if len(roll) != min(DICE_PER_ROLL, sum(bag)):
-                raise ValueError(f"scripted roll {roll} has the wrong number of dice")
-            for kind, face in roll:
-                if bag[kind] <= 0 or face not in self.kinds[kind]:
-                    raise ValueError(f"scripted die {kind}:{face} is not in the bag")
-                bag[kind] -= 1
-            return roll
         remaining = sum(bag)
         count = min(DICE_PER_ROLL, remaining)
-        draws = self.dice_draws.take(2 * count)
+        draws = self.rng.random(2 * count).tolist()
         out = []
         for i in range(count):
             pick = int(draws[2 * i] * remaining)
@@ -137,7 +122,7 @@ class Campaign:
     # -------------------------------------------------------------- saboteurs
     def army(self, seat: int) -> int:
         """A leader's army: all warriors on its Attack and Defence cards."""
-        return self.atk[seat] + self.dfn[seat]
+        return self.attack[seat] + self.defence[seat]
 
     def _start_theft(self, k: int) -> None:
         """Neighbours with smaller armies (counted now) each take ``k`` warriors."""
@@ -163,15 +148,15 @@ class Campaign:
         """The taker takes its warriors: from ``source`` (shortfall from the other card)."""
         payer, taker = self.active, self.takers[self.taker]
         amount = min(self.theft, self.army(payer))
-        cards = [self.atk[payer], self.dfn[payer]]
+        cards = [self.attack[payer], self.defence[payer]]
         first = min(amount, cards[source])
         cards[source] -= first
         cards[1 - source] -= amount - first
-        self.atk[payer], self.dfn[payer] = cards
+        self.attack[payer], self.defence[payer] = cards
         if destination == ATTACK_CARD:
-            self.atk[taker] += amount
+            self.attack[taker] += amount
         else:
-            self.dfn[taker] += amount
+            self.defence[taker] += amount
         self._next_taker(self.taker + 1)
 
     def _after_roll(self) -> None:
@@ -191,13 +176,13 @@ class Campaign:
         warriors, beans = self.payable()
         a = self.active
         if card == ATTACK_CARD:
-            self.atk[a] += warriors
+            self.attack[a] += warriors
         else:
-            self.dfn[a] += warriors
+            self.defence[a] += warriors
         self.beans[a] += beans
-        self.pool_w -= warriors
-        self.pool_b -= beans
-        if self.pool_w == 0 or self.pool_b == 0:
+        self.pool_warriors -= warriors
+        self.pool_beans -= beans
+        if self.pool_warriors == 0 or self.pool_beans == 0:
             self.final_round = True  # the pool is out: straight to Strategy
             self.run_out = True
         self._end_turn()

@@ -160,7 +160,7 @@ SEAT_PIECES = (
 )  # fmt: skip
 # seat pieces that are a state list of counts or flags: (piece, state field, divisor)
 SEAT_COUNTS = (
-    ("attack", "atk", COUNT_SCALE), ("defence", "dfn", COUNT_SCALE),
+    ("attack", "attack", COUNT_SCALE), ("defence", "defence", COUNT_SCALE),
     ("beans", "beans", COUNT_SCALE), ("busted", "busted", 1), ("campaign_done", "done", 1),
 )  # fmt: skip
 
@@ -180,7 +180,7 @@ def write_plain(state: State, seat: int, out: np.ndarray) -> None:
     v["starting_leader"][row[state.start]] = 1.0
     if state.current_player() >= 0:
         v["acting"][row[state.current_player()]] = 1.0
-    v["pool"][:] = state.pool_w / COUNT_SCALE, state.pool_b / COUNT_SCALE
+    v["pool"][:] = state.pool_warriors / COUNT_SCALE, state.pool_beans / COUNT_SCALE
     v["phase"][state.phase] = 1.0
     if state.decision != NO_DECISION:
         v["decision"][state.decision] = 1.0

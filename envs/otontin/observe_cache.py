@@ -117,11 +117,11 @@ class ObsCache(StateCache):
         campaign = state.phase == CAMPAIGN
         atk, dfn, beans, busted, done = _seat_counts(state)
         if campaign:
-            counts = (*atk, *dfn, *beans, *busted, *done, state.pool_w, state.pool_b,
+            counts = (*atk, *dfn, *beans, *busted, *done, state.pool_warriors, state.pool_beans,
                       *state.bag, *state.aside, *state.rolled, *state.payable(),
                       state.theft if state.takers else 0)  # fmt: skip
         else:
-            counts = (*atk, *dfn, *beans, *busted, *done, state.pool_w, state.pool_b,
+            counts = (*atk, *dfn, *beans, *busted, *done, state.pool_warriors, state.pool_beans,
                       *self.no_dice)  # fmt: skip
         old_counts = seen["counts"]
         if counts != old_counts:

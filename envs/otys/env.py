@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from envs.core import BoardGameEnv, Game, GameInfo
 
 from . import data as D
@@ -13,6 +11,7 @@ from .actions import NUM_ACTIONS, TABLE
 from .config import Config
 from .full_state import state_layout
 from .hidden import resample_hidden
+from .invariants import check_invariants
 from .observe import LAYOUT, OBS_SIZE
 from .observe_cache import write_observation
 from .records import NUM_YIELDS, PP_SOURCES, YIELD_KINDS
@@ -43,18 +42,11 @@ class OtysGame(Game):
     actions = TABLE
     layout = LAYOUT
     state_class = State
+    check_invariants = staticmethod(check_invariants)
     write_observation = staticmethod(write_observation)
-    writes_every_value = True  # the adapter need not zero its buffer first
-    render_text = staticmethod(render_text)
+    render_text = staticmethod(render_text)  # a viewer sees only its own private contracts
+    resample_hidden = staticmethod(resample_hidden)
     full_state = state_layout(info)
-
-    def render_for(self, state: State, viewer: int) -> str:
-        """The table as ``viewer`` may see it: only its own private contracts."""
-        return render_text(state, viewer)
-
-    def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
-        """Re-draw what ``seat`` cannot know (``hidden.resample_hidden``)."""
-        return resample_hidden(state, seat, rng)
 
     def game_summary(self, state: State) -> dict[str, Any]:
         """Per-game facts for balance studies (JSON-able; lists are per seat).

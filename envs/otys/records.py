@@ -34,21 +34,16 @@ _DIVER_EFFECTS = frozenset(
 )  # fmt: skip
 _SPONSOR = actions.SPONSOR
 
-# counter -> its value at the start of a game (also for a state saved before it existed)
-START = {
-    "sponsor_setup": lambda s: list(s.sponsors),
-    "yield_tile": lambda s: -1,
-    "yield_base": lambda s: [0] * NUM_YIELDS,
-    "sponsor_uses": lambda s: [[0] * data.NUM_SPONSORS for _ in range(s.n)],
-    "sponsor_yield": lambda s: [[0] * (data.NUM_SPONSORS * NUM_YIELDS) for _ in range(s.n)],
-    "pp_by_source": lambda s: [[0] * len(PP_SOURCES) for _ in range(s.n)],
-}
-
 
 def start(state) -> None:
     """Set every counter of a new game (its sponsor setup as dealt)."""
-    for name, value in START.items():
-        setattr(state, name, value(state))
+    n = state.n
+    state.sponsor_setup = list(state.sponsors)
+    state.yield_tile = -1
+    state.yield_base = [0] * NUM_YIELDS
+    state.sponsor_uses = [[0] * data.NUM_SPONSORS for _ in range(n)]
+    state.sponsor_yield = [[0] * (data.NUM_SPONSORS * NUM_YIELDS) for _ in range(n)]
+    state.pp_by_source = [[0] * len(PP_SOURCES) for _ in range(n)]
 
 
 def before(state, action: int) -> tuple[int, int, int, int]:

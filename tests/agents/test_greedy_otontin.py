@@ -4,7 +4,9 @@ and its strength against random players."""
 from __future__ import annotations
 
 import random
+import sys
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -45,6 +47,9 @@ from envs.otontin.orders import NO_ORDER, ORDERS
 from envs.otontin.rules import Config, State
 from envs.otontin.war import War, battle_ranks, resolve_battles, resolve_war
 
+sys.path.insert(0, str(Path(__file__).parents[1] / "otontin"))
+from otontin_dice import script_rolls  # noqa: E402
+
 G, Y, R = 0, 1, 2  # green, yellow, red dice
 W, B, P, S = WARRIOR, BEAN, PRIEST, SABOTEUR
 SEEDS = range(12)  # agent seeds: a decision that is not a tie gives one answer for all
@@ -77,9 +82,9 @@ def choices(st: State, seeds=SEEDS) -> set[str]:
 def table(n, atk, dfn, beans, **cfg) -> State:
     """A round-1 state with these cards and beans (the pool holds the rest)."""
     st = State(Config(num_players=n, **cfg), make_rng(0), begin=False)
-    st.atk, st.dfn, st.beans = list(atk), list(dfn), list(beans)
-    st.pool_w = POOL_BY_PLAYERS[n] - sum(atk) - sum(dfn)
-    st.pool_b = POOL_BY_PLAYERS[n] - sum(beans)
+    st.attack, st.defence, st.beans = list(atk), list(dfn), list(beans)
+    st.pool_warriors = POOL_BY_PLAYERS[n] - sum(atk) - sum(dfn)
+    st.pool_beans = POOL_BY_PLAYERS[n] - sum(beans)
     return st
 
 
@@ -90,7 +95,7 @@ def campaign(atk, dfn, beans, rolls, n=3, settle=False) -> State:
     first, each taking the first legal option) before the decision under test.
     """
     st = table(n, atk, dfn, beans)
-    st.script_rolls([list(roll) for roll in rolls])
+    script_rolls(st, [list(roll) for roll in rolls])
     st.begin_turn()
     for index in range(len(rolls)):
         while settle and st.decision in (CHOOSE_PRIORITY, CHOOSE_STEAL):
