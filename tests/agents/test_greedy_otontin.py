@@ -43,7 +43,14 @@ from envs.otontin.observe import LAYOUT
 from envs.otontin.observe_cache import write_observation
 from envs.otontin.orders import NO_ORDER, ORDERS
 from envs.otontin.rules import Config, State
-from envs.otontin.war import War, battle_ranks, resolve_battles, resolve_war
+from envs.otontin.war import (
+    battle_ranks,
+    join,
+    laid_orders,
+    pacts_of,
+    resolve_battles,
+    resolve_war,
+)
 
 G, Y, R = 0, 1, 2  # green, yellow, red dice
 W, B, P, S = WARRIOR, BEAN, PRIEST, SABOTEUR
@@ -205,8 +212,10 @@ def test_local_war_matches_the_rules_war():
         atk, dfn = [rng.randint(0, 8) for _ in range(n)], [rng.randint(0, 8) for _ in range(n)]
         beans = [rng.randint(0, 12) for _ in range(n)]
         start, split = rng.randrange(n), rng.random() < 0.5
-        war = War(n, start, orders, split)
-        joins = [(s, war._join(s, SPEAR, JOIN_ATTACK)) for s in range(n) if orders[s] != NO_ORDER]
+        laid, offers = laid_orders(orders)
+        pacts = pacts_of(laid)
+        joins = [(s, join(laid, offers, pacts, s, SPEAR, JOIN_ATTACK))
+                 for s in range(n) if orders[s] != NO_ORDER]
         helpers = [(s, found[0]) for s, found in joins if found is not None and atk[s] > 0]
         if any(found is not None and found[2] > 1 for _, found in joins):
             continue  # joins across several pacts are beyond the model
