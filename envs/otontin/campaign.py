@@ -27,6 +27,12 @@ ROLL_OR_STOP, CHOOSE_PRIORITY, CHOOSE_STEAL, DECLARE_ORDER, COMMIT_ORDER, NO_DEC
 DECISION_NAMES = ("roll_or_stop", "priority", "steal", "declare", "commit", "none")
 
 
+def payable(rolled, pool_warriors: int, pool_beans: int) -> tuple[int, int]:
+    """Warriors and beans the pool pays for a turn's rolled faces (``rolled``, by face):
+    what was rolled, or what the pool still holds when it holds less."""
+    return min(rolled[WARRIOR], pool_warriors), min(rolled[BEAN], pool_beans)
+
+
 class Campaign:
     """Campaign-phase behaviour of the rules state (mixed into ``State``)."""
 
@@ -46,7 +52,7 @@ class Campaign:
 
     def payable(self) -> tuple[int, int]:
         """Warriors and beans the pool would pay for this turn's faces now."""
-        return min(self.rolled[WARRIOR], self.pool_w), min(self.rolled[BEAN], self.pool_b)
+        return payable(self.rolled, self.pool_w, self.pool_b)
 
     def _campaign_legal(self) -> list[int]:
         """Legal actions of a campaign decision."""
@@ -212,4 +218,4 @@ class Campaign:
             self.begin_turn()
 
 
-__all__ = ["Campaign", "DECISION_NAMES"]
+__all__ = ["Campaign", "DECISION_NAMES", "payable"]

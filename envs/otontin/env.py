@@ -10,13 +10,14 @@ from envs.core import BoardGameEnv, Game, GameInfo
 
 from . import data
 from .actions import NUM_ACTIONS, TABLE
-from .data import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS
+from .data import COUNT_SCALE, DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS
 from .full_state import state_layout
 from .hidden import resample_hidden
-from .observe import COUNT_SCALE, LAYOUT
+from .observe import LAYOUT, decode
 from .observe_cache import new_observation, write_observation
 from .render import render_text
 from .rules import COMMIT_PHASE, Config, State
+from .view import SeatView, view
 
 # the truncation guard (its reasoning: data.ROLLS_PER_TURN)
 MAX_DECISIONS = data.MAX_DECISIONS
@@ -48,6 +49,14 @@ class OtontinGame(Game):
     def observation(self, state: State, seat: int, scratch: np.ndarray) -> np.ndarray:
         """The view as a new array, gathered at once (``scratch`` is not needed)."""
         return new_observation(state, seat)
+
+    def view(self, state: State, seat: int) -> SeatView:
+        """What ``seat`` may know of ``state`` (``view.view``)."""
+        return view(state, seat)
+
+    def decode_view(self, observation: np.ndarray, config: Config) -> SeatView:
+        """The view an observation vector was written from (``observe.decode``)."""
+        return decode(observation, config)
 
     def render_for(self, state: State, viewer: int) -> str:
         """The table as ``viewer`` may see it: with its own secret order, if laid."""

@@ -24,6 +24,7 @@ from envs.core.observer import ObservationLayout, Values
 from .campaign import DECISION_NAMES, NO_DECISION
 from .data import (
     CARD_NAMES,
+    COUNT_SCALE,
     DICE_PER_ROLL,
     FACE_NAMES,
     HAND,
@@ -36,14 +37,12 @@ from .data import (
     NUM_FACES,
     NUM_OFFERS,
     OFFER_NAMES,
-    POOL_BY_PLAYERS,
     PRIEST,
 )
 from .orders import NO_ORDER, NUM_ORDERS, ORDERS
-from .rules import CAMPAIGN, COMMIT_PHASE, PHASE_NAMES, UNSAID, Config, State, dice_table
+from .rules import PHASE_NAMES, UNSAID, Config, State, dice_table, game_beans, game_warriors
+from .view import SeatView, view
 
-COUNT_SCALE = 10.0  # divides warrior, bean and dice counts
-P, K, F = MAX_PLAYERS, MAX_DIE_KINDS, NUM_FACES
 SIDE_FEATURES = NUM_CARDS + NUM_OFFERS
 ORDER_FEATURES = 2 * SIDE_FEATURES
 # an order's 16 numbers, named: each side's card, then the offer its Hand carries
@@ -53,20 +52,11 @@ NUM_DECISIONS = len(DECISION_NAMES) - 1  # "none" has no slot
 
 
 # The bounds that depend on the config (each a function of the Config): every count
-# over COUNT_SCALE, at most what the rule holding it down allows.
-def warriors(config: Config) -> int:
-    """The warriors of the game (the pool's at the start: every card holds fewer)."""
-    return config.pool_warriors or POOL_BY_PLAYERS[config.num_players]
-
-
-def beans(config: Config) -> int:
-    """The cocoa beans of the game."""
-    return config.pool_beans or POOL_BY_PLAYERS[config.num_players]
-
-
+# over COUNT_SCALE, at most what the rule holding it down allows (a card or the pool
+# holds at most the game's warriors, rules.game_warriors; a leader at most its beans).
 def dice_of_kind(config: Config) -> np.ndarray:
     """The dice of each colour (zero for the colours past the config's)."""
-    counts = np.zeros(K)
+    counts = np.zeros(MAX_DIE_KINDS)
     for k, (_, count, _) in enumerate(dice_table(config)):
         counts[k] = count
     return counts
@@ -82,7 +72,7 @@ def rolled_high(config: Config) -> list[float]:
     """The faces rolled this turn: each face but the priest at most once a die; priests
     return to the bag, so a turn may roll them for ever: at most a loaded state's
     (``LOADED_COUNT_MAX``) plus three a roll, a roll each decision and the first."""
-    most = [dice(config)] * F
+    most = [dice(config)] * NUM_FACES
     most[PRIEST] = LOADED_COUNT_MAX + DICE_PER_ROLL * (MAX_DECISIONS + 1)
     return [m / COUNT_SCALE for m in most]
 
@@ -95,43 +85,43 @@ def _count(most):
 ORDERS_OF_SEATS = Values(None, ("spoke", "said_nothing", *ORDER_FEATURE_NAMES))
 LAYOUT = ObservationLayout(
     [
-        ("seat_present", (P,), "1 for each seat in play (relative; own seat first)"),
-        ("attack", (P,), "warriors on each leader's Attack card / 10", Values(high=_count(warriors))),
-        ("defence", (P,), "warriors on each leader's Defence card / 10", Values(high=_count(warriors))),
-        ("beans", (P,), "each leader's cocoa beans / 10", Values(high=_count(beans))),
-        ("busted", (P,), "1 if the leader busted this round (sits out, city impassable)"),
-        ("campaign_done", (P,), "1 if the leader has had its campaign turn this round"),
-        ("starting_leader", (P,), "one-hot: the Starting Leader of this round"),
-        ("campaign_leader", (P,), "one-hot: whose campaign turn it is (campaign only)"),
-        ("acting", (P,), "one-hot: who takes the pending decision"),
+        ("seat_present", (MAX_PLAYERS,), "1 for each seat in play (relative; own seat first)"),
+        ("attack", (MAX_PLAYERS,), "warriors on each leader's Attack card / 10", Values(high=_count(game_warriors))),
+        ("defence", (MAX_PLAYERS,), "warriors on each leader's Defence card / 10", Values(high=_count(game_warriors))),
+        ("beans", (MAX_PLAYERS,), "each leader's cocoa beans / 10", Values(high=_count(game_beans))),
+        ("busted", (MAX_PLAYERS,), "1 if the leader busted this round (sits out, city impassable)"),
+        ("campaign_done", (MAX_PLAYERS,), "1 if the leader has had its campaign turn this round"),
+        ("starting_leader", (MAX_PLAYERS,), "one-hot: the Starting Leader of this round"),
+        ("campaign_leader", (MAX_PLAYERS,), "one-hot: whose campaign turn it is (campaign only)"),
+        ("acting", (MAX_PLAYERS,), "one-hot: who takes the pending decision"),
         ("pool", (2,), "warriors, beans left in the pool / 10",
-         Values(("warriors", "beans"), high=_count(lambda c: (warriors(c), beans(c))))),
+         Values(("warriors", "beans"), high=_count(lambda c: (game_warriors(c), game_beans(c))))),
         ("phase", (len(PHASE_NAMES),), "one-hot: campaign, talk, commit, over", Values(PHASE_NAMES)),
         ("decision", (NUM_DECISIONS,), "one-hot: roll_or_stop, priority, steal, declare, commit",
          Values(DECISION_NAMES[:NUM_DECISIONS])),
         ("game", (4,), "round / round_cap, final round, bean target / 10, split spoils",
          Values(("round", "final_round", "bean_target", "split_spoils"),
                 high=lambda c: (1.0, 1.0, c.bean_target / COUNT_SCALE, 1.0))),
-        ("dice_count", (K,), "dice of each colour in the game / 10", Values(high=_count(dice_of_kind))),
-        ("dice_faces", (K, F), "share of each face (warrior, bean, priest, saboteur) per colour",
+        ("dice_count", (MAX_DIE_KINDS,), "dice of each colour in the game / 10", Values(high=_count(dice_of_kind))),
+        ("dice_faces", (MAX_DIE_KINDS, NUM_FACES), "share of each face (warrior, bean, priest, saboteur) per colour",
          Values(None, FACE_NAMES)),
-        ("bag", (K,), "dice of each colour in the bag / 10", Values(high=_count(dice_of_kind))),
-        ("priests_aside", (K,), "priest dice of each colour set aside / 10", Values(high=_count(dice_of_kind))),
-        ("rolled", (F,), "faces rolled this turn (warrior, bean, priest, saboteur) / 10",
+        ("bag", (MAX_DIE_KINDS,), "dice of each colour in the bag / 10", Values(high=_count(dice_of_kind))),
+        ("priests_aside", (MAX_DIE_KINDS,), "priest dice of each colour set aside / 10", Values(high=_count(dice_of_kind))),
+        ("rolled", (NUM_FACES,), "faces rolled this turn (warrior, bean, priest, saboteur) / 10",
          Values(FACE_NAMES, high=rolled_high)),
-        ("last_roll", (K, F), "the last roll: dice by colour and face",
+        ("last_roll", (MAX_DIE_KINDS, NUM_FACES), "the last roll: dice by colour and face",
          Values(None, FACE_NAMES, high=lambda c: np.minimum(dice_of_kind(c), DICE_PER_ROLL)[:, None])),
         ("payable", (2,), "warriors, beans the pool would pay on stopping now / 10",
-         Values(("warriors", "beans"), high=_count(lambda c: (min(dice(c), warriors(c)),
-                                                                min(dice(c), beans(c)))))),
+         Values(("warriors", "beans"), high=_count(lambda c: (min(dice(c), game_warriors(c)),
+                                                                min(dice(c), game_beans(c)))))),
         ("theft", (1,), "saboteurs of the roll being paid for (pending theft) / 10",
          Values(high=DICE_PER_ROLL / COUNT_SCALE)),
-        ("takers", (P,), "1 for the neighbours taking warriors in the pending theft"),
-        ("declared", (P, 2 + ORDER_FEATURES), "spoke?, said nothing?, declared order", ORDERS_OF_SEATS),
-        ("committed", (P,), "1 if the leader has laid its secret order this round"),
+        ("takers", (MAX_PLAYERS,), "1 for the neighbours taking warriors in the pending theft"),
+        ("declared", (MAX_PLAYERS, 2 + ORDER_FEATURES), "spoke?, said nothing?, declared order", ORDERS_OF_SEATS),
+        ("committed", (MAX_PLAYERS,), "1 if the leader has laid its secret order this round"),
         ("own_order", (1 + ORDER_FEATURES,), "own secret order this round: laid?, order",
          Values(("laid", *ORDER_FEATURE_NAMES))),
-        ("revealed", (P, 1 + ORDER_FEATURES), "last war's revealed orders: had one?, order",
+        ("revealed", (MAX_PLAYERS, 1 + ORDER_FEATURES), "last war's revealed orders: had one?, order",
          Values(None, ("had_one", *ORDER_FEATURE_NAMES))),
         ("revealed_age", (2,), "one-hot: 'revealed' is this round's war / the previous round's",
          Values(("this_round", "previous_round"))),
@@ -143,8 +133,8 @@ LAYOUT = ObservationLayout(
 def _order_vectors() -> np.ndarray:
     """Each order's 16 numbers (one row per order id)."""
     vec = np.zeros((NUM_ORDERS, ORDER_FEATURES), dtype=np.float32)
-    for i, (lc, lo, rc, ro) in enumerate(ORDERS):
-        for base, card, offer in ((0, lc, lo), (SIDE_FEATURES, rc, ro)):
+    for i, (left_card, left_offer, right_card, right_offer) in enumerate(ORDERS):
+        for base, card, offer in ((0, left_card, left_offer), (SIDE_FEATURES, right_card, right_offer)):
             vec[i, base + card] = 1.0
             if card == HAND and offer != NO_OFFER:
                 vec[i, base + NUM_CARDS + offer] = 1.0
@@ -166,69 +156,149 @@ SEAT_COUNTS = (
 
 
 def write_plain(state: State, seat: int, out: np.ndarray) -> None:
-    """Write ``seat``'s view of ``state`` into the float32 vector ``out``, every value
-    computed from the state (seat rows rotated so that row 0 is ``seat``)."""
+    """Write ``seat``'s view of ``state`` into the float32 vector ``out``: the
+    definition of the observation (:func:`write_view` of :func:`.view.view`)."""
+    write_view(view(state, seat), out)
+
+
+def write_view(seat_view: SeatView, out: np.ndarray) -> None:
+    """Write a seat's view into the float32 vector ``out`` (every value; rows as in the
+    view: row 0 is the viewer)."""
     out[:] = 0.0
     v = LAYOUT.views(out)
-    n, cfg = state.n, state.config
-    order = [(seat + k) % n for k in range(n)]  # relative row -> seat
-    row = [(s - seat) % n for s in range(n)]  # seat -> relative row
+    sv = seat_view
+    n = sv.num_players
     v["seat_present"][:n] = 1.0
-    for name, field, scale in SEAT_COUNTS:
-        values = getattr(state, field)
-        v[name][:n] = [values[s] / scale for s in order]
-    v["starting_leader"][row[state.start]] = 1.0
-    if state.current_player() >= 0:
-        v["acting"][row[state.current_player()]] = 1.0
-    v["pool"][:] = state.pool_w / COUNT_SCALE, state.pool_b / COUNT_SCALE
-    v["phase"][state.phase] = 1.0
-    if state.decision != NO_DECISION:
-        v["decision"][state.decision] = 1.0
-    v["game"][:] = (state.round / cfg.round_cap, state.final_round,
-                    cfg.bean_target / COUNT_SCALE, cfg.split_spoils)
-    v["dice_count"][: len(state.kinds)] = [c / COUNT_SCALE for c in state.kind_counts]
-    v["dice_faces"][: len(state.kinds)] = face_shares(state.kinds)
-    if state.phase == CAMPAIGN:  # the dice of the campaign turn under way
-        kinds = len(state.kinds)
-        v["campaign_leader"][row[state.active]] = 1.0
-        v["bag"][:kinds] = [c / COUNT_SCALE for c in state.bag]
-        v["priests_aside"][:kinds] = [c / COUNT_SCALE for c in state.aside]
-        v["rolled"][:] = [c / COUNT_SCALE for c in state.rolled]
-        for kind, face in state.last_roll:
-            v["last_roll"][kind, face] += 1.0
-        v["payable"][:] = [c / COUNT_SCALE for c in state.payable()]
-        if state.takers:
-            v["theft"][0] = state.theft / COUNT_SCALE
-            for s in state.takers:
-                v["takers"][row[s]] = 1.0
-    for s, declared in enumerate(state.declared):
+    for name, _, scale in SEAT_COUNTS:  # the view's field is named as the piece
+        v[name][:n] = [x / scale for x in getattr(sv, name)]
+    v["starting_leader"][sv.starting_leader] = 1.0
+    if sv.acting is not None:
+        v["acting"][sv.acting] = 1.0
+    v["pool"][:] = sv.pool_warriors / COUNT_SCALE, sv.pool_beans / COUNT_SCALE
+    v["phase"][sv.phase] = 1.0
+    if sv.decision != NO_DECISION:
+        v["decision"][sv.decision] = 1.0
+    v["game"][:] = (sv.round / sv.round_cap, sv.final_round,
+                    sv.bean_target / COUNT_SCALE, sv.split_spoils)
+    kinds = len(sv.dice_counts)
+    v["dice_count"][:kinds] = [c / COUNT_SCALE for c in sv.dice_counts]
+    v["dice_faces"][:kinds] = face_shares(sv.dice_faces)
+    # the dice of the campaign turn under way (zeros outside the campaign)
+    if sv.campaign_leader is not None:
+        v["campaign_leader"][sv.campaign_leader] = 1.0
+    v["bag"][:kinds] = [c / COUNT_SCALE for c in sv.bag]
+    v["priests_aside"][:kinds] = [c / COUNT_SCALE for c in sv.priests_aside]
+    v["rolled"][:] = [c / COUNT_SCALE for c in sv.rolled]
+    v["last_roll"][:kinds] = sv.last_roll
+    v["payable"][:] = [c / COUNT_SCALE for c in sv.payable]
+    v["theft"][0] = sv.theft / COUNT_SCALE
+    for row in sv.takers:
+        v["takers"][row] = 1.0
+    for row, declared in enumerate(sv.declared):
         if declared != UNSAID:  # spoke: an order, or nothing
-            v["declared"][row[s], 0] = 1.0
+            v["declared"][row, 0] = 1.0
             if declared == NO_ORDER:
-                v["declared"][row[s], 1] = 1.0
+                v["declared"][row, 1] = 1.0
             else:
-                v["declared"][row[s], 2:] = ORDER_VEC[declared]
-    if state.phase == COMMIT_PHASE:  # who has laid an order, not which
-        for s in state.actives[: state.cursor]:
-            v["committed"][row[s]] = 1.0
-    own = state.committed[seat]
-    if own != NO_ORDER:
-        v["own_order"][:] = 1.0, *ORDER_VEC[own]
-    for s, revealed in enumerate(state.revealed):
+                v["declared"][row, 2:] = ORDER_VEC[declared]
+    v["committed"][:n] = sv.committed
+    if sv.own_order != NO_ORDER:
+        v["own_order"][:] = 1.0, *ORDER_VEC[sv.own_order]
+    for row, revealed in enumerate(sv.revealed):
         if revealed != NO_ORDER:
-            v["revealed"][row[s]] = 1.0, *ORDER_VEC[revealed]
-    age = state.round - state.revealed_round
-    if state.revealed_round and age < 2:
-        v["revealed_age"][age] = 1.0
+            v["revealed"][row] = 1.0, *ORDER_VEC[revealed]
+    if sv.revealed_age is not None:
+        v["revealed_age"][sv.revealed_age] = 1.0
 
 
-def face_shares(kinds: list[tuple[int, ...]]) -> list[list[float]]:
-    """Each die colour's share of each face (one row per colour)."""
-    shares = [[0.0] * F for _ in kinds]
+def face_shares(kinds) -> list[list[float]]:
+    """Each die colour's share of each face (one row per colour, from its faces)."""
+    shares = [[0.0] * NUM_FACES for _ in kinds]
     for k, faces in enumerate(kinds):
         for face in faces:
             shares[k][face] += 1.0 / len(faces)
     return shares
 
 
-__all__ = ["COUNT_SCALE", "LAYOUT", "ORDER_VEC", "write_plain"]
+# ------------------------------------------------------------------- decoding
+_SPAN = {name: (a, b) for name, (a, b, _) in LAYOUT.offsets.items()}  # flat slices
+_ORDER_OF = {tuple(vector): order for order, vector in enumerate(ORDER_VEC.tolist())}
+_DECLARED_WIDTH = 2 + ORDER_FEATURES
+_REVEALED_WIDTH = 1 + ORDER_FEATURES
+
+
+def decode(observation: np.ndarray, config: Config) -> SeatView:
+    """The seat view an observation was written from (the exact inverse of
+    :func:`write_view`). The game's facts are read from the observation; the config's
+    (round cap, bean target, split spoils, the dice) from ``config``, the game's config,
+    which the observation holds only scaled (``game``, ``dice_count``, ``dice_faces``)."""
+    o = observation.tolist()
+
+    def piece(name: str) -> list[float]:
+        a, b = _SPAN[name]
+        return o[a:b]
+
+    def counts(values) -> tuple[int, ...]:
+        return tuple(round(x * COUNT_SCALE) for x in values)
+
+    def mark(name: str) -> int | None:
+        values = piece(name)
+        return values.index(1.0) if 1.0 in values else None
+
+    def order_rows(name: str, width: int, n: int) -> list[list[float]]:
+        values = piece(name)
+        return [values[r * width : (r + 1) * width] for r in range(n)]
+
+    n = round(sum(piece("seat_present")))
+    table = dice_table(config)
+    kinds = len(table)
+    game = piece("game")
+    declared = []
+    for row in order_rows("declared", _DECLARED_WIDTH, n):
+        if row[0] < 0.5:
+            declared.append(UNSAID)
+        elif row[1] > 0.5:
+            declared.append(NO_ORDER)
+        else:
+            declared.append(_ORDER_OF[tuple(row[2:])])
+    revealed = [_ORDER_OF[tuple(row[1:])] if row[0] > 0.5 else NO_ORDER
+                for row in order_rows("revealed", _REVEALED_WIDTH, n)]
+    own = piece("own_order")
+    decision = mark("decision")
+    last_roll = piece("last_roll")
+    return SeatView(
+        attack=counts(piece("attack")[:n]),
+        defence=counts(piece("defence")[:n]),
+        beans=counts(piece("beans")[:n]),
+        busted=tuple(x > 0.5 for x in piece("busted")[:n]),
+        campaign_done=tuple(x > 0.5 for x in piece("campaign_done")[:n]),
+        starting_leader=mark("starting_leader"),
+        pool_warriors=counts(piece("pool"))[0],
+        pool_beans=counts(piece("pool"))[1],
+        round=round(game[0] * config.round_cap),
+        final_round=game[1] > 0.5,
+        phase=mark("phase"),
+        decision=NO_DECISION if decision is None else decision,
+        acting=mark("acting"),
+        campaign_leader=mark("campaign_leader"),
+        bag=counts(piece("bag")[:kinds]),
+        priests_aside=counts(piece("priests_aside")[:kinds]),
+        rolled=counts(piece("rolled")),
+        last_roll=tuple(tuple(round(x) for x in last_roll[k * NUM_FACES : (k + 1) * NUM_FACES])
+                        for k in range(kinds)),
+        theft=counts(piece("theft"))[0],
+        takers=tuple(r for r, x in enumerate(piece("takers")[:n]) if x > 0.5),
+        declared=tuple(declared),
+        committed=tuple(x > 0.5 for x in piece("committed")[:n]),
+        own_order=_ORDER_OF[tuple(own[1:])] if own[0] > 0.5 else NO_ORDER,
+        revealed=tuple(revealed),
+        revealed_age=mark("revealed_age"),
+        round_cap=config.round_cap,
+        bean_target=config.bean_target,
+        split_spoils=config.split_spoils,
+        dice_counts=tuple(count for _, count, _ in table),
+        dice_faces=tuple(faces for _, _, faces in table),
+    )
+
+
+__all__ = ["COUNT_SCALE", "LAYOUT", "ORDER_VEC", "decode", "write_plain", "write_view"]

@@ -76,6 +76,16 @@ class Config(GameConfig):
     pool_beans: int | None = Field(None, ge=1)
 
 
+def game_warriors(config: Config) -> int:
+    """The warriors of the game: all in the pool at the start (config or rulebook table)."""
+    return config.pool_warriors or POOL_BY_PLAYERS[config.num_players]
+
+
+def game_beans(config: Config) -> int:
+    """The cocoa beans of the game: all in the pool at the start."""
+    return config.pool_beans or POOL_BY_PLAYERS[config.num_players]
+
+
 def dice_table(config: Config) -> list[tuple[str, int, tuple[int, ...]]]:
     """``(colour, count, face indices)`` per die kind, from config or ``data.DICE``."""
     if config.dice is not None:
@@ -116,8 +126,8 @@ class State(Campaign):
         self.phase, self.decision = CAMPAIGN, NO_DECISION
         self.atk, self.dfn, self.beans = [0] * n, [0] * n, [0] * n
         self.busted, self.done = [False] * n, [False] * n
-        self.pool_w = config.pool_warriors or POOL_BY_PLAYERS[n]
-        self.pool_b = config.pool_beans or POOL_BY_PLAYERS[n]
+        self.pool_w = game_warriors(config)
+        self.pool_b = game_beans(config)
         self.turn = self.active = 0
         self.bag = list(self.kind_counts)
         self.aside = [0] * len(self.kinds)
