@@ -221,84 +221,132 @@ def face_shares(kinds) -> list[list[float]]:
 
 
 # ------------------------------------------------------------------- decoding
-_SPAN = {name: (a, b) for name, (a, b, _) in LAYOUT.offsets.items()}  # flat slices
-_ORDER_OF = {tuple(vector): order for order, vector in enumerate(ORDER_VEC.tolist())}
+_AT = {name: a for name, (a, _, _) in LAYOUT.offsets.items()}  # each piece's first index
 _DECLARED_WIDTH = 2 + ORDER_FEATURES
 _REVEALED_WIDTH = 1 + ORDER_FEATURES
 
 
+def _entries(name: str, count: int | None = None, step: int = 1, skip: int = 0) -> list[int]:
+    """The indices of a piece's entries (``count`` of them, ``step`` apart, from its
+    ``skip``-th)."""
+    a, b, _ = LAYOUT.offsets[name]
+    count = (b - a - skip) // step if count is None else count
+    return [a + skip + i * step for i in range(count)]
+
+
+# Every whole number a decode reads, gathered at once (counts times COUNT_SCALE, flags
+# and one-hots as they are): name -> (indices in the observation, scale).
+_WHOLE = {
+    "seat_present": (_entries("seat_present"), 1),  # first: the others' rows are past n
+    **{name: (_entries(name), COUNT_SCALE) for name in (
+        "attack", "defence", "beans", "pool", "bag", "priests_aside", "rolled", "theft")},
+    **{name: (_entries(name), 1) for name in (
+        "busted", "campaign_done", "starting_leader", "campaign_leader",
+        "acting", "phase", "decision", "last_roll", "takers", "committed", "revealed_age")},
+    "spoke": (_entries("declared", MAX_PLAYERS, _DECLARED_WIDTH), 1),
+    "said_nothing": (_entries("declared", MAX_PLAYERS, _DECLARED_WIDTH, 1), 1),
+    "own_laid": (_entries("own_order", 1), 1),
+    "had_one": (_entries("revealed", MAX_PLAYERS, _REVEALED_WIDTH), 1),
+    "final_round": (_entries("game", 1, 1, 1), 1),
+    "bean_target": (_entries("game", 1, 1, 2), COUNT_SCALE),
+    "split_spoils": (_entries("game", 1, 1, 3), 1),
+}  # fmt: skip
+_WHOLE_AT = np.array([i for indices, _ in _WHOLE.values() for i in indices])
+_WHOLE_SCALE = np.array([scale for indices, scale in _WHOLE.values() for _ in indices],
+                        np.float32)
+_ENDS = np.cumsum([len(indices) for indices, _ in _WHOLE.values()]).tolist()
+_AT_WHOLE = dict(zip(_WHOLE, [0, *_ENDS[:-1]]))  # name -> its first place in the gather
+# The order features of every order row (the declared rows, the own order, the revealed
+# rows), each row's as one whole number (its one-hot bits)
+_ORDER_FEATURES_AT = np.array(
+    [_entries("declared", ORDER_FEATURES, 1, r * _DECLARED_WIDTH + 2) for r in range(MAX_PLAYERS)]
+    + [_entries("own_order", ORDER_FEATURES, 1, 1)]
+    + [_entries("revealed", ORDER_FEATURES, 1, r * _REVEALED_WIDTH + 1) for r in range(MAX_PLAYERS)]
+)  # fmt: skip
+_BITS = (2.0 ** np.arange(ORDER_FEATURES)).astype(np.float32)
+_ORDER_OF_CODE = {int(code): order for order, code in enumerate(ORDER_VEC @ _BITS)}
+_OWN_ROW, _REVEALED_ROW = MAX_PLAYERS, MAX_PLAYERS + 1  # order rows past the declared
+_DICE_AT = _AT["dice_count"]  # dice_count, then dice_faces
+_DICE_END = _AT["dice_faces"] + MAX_DIE_KINDS * NUM_FACES
+_ROUND_AT = _AT["game"]  # round / round_cap
+_DICE_CACHE: dict[int, tuple] = {}  # id(config) -> (config, its dice, their floats)
+_DICE_CACHE_SIZE = 64
+
+
+def _dice_of(config: Config) -> tuple[list, list[float]]:
+    """The config's dice table and the floats of its ``dice_count`` and ``dice_faces``
+    pieces (kept per config object)."""
+    cached = _DICE_CACHE.get(id(config))
+    if cached is None or cached[0] is not config:
+        if len(_DICE_CACHE) >= _DICE_CACHE_SIZE:
+            _DICE_CACHE.clear()
+        table = dice_table(config)
+        out = np.zeros(LAYOUT.size, np.float32)
+        v = LAYOUT.views(out)
+        v["dice_count"][: len(table)] = [count / COUNT_SCALE for _, count, _ in table]
+        v["dice_faces"][: len(table)] = face_shares([faces for _, _, faces in table])
+        cached = _DICE_CACHE[id(config)] = (config, table, out[_DICE_AT:_DICE_END].tolist())
+    return cached[1], cached[2]
+
+
+def _mark(values: list[int]) -> int | None:
+    """The index of a one-hot piece's 1 (None: all zero)."""
+    return values.index(1) if 1 in values else None
+
+
 def decode(observation: np.ndarray, config: Config) -> SeatView:
     """The seat view an observation was written from (the exact inverse of
-    :func:`write_view`). The game's facts are read from the observation; the config's
-    (round cap, bean target, split spoils, the dice) from ``config``, the game's config,
-    which the observation holds only scaled (``game``, ``dice_count``, ``dice_faces``)."""
-    o = observation.tolist()
-
-    def piece(name: str) -> list[float]:
-        a, b = _SPAN[name]
-        return o[a:b]
-
-    def counts(values) -> tuple[int, ...]:
-        return tuple(round(x * COUNT_SCALE) for x in values)
-
-    def mark(name: str) -> int | None:
-        values = piece(name)
-        return values.index(1.0) if 1.0 in values else None
-
-    def order_rows(name: str, width: int, n: int) -> list[list[float]]:
-        values = piece(name)
-        return [values[r * width : (r + 1) * width] for r in range(n)]
-
-    n = round(sum(piece("seat_present")))
-    table = dice_table(config)
+    :func:`write_view`). ``config`` is the game's: it gives what the observation holds
+    only as a share, the round cap (the observation has ``round / round_cap``) and the
+    dice's faces (the observation has each face's share); a config whose dice do not
+    give the observation's raises ``ValueError``. Everything else is read from the
+    observation."""
+    table, dice_floats = _dice_of(config)
+    if observation[_DICE_AT:_DICE_END].tolist() != dice_floats:
+        raise ValueError("the observation's dice are not those of this config: decode it "
+                         "with the config of its game")
     kinds = len(table)
-    game = piece("game")
-    declared = []
-    for row in order_rows("declared", _DECLARED_WIDTH, n):
-        if row[0] < 0.5:
-            declared.append(UNSAID)
-        elif row[1] > 0.5:
-            declared.append(NO_ORDER)
-        else:
-            declared.append(_ORDER_OF[tuple(row[2:])])
-    revealed = [_ORDER_OF[tuple(row[1:])] if row[0] > 0.5 else NO_ORDER
-                for row in order_rows("revealed", _REVEALED_WIDTH, n)]
-    own = piece("own_order")
-    decision = mark("decision")
-    last_roll = piece("last_roll")
+    whole = np.rint(observation[_WHOLE_AT] * _WHOLE_SCALE).astype(np.int64).tolist()
+    codes = (observation[_ORDER_FEATURES_AT] @ _BITS).tolist()
+    at = _AT_WHOLE
+    n = sum(whole[: MAX_PLAYERS])  # seat_present comes first
+
+    def seats(name: str) -> list[int]:
+        return whole[at[name] : at[name] + n]
+
+    def part(name: str, size: int) -> tuple[int, ...]:
+        return tuple(whole[at[name] : at[name] + size])
+
+    order_of = _ORDER_OF_CODE
+    spoke, said_nothing, had_one = seats("spoke"), seats("said_nothing"), seats("had_one")
+    decision = _mark(part("decision", NUM_DECISIONS))
+    roll = at["last_roll"]
+    pool = at["pool"]
     return SeatView(
-        attack=counts(piece("attack")[:n]),
-        defence=counts(piece("defence")[:n]),
-        beans=counts(piece("beans")[:n]),
-        busted=tuple(x > 0.5 for x in piece("busted")[:n]),
-        campaign_done=tuple(x > 0.5 for x in piece("campaign_done")[:n]),
-        starting_leader=mark("starting_leader"),
-        pool_warriors=counts(piece("pool"))[0],
-        pool_beans=counts(piece("pool"))[1],
-        round=round(game[0] * config.round_cap),
-        final_round=game[1] > 0.5,
-        phase=mark("phase"),
-        decision=NO_DECISION if decision is None else decision,
-        acting=mark("acting"),
-        campaign_leader=mark("campaign_leader"),
-        bag=counts(piece("bag")[:kinds]),
-        priests_aside=counts(piece("priests_aside")[:kinds]),
-        rolled=counts(piece("rolled")),
-        last_roll=tuple(tuple(round(x) for x in last_roll[k * NUM_FACES : (k + 1) * NUM_FACES])
-                        for k in range(kinds)),
-        theft=counts(piece("theft"))[0],
-        takers=tuple(r for r, x in enumerate(piece("takers")[:n]) if x > 0.5),
-        declared=tuple(declared),
-        committed=tuple(x > 0.5 for x in piece("committed")[:n]),
-        own_order=_ORDER_OF[tuple(own[1:])] if own[0] > 0.5 else NO_ORDER,
-        revealed=tuple(revealed),
-        revealed_age=mark("revealed_age"),
-        round_cap=config.round_cap,
-        bean_target=config.bean_target,
-        split_spoils=config.split_spoils,
-        dice_counts=tuple(count for _, count, _ in table),
-        dice_faces=tuple(faces for _, _, faces in table),
-    )
+        tuple(seats("attack")), tuple(seats("defence")), tuple(seats("beans")),
+        tuple(map(bool, seats("busted"))), tuple(map(bool, seats("campaign_done"))),
+        _mark(seats("starting_leader")),
+        whole[pool], whole[pool + 1],
+        round(float(observation[_ROUND_AT]) * config.round_cap),
+        bool(whole[at["final_round"]]),
+        _mark(part("phase", len(PHASE_NAMES))),
+        NO_DECISION if decision is None else decision,
+        _mark(seats("acting")), _mark(seats("campaign_leader")),
+        part("bag", kinds), part("priests_aside", kinds), part("rolled", NUM_FACES),
+        tuple(tuple(whole[roll + k * NUM_FACES : roll + (k + 1) * NUM_FACES])
+              for k in range(kinds)),
+        whole[at["theft"]],
+        tuple(row for row, taker in enumerate(seats("takers")) if taker),
+        tuple((NO_ORDER if said_nothing[r] else order_of[int(codes[r])]) if spoke[r] else UNSAID
+              for r in range(n)),
+        tuple(map(bool, seats("committed"))),
+        order_of[int(codes[_OWN_ROW])] if whole[at["own_laid"]] else NO_ORDER,
+        tuple(order_of[int(codes[_REVEALED_ROW + r])] if had_one[r] else NO_ORDER
+              for r in range(n)),
+        _mark(part("revealed_age", 2)),
+        config.round_cap, whole[at["bean_target"]], bool(whole[at["split_spoils"]]),
+        tuple(count for _, count, _ in table), tuple(faces for _, _, faces in table),
+    )  # fmt: skip
 
 
 __all__ = ["COUNT_SCALE", "LAYOUT", "ORDER_VEC", "decode", "write_plain", "write_view"]

@@ -100,3 +100,11 @@ def test_the_game_delegates_to_view_and_decode():
     observation = GAME.observation(state, 1, None)
     assert GAME.view(state, 1) == GAME.decode_view(observation, state.config) == view(state, 1)
     assert GAME.view(state, 1).acting == (state.current_player() - 1) % 3
+
+
+def test_decode_refuses_a_config_whose_dice_are_not_the_observations():
+    state = State(Config(num_players=4, dice=DICE), make_rng(0))
+    observation = new_observation(state, 2)
+    assert decode(observation, state.config) == view(state, 2)
+    with pytest.raises(ValueError, match="dice"):
+        decode(observation, Config(num_players=4))
