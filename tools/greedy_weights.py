@@ -1,7 +1,9 @@
 """Does greedy play better with other value weights? A sweep against a fixed opponent.
 
-Each named weight (a module constant of the game's greedy modules,
-``agents/greedy/<game>*.py``) is scaled in turn by each of ``--scales``, or one variant
+Each named weight (a field of the game's greedy weights dataclass, the ``weights``
+argument of its greedy agent, e.g. ``agents.greedy.otontin_war.Weights``; or, for a
+game without one, a module constant of its greedy modules, ``agents/greedy/<game>*.py``)
+is scaled in turn by each of ``--scales``, or one variant
 takes the changes given with ``--set NAME=VALUE``. Every variant plays greedy in one
 seat (seat = seed mod players) against ``--opponent`` players on the same seeds, next
 to an unchanged copy (``stock``), whose score shows the noise of the seed set. A
@@ -10,18 +12,21 @@ victory counts when the seat is among the winners, as in tournaments.
 Usage::
 
     python tools/greedy_weights.py otontin_v0 3 --opponent random --games 2400 \\
-        --weights WARRIOR_VALUE,FINAL_WARRIOR_VALUE,WIN_VALUE,RIVAL_WEIGHT,KILL_VALUE
-    python tools/greedy_weights.py otontin_v0 3 --opponent greedy --set WIN_VALUE=20
+        --weights warrior_value,final_warrior_value,win_value,rival_weight,kill_value
+    python tools/greedy_weights.py otontin_v0 3 --opponent greedy --set win_value=20
 
-The variant is patched into every greedy module of the game that holds the name, in the
-worker process, before its agents are made. (Otys' own sweep, which also tries weights
+The variant's greedy agent is made with those weights; for a game whose greedy agent
+takes none, the variant is patched into every greedy module of the game that holds the
+name, in the worker process, before its agents are made. (Otys' own sweep, which also tries weights
 against greedy, is ``tools/otys_teachers.py weights``.)
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
+import inspect
 import pkgutil
 from multiprocessing import Pool
 
@@ -29,7 +34,14 @@ import agents
 import agents.greedy
 import envs
 from agents.arena import play_seated
+from agents.greedy import greedy_for
 from agents.stats import wilson
+
+
+def stock_weights(game: str):
+    """The default weights dataclass of the game's greedy agent (None: it takes none)."""
+    parameter = inspect.signature(greedy_for(game)).parameters.get("weights")
+    return None if parameter is None else parameter.default
 
 
 def greedy_modules(game: str) -> list:
@@ -40,6 +52,12 @@ def greedy_modules(game: str) -> list:
 
 def stock_value(game: str, weight: str) -> float:
     """A weight's stock value; SystemExit if no greedy module of the game has it."""
+    weights = stock_weights(game)
+    if weights is not None:
+        if weight not in {f.name for f in dataclasses.fields(weights)}:
+            raise SystemExit(f"no weight {weight!r} in the {game} greedy weights "
+                             f"({', '.join(f.name for f in dataclasses.fields(weights))})")
+        return getattr(weights, weight)
     for module in greedy_modules(game):
         if isinstance(getattr(module, weight, None), int | float):
             return getattr(module, weight)
@@ -50,17 +68,23 @@ def play_variant(job: tuple) -> tuple[str, int, int]:
     """Wins of greedy with ``changes`` in its seat over ``seeds``."""
     name, changes, env_name, num_players, opponent, seeds = job
     game = env_name.split("_")[0]
-    for module in greedy_modules(game):
-        for weight, value in changes.items():
-            if hasattr(module, weight):
-                setattr(module, weight, value)
+    weights = stock_weights(game)
+    if weights is None:
+        for module in greedy_modules(game):
+            for weight, value in changes.items():
+                if hasattr(module, weight):
+                    setattr(module, weight, value)
     env = envs.make(env_name, num_players=num_players)
     wins = 0
     for seed in seeds:
         mine = seed % num_players
         env.reset(seed=seed)
         players = [agents.make(opponent, env) for _ in range(num_players)]
-        players[mine] = agents.make("greedy", env)
+        if weights is None:
+            players[mine] = agents.make("greedy", env)
+        else:
+            players[mine] = greedy_for(game)(config=env.unwrapped.config,
+                                             weights=dataclasses.replace(weights, **changes))
         for seat, player in enumerate(players):
             player.reset(seed * num_players + seat)
         play_seated(env, players)

@@ -66,10 +66,10 @@ def test_rollout_probe_reports_both_players():
 
 def test_greedy_weights_scales_each_named_weight():
     out = run_tool("tools/greedy_weights.py", "otontin_v0", "3", "--games", "2", "--workers", "1",
-                   "--weights", "WIN_VALUE", "--scales", "0.5,2")
+                   "--weights", "win_value", "--scales", "0.5,2")
     names = {line.split()[3] for line in out.strip().splitlines()[1:]}
-    assert names == {"stock", "WIN_VALUE*0.5", "WIN_VALUE*2"}
-    assert "{'WIN_VALUE': 20.0}" in out  # the stock 10.0, doubled
+    assert names == {"stock", "win_value*0.5", "win_value*2"}
+    assert "{'win_value': 20.0}" in out  # the stock 10.0, doubled
 
 
 def test_greedy_weights_refuses_an_unknown_weight():
@@ -77,7 +77,7 @@ def test_greedy_weights_refuses_an_unknown_weight():
                              "--set", "NO_SUCH_WEIGHT=1"], cwd=ROOT, capture_output=True,
                             text=True, timeout=120)
     assert result.returncode != 0
-    assert "no weight 'NO_SUCH_WEIGHT' in the otontin greedy modules" in result.stderr
+    assert "no weight 'NO_SUCH_WEIGHT' in the otontin greedy weights" in result.stderr
 
 
 def test_otontin_losses_sorts_every_loss():
