@@ -109,7 +109,8 @@ def _neighbour_classes(facing_side: int) -> list[tuple[int, int, float]]:
 
 def _expected_pay_per_hand() -> dict[int, float]:
     """Chance that a neighbour's Hand carries each pay offer (uniform prior)."""
-    offers = Counter(lo for _, lo, _, _ in ORDERS if lo != NO_OFFER)  # the table is symmetric
+    # the table is symmetric: the left Hands' offers are the right Hands'
+    offers = Counter(left_offer for _, left_offer, _, _ in ORDERS if left_offer != NO_OFFER)
     hands = sum(offers.values())
     return {offer: offers[offer] / hands for offer in OFFER_PAYMENT}
 
@@ -118,8 +119,8 @@ CLASSES = {side: _neighbour_classes(side) for side in SIDES}
 PAY_SHARE = _expected_pay_per_hand()
 # The chance that a Hand of a leader we know only by its cards carries join_attack
 # (uniform prior): the leader beyond our neighbour, when that is our other neighbour.
-JOIN_PER_HAND = sum(1 for _, lo, _, _ in ORDERS if lo == JOIN_ATTACK) / sum(
-    1 for _, lo, _, _ in ORDERS if lo != NO_OFFER
+JOIN_PER_HAND = sum(1 for _, left_offer, _, _ in ORDERS if left_offer == JOIN_ATTACK) / sum(
+    1 for _, left_offer, _, _ in ORDERS if left_offer != NO_OFFER
 )
 
 
@@ -195,38 +196,41 @@ class _Scenarios:
                             (h, w * (1 - q)) for h, w in branches
                         ]
                 scenarios.extend((left_pair, right_pair, w, h) for h, w in branches)
-        self.chances = [sc[2] for sc in scenarios]
+        self.chances = [scenario[2] for scenario in scenarios]
         theirs = []  # the neighbours' Spears and Shields in each scenario
         for left_pair, right_pair, _, _ in scenarios:
             left_spears, left_shields = deployment(LEFT_LOCAL, left_pair, m)
             right_spears, right_shields = deployment(right, right_pair, m)
             theirs.append((left_spears + right_spears, left_shields + right_shields))
-        self.without_us = [(tsp, tsh, sc[3]) for (tsp, tsh), sc in zip(theirs, scenarios)]
+        self.without_us = [(spears, shields, scenario[3])
+                           for (spears, shields), scenario in zip(theirs, scenarios)]
         self.truce = []
         self.truce_wars = []
         ours = {}
         for order in TRUCE_ORDERS:
             pair = (ORDERS[order][0], ORDERS[order][2])
-            sp, sh = ours[order] = deployment(0, pair, m)
+            our_spears, our_shields = ours[order] = deployment(0, pair, m)
             self.truce.append((order, pair))
             self.truce_wars.append(
-                [(sp + tsp, sh + tsh, sc[3]) for (tsp, tsh), sc in zip(theirs, scenarios)]
+                [(our_spears + spears, our_shields + shields, scenario[3])
+                 for (spears, shields), scenario in zip(theirs, scenarios)]
             )
         self.join_wars: list[tuple] = []
         index: dict[tuple, int] = {}
         self.joins = []
         for order, base in JOIN_ORDERS.items():
-            sp, sh = ours[base]
+            our_spears, our_shields = ours[base]
             entries = []
-            for i, sc in enumerate(scenarios):
-                helper = self._helper(order, sc)
+            for i, scenario in enumerate(scenarios):
+                helper = self._helper(order, scenario)
                 if helper is None:
                     continue
                 key = (base, i, helper)
                 if key not in index:
                     index[key] = len(self.join_wars)
-                    tsp, tsh = theirs[i]
-                    self.join_wars.append((sp + tsp, sh + tsh, sc[3] + (helper,)))
+                    their_spears, their_shields = theirs[i]
+                    self.join_wars.append((our_spears + their_spears,
+                                           our_shields + their_shields, scenario[3] + (helper,)))
                 entries.append((i, index[key]))
             self.joins.append((order, base, entries))
         self.hands = {}

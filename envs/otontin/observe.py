@@ -134,7 +134,8 @@ def _order_vectors() -> np.ndarray:
     """Each order's 16 numbers (one row per order id)."""
     vec = np.zeros((NUM_ORDERS, ORDER_FEATURES), dtype=np.float32)
     for i, (left_card, left_offer, right_card, right_offer) in enumerate(ORDERS):
-        for base, card, offer in ((0, left_card, left_offer), (SIDE_FEATURES, right_card, right_offer)):
+        for base, card, offer in ((0, left_card, left_offer),
+                                  (SIDE_FEATURES, right_card, right_offer)):
             vec[i, base + card] = 1.0
             if card == HAND and offer != NO_OFFER:
                 vec[i, base + NUM_CARDS + offer] = 1.0

@@ -45,7 +45,8 @@ COUNTS = (
 # one-hot pieces, in the order update() gathers their index
 MARKS = ("starting_leader", "acting", "campaign_leader", "phase", "decision", "revealed_age")
 ZERO_SLOT = LAYOUT.size  # the cache's extra, always-zero float (for absent seats)
-_NO_ROLL = array("f", bytes(FLOAT_BYTES * MAX_DIE_KINDS * NUM_FACES))  # the last_roll piece, all zero
+# the last_roll piece, all zero
+_NO_ROLL = array("f", bytes(FLOAT_BYTES * MAX_DIE_KINDS * NUM_FACES))
 # the values of the "game" piece
 GAME_ROUND, GAME_FINAL, GAME_TARGET, GAME_SPLIT = range(*LAYOUT.offsets["game"][:2])
 
@@ -113,13 +114,13 @@ class ObsCache(StateCache):
         their divisor; one-hots moved)."""
         seen = self.seen
         campaign = state.phase == CAMPAIGN
-        atk, dfn, beans, busted, done = _seat_counts(state)
+        attack, defence, beans, busted, done = _seat_counts(state)
         if campaign:
-            counts = (*atk, *dfn, *beans, *busted, *done, state.pool_w, state.pool_b,
+            counts = (*attack, *defence, *beans, *busted, *done, state.pool_w, state.pool_b,
                       *state.bag, *state.aside, *state.rolled, *state.payable(),
                       state.theft if state.takers else 0)  # fmt: skip
         else:
-            counts = (*atk, *dfn, *beans, *busted, *done, state.pool_w, state.pool_b,
+            counts = (*attack, *defence, *beans, *busted, *done, state.pool_w, state.pool_b,
                       *self.no_dice)  # fmt: skip
         old_counts = seen["counts"]
         if counts != old_counts:

@@ -164,9 +164,9 @@ def _plural(count: int, word: str) -> str:
 
 def _short(order: int) -> str:
     """``L spear | R hand pay 1`` style name of an order."""
-    lc, lo, rc, ro = ORDERS[order]
-    left = CARD_NAMES[lc] + (f" {OFFER_SHORT[lo]}" if lc == HAND else "")
-    right = CARD_NAMES[rc] + (f" {OFFER_SHORT[ro]}" if rc == HAND else "")
+    left_card, left_offer, right_card, right_offer = ORDERS[order]
+    left = CARD_NAMES[left_card] + (f" {OFFER_SHORT[left_offer]}" if left_card == HAND else "")
+    right = CARD_NAMES[right_card] + (f" {OFFER_SHORT[right_offer]}" if right_card == HAND else "")
     return f"L {left} | R {right}"
 
 
@@ -175,9 +175,10 @@ def _border_marks(pic: Picture, state: State, s: int, centres: list) -> None:
     order = state.revealed[s]
     if order == NO_ORDER:
         return
-    lc, lo, rc, ro = ORDERS[order]
+    left_card, left_offer, right_card, right_offer = ORDERS[order]
     n = state.n
-    for card, offer, neighbour in ((lc, lo, (s + 1) % n), (rc, ro, (s - 1) % n)):
+    for card, offer, neighbour in ((left_card, left_offer, (s + 1) % n),
+                                   (right_card, right_offer, (s - 1) % n)):
         (x1, y1), (x2, y2) = centres[s], centres[neighbour]
         dx, dy = x2 - x1, y2 - y1
         length = math.hypot(dx, dy) or 1.0
