@@ -257,6 +257,11 @@ _WHOLE_SCALE = np.array([scale for indices, scale in _WHOLE.values() for _ in in
                         np.float32)
 _ENDS = np.cumsum([len(indices) for indices, _ in _WHOLE.values()]).tolist()
 _AT_WHOLE = dict(zip(_WHOLE, [0, *_ENDS[:-1]]))  # name -> its first place in the gather
+_PLACES = tuple(_AT_WHOLE[name] for name in (
+    "attack", "defence", "beans", "pool", "bag", "priests_aside", "rolled", "theft",
+    "busted", "campaign_done", "starting_leader", "campaign_leader", "acting", "phase",
+    "decision", "last_roll", "takers", "committed", "revealed_age", "spoke",
+    "said_nothing", "own_laid", "had_one", "final_round", "bean_target", "split_spoils"))
 # The order features of every order row (the declared rows, the own order, the revealed
 # rows), each row's as one whole number (its one-hot bits)
 _ORDER_FEATURES_AT = np.array(
@@ -265,6 +270,7 @@ _ORDER_FEATURES_AT = np.array(
     + [_entries("revealed", ORDER_FEATURES, 1, r * _REVEALED_WIDTH + 1) for r in range(MAX_PLAYERS)]
 )  # fmt: skip
 _BITS = (2.0 ** np.arange(ORDER_FEATURES)).astype(np.float32)
+# an order row's code -> the order (a float code finds its whole number: equal hashes)
 _ORDER_OF_CODE = {int(code): order for order, code in enumerate(ORDER_VEC @ _BITS)}
 _OWN_ROW, _REVEALED_ROW = MAX_PLAYERS, MAX_PLAYERS + 1  # order rows past the declared
 _DICE_AT = _AT["dice_count"]  # dice_count, then dice_faces
@@ -274,9 +280,9 @@ _DICE_CACHE: dict[int, tuple] = {}  # id(config) -> (config, its dice, their flo
 _DICE_CACHE_SIZE = 64
 
 
-def _dice_of(config: Config) -> tuple[list, list[float]]:
-    """The config's dice table and the floats of its ``dice_count`` and ``dice_faces``
-    pieces (kept per config object)."""
+def _dice_of(config: Config) -> tuple:
+    """The config's dice table, the floats of its ``dice_count`` and ``dice_faces``
+    pieces, and the view's ``dice_counts`` and ``dice_faces`` (kept per config object)."""
     cached = _DICE_CACHE.get(id(config))
     if cached is None or cached[0] is not config:
         if len(_DICE_CACHE) >= _DICE_CACHE_SIZE:
@@ -286,8 +292,10 @@ def _dice_of(config: Config) -> tuple[list, list[float]]:
         v = LAYOUT.views(out)
         v["dice_count"][: len(table)] = [count / COUNT_SCALE for _, count, _ in table]
         v["dice_faces"][: len(table)] = face_shares([faces for _, _, faces in table])
-        cached = _DICE_CACHE[id(config)] = (config, table, out[_DICE_AT:_DICE_END].tolist())
-    return cached[1], cached[2]
+        cached = _DICE_CACHE[id(config)] = (
+            config, table, out[_DICE_AT:_DICE_END].tolist(),
+            tuple(count for _, count, _ in table), tuple(faces for _, _, faces in table))
+    return cached[1:]
 
 
 def _mark(values: list[int]) -> int | None:
@@ -302,51 +310,44 @@ def decode(observation: np.ndarray, config: Config) -> SeatView:
     dice's faces (the observation has each face's share); a config whose dice do not
     give the observation's raises ``ValueError``. Everything else is read from the
     observation."""
-    table, dice_floats = _dice_of(config)
+    table, dice_floats, dice_counts, dice_faces = _dice_of(config)
     if observation[_DICE_AT:_DICE_END].tolist() != dice_floats:
         raise ValueError("the observation's dice are not those of this config: decode it "
                          "with the config of its game")
     kinds = len(table)
     whole = np.rint(observation[_WHOLE_AT] * _WHOLE_SCALE).astype(np.int64).tolist()
-    codes = (observation[_ORDER_FEATURES_AT] @ _BITS).tolist()
-    at = _AT_WHOLE
-    n = sum(whole[: MAX_PLAYERS])  # seat_present comes first
-
-    def seats(name: str) -> list[int]:
-        return whole[at[name] : at[name] + n]
-
-    def part(name: str, size: int) -> tuple[int, ...]:
-        return tuple(whole[at[name] : at[name] + size])
-
+    codes = (observation[_ORDER_FEATURES_AT] @ _BITS).tolist()  # whole numbers, as floats
+    n = sum(whole[:MAX_PLAYERS])  # seat_present comes first
+    (attack, defence, beans, pool, bag, aside, rolled, theft, busted, done, starting,
+     campaign_leader, acting, phase, decision, roll, takers, committed, revealed_age, spoke,
+     said_nothing, own_laid, had_one, final_round, bean_target, split_spoils) = _PLACES
     order_of = _ORDER_OF_CODE
-    spoke, said_nothing, had_one = seats("spoke"), seats("said_nothing"), seats("had_one")
-    decision = _mark(part("decision", NUM_DECISIONS))
-    roll = at["last_roll"]
-    pool = at["pool"]
+    decision = _mark(whole[decision : decision + NUM_DECISIONS])
     return SeatView(
-        tuple(seats("attack")), tuple(seats("defence")), tuple(seats("beans")),
-        tuple(map(bool, seats("busted"))), tuple(map(bool, seats("campaign_done"))),
-        _mark(seats("starting_leader")),
+        tuple(whole[attack : attack + n]), tuple(whole[defence : defence + n]),
+        tuple(whole[beans : beans + n]),
+        tuple(map(bool, whole[busted : busted + n])), tuple(map(bool, whole[done : done + n])),
+        _mark(whole[starting : starting + n]),
         whole[pool], whole[pool + 1],
-        round(float(observation[_ROUND_AT]) * config.round_cap),
-        bool(whole[at["final_round"]]),
-        _mark(part("phase", len(PHASE_NAMES))),
+        round(float(observation[_ROUND_AT]) * config.round_cap), bool(whole[final_round]),
+        _mark(whole[phase : phase + len(PHASE_NAMES)]),
         NO_DECISION if decision is None else decision,
-        _mark(seats("acting")), _mark(seats("campaign_leader")),
-        part("bag", kinds), part("priests_aside", kinds), part("rolled", NUM_FACES),
-        tuple(tuple(whole[roll + k * NUM_FACES : roll + (k + 1) * NUM_FACES])
-              for k in range(kinds)),
-        whole[at["theft"]],
-        tuple(row for row, taker in enumerate(seats("takers")) if taker),
-        tuple((NO_ORDER if said_nothing[r] else order_of[int(codes[r])]) if spoke[r] else UNSAID
-              for r in range(n)),
-        tuple(map(bool, seats("committed"))),
-        order_of[int(codes[_OWN_ROW])] if whole[at["own_laid"]] else NO_ORDER,
-        tuple(order_of[int(codes[_REVEALED_ROW + r])] if had_one[r] else NO_ORDER
-              for r in range(n)),
-        _mark(part("revealed_age", 2)),
-        config.round_cap, whole[at["bean_target"]], bool(whole[at["split_spoils"]]),
-        tuple(count for _, count, _ in table), tuple(faces for _, _, faces in table),
+        _mark(whole[acting : acting + n]), _mark(whole[campaign_leader : campaign_leader + n]),
+        tuple(whole[bag : bag + kinds]), tuple(whole[aside : aside + kinds]),
+        tuple(whole[rolled : rolled + NUM_FACES]),
+        tuple([tuple(whole[k : k + NUM_FACES])
+               for k in range(roll, roll + kinds * NUM_FACES, NUM_FACES)]),
+        whole[theft],
+        tuple([row for row, taker in enumerate(whole[takers : takers + n]) if taker]),
+        tuple([(NO_ORDER if whole[said_nothing + r] else order_of[codes[r]])
+               if whole[spoke + r] else UNSAID for r in range(n)]),
+        tuple(map(bool, whole[committed : committed + n])),
+        order_of[codes[_OWN_ROW]] if whole[own_laid] else NO_ORDER,
+        tuple([order_of[codes[_REVEALED_ROW + r]] if whole[had_one + r] else NO_ORDER
+               for r in range(n)]),
+        _mark(whole[revealed_age : revealed_age + 2]),
+        config.round_cap, whole[bean_target], bool(whole[split_spoils]),
+        dice_counts, dice_faces,
     )  # fmt: skip
 
 
