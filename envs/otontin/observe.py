@@ -6,13 +6,16 @@ seats to its left (turn order). Counts are divided by ``COUNT_SCALE``. An order 
 offer (5), each one-hot (offers all 0 on a Spear or Shield). The layout table is in
 ``README.md`` (``LAYOUT.markdown()``).
 
-What a seat sees is only what a leader at the table knows: all cards and tokens, the
-dice of the current campaign turn, every declaration, its own secret order, and the
-others' orders only once revealed (the ``revealed`` rows hold the last war's orders).
+What a seat sees is only what a leader at the table knows, its seat view
+(:mod:`.view`): all cards and tokens, the dice of the current campaign turn, every
+declaration, its own secret order, and the others' orders only once revealed (the
+``revealed`` rows hold the last war's orders).
 
-:func:`write_plain` fills the layout's named views straight from the state; it is the
-definition of the observation. The env uses the cached writer of
-:mod:`.observe_cache`, which must give the same bytes (its tests compare).
+:func:`write_view` writes a seat view into the layout's named views and
+:func:`write_plain` writes the view the rules build (``view(state, seat)``): the
+definition of the observation; :func:`decode` is its exact inverse. The env uses the
+cached writer of :mod:`.observe_cache`, which must give the same bytes (its tests
+compare).
 """
 
 from __future__ import annotations
