@@ -27,6 +27,35 @@ ROLL_OR_STOP, CHOOSE_PRIORITY, CHOOSE_STEAL, DECLARE_ORDER, COMMIT_ORDER, NO_DEC
 DECISION_NAMES = ("roll_or_stop", "priority", "steal", "declare", "commit", "none")
 
 
+def payable(rolled, pool_warriors: int, pool_beans: int) -> tuple[int, int]:
+    """Warriors and beans the pool pays for a turn's rolled faces (``rolled``, by face):
+    what was rolled, or what the pool still holds when it holds less."""
+    return min(rolled[WARRIOR], pool_warriors), min(rolled[BEAN], pool_beans)
+
+
+def theft_takers(armies, roller: int) -> list[int]:
+    """The neighbours of ``roller`` who take warriors for its saboteurs: those whose
+    armies (``armies``, by seat) are smaller than the roller's, the left one first."""
+    n = len(armies)
+    sides = [(roller + SIDE_STEP[side]) % n for side in (LEFT, RIGHT)]
+    return [s for s in sides if armies[s] < armies[roller]]
+
+
+def theft_amount(saboteurs: int, army: int) -> int:
+    """Warriors one taker takes: the roll's saboteurs, or the payer's whole army."""
+    return min(saboteurs, army)
+
+
+def taken_from(attack: int, defence: int, source: int, amount: int) -> tuple[int, int]:
+    """A payer's ``(attack, defence)`` after ``amount`` warriors are taken from its
+    ``source`` card (``ATTACK_CARD`` or ``DEFENCE_CARD``), the shortfall from the other."""
+    cards = [attack, defence]
+    first = min(amount, cards[source])
+    cards[source] -= first
+    cards[1 - source] -= amount - first
+    return cards[0], cards[1]
+
+
 class Campaign:
     """Campaign-phase behaviour of the rules state (mixed into ``State``)."""
 
@@ -46,7 +75,7 @@ class Campaign:
 
     def payable(self) -> tuple[int, int]:
         """Warriors and beans the pool would pay for this turn's faces now."""
-        return min(self.rolled[WARRIOR], self.pool_warriors), min(self.rolled[BEAN], self.pool_beans)
+        return payable(self.rolled, self.pool_warriors, self.pool_beans)
 
     def _campaign_legal(self) -> list[int]:
         """Legal actions of a campaign decision."""
@@ -126,12 +155,9 @@ class Campaign:
 
     def _start_theft(self, k: int) -> None:
         """Neighbours with smaller armies (counted now) each take ``k`` warriors."""
-        a = self.active
-        army = self.army(a)
-        sides = [(a + SIDE_STEP[side]) % self.n for side in (LEFT, RIGHT)]
-        self.takers = [s for s in sides if self.army(s) < army]
+        self.takers = theft_takers([self.army(s) for s in range(self.n)], self.active)
         self.theft = k
-        if len(self.takers) == len(sides):
+        if len(self.takers) == len(SIDE_STEP):  # both neighbours take
             self.decision = CHOOSE_PRIORITY  # the payer orders them (left, right as listed)
         else:
             self._next_taker(0)
@@ -147,12 +173,10 @@ class Campaign:
     def _steal(self, source: int, destination: int) -> None:
         """The taker takes its warriors: from ``source`` (shortfall from the other card)."""
         payer, taker = self.active, self.takers[self.taker]
-        amount = min(self.theft, self.army(payer))
-        cards = [self.attack[payer], self.defence[payer]]
-        first = min(amount, cards[source])
-        cards[source] -= first
-        cards[1 - source] -= amount - first
-        self.attack[payer], self.defence[payer] = cards
+        amount = theft_amount(self.theft, self.army(payer))
+        self.attack[payer], self.defence[payer] = taken_from(
+            self.attack[payer], self.defence[payer], source, amount
+        )
         if destination == ATTACK_CARD:
             self.attack[taker] += amount
         else:
@@ -197,4 +221,6 @@ class Campaign:
             self.begin_turn()
 
 
-__all__ = ["Campaign", "DECISION_NAMES"]
+__all__ = [
+    "Campaign", "DECISION_NAMES", "payable", "taken_from", "theft_amount", "theft_takers",
+]

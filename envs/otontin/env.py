@@ -10,14 +10,15 @@ from envs.core import BoardGameEnv, Game, GameInfo
 
 from . import data
 from .actions import NUM_ACTIONS, TABLE
-from .data import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS
+from .data import COUNT_SCALE, DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS
 from .full_state import state_layout
 from .hidden import resample_hidden
 from .invariants import check_invariants
-from .observe import COUNT_SCALE, LAYOUT
+from .observe import LAYOUT, decode
 from .observe_cache import new_observation, write_observation
 from .render import render_text
 from .rules import COMMIT_PHASE, Config, State
+from .view import SeatView, view
 
 # the truncation guard (its reasoning: data.ROLLS_PER_TURN)
 MAX_DECISIONS = data.MAX_DECISIONS
@@ -50,6 +51,14 @@ class OtontinGame(Game):
     def observation(self, state: State, seat: int, scratch: np.ndarray) -> np.ndarray:
         """The view as a new array, gathered at once (``scratch`` is not needed)."""
         return new_observation(state, seat)
+
+    def view(self, state: State, seat: int) -> SeatView:
+        """What ``seat`` may know of ``state`` (``view.view``)."""
+        return view(state, seat)
+
+    def decode_view(self, observation: np.ndarray, config: Config) -> SeatView:
+        """The view an observation vector was written from (``observe.decode``)."""
+        return decode(observation, config)
 
     def simultaneous_step(self, state: State) -> tuple | None:
         """The secret orders of a round are laid "at the same time"."""

@@ -67,6 +67,16 @@ class Config(GameConfig):
     pool_beans: int | None = Field(None, ge=1)
 
 
+def game_warriors(config: Config) -> int:
+    """The warriors of the game: all in the pool at the start (config or rulebook table)."""
+    return config.pool_warriors or POOL_BY_PLAYERS[config.num_players]
+
+
+def game_beans(config: Config) -> int:
+    """The cocoa beans of the game: all in the pool at the start."""
+    return config.pool_beans or POOL_BY_PLAYERS[config.num_players]
+
+
 def dice_table(config: Config) -> list[tuple[str, int, tuple[int, ...]]]:
     """``(colour, count, face indices)`` per die kind, from config or ``data.DICE``."""
     if config.dice is not None:
@@ -122,8 +132,8 @@ class State(Campaign, SavedState):
         self.phase, self.decision = CAMPAIGN, NO_DECISION
         self.attack, self.defence, self.beans = [0] * n, [0] * n, [0] * n
         self.busted, self.done = [False] * n, [False] * n
-        self.pool_warriors = config.pool_warriors or POOL_BY_PLAYERS[n]
-        self.pool_beans = config.pool_beans or POOL_BY_PLAYERS[n]
+        self.pool_warriors = game_warriors(config)
+        self.pool_beans = game_beans(config)
         self.turn = self.active = 0
         self.bag = list(self.kind_counts)
         self.aside = [0] * len(self.kinds)
