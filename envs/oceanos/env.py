@@ -11,7 +11,7 @@ from envs.core.spec import GameInfo
 from . import scoring
 from .actions import NUM_ACTIONS, TABLE
 from .config import Config
-from .data import NUM_ROUNDS
+from .data import MAX_PLAYERS, MIN_PLAYERS, NUM_ROUNDS
 from .full_state import state_layout
 from .hidden import resample_hidden
 from .observe import LAYOUT, OBSERVATION_SIZE
@@ -22,8 +22,8 @@ from .rules import POINT_KINDS, State
 INFO = GameInfo(
     name="oceanos",
     version=0,
-    min_players=2,
-    max_players=5,
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
     default_players=4,
     num_actions=NUM_ACTIONS,
     observation_size=OBSERVATION_SIZE,

@@ -33,7 +33,7 @@ from envs.core.fields import FieldChecks
 from envs.core.fields import show as _show
 
 from . import rules, scoring
-from .actions import MAX_HAND, NUM_ACTIONS
+from .actions import NUM_ACTIONS
 from .data import (
     AIRLOCK,
     AIRLOCK_DIVERS,
@@ -42,7 +42,12 @@ from .data import (
     COCKPIT_PERISCOPES,
     GREEN,
     KRAKEN_SIZES,
+    MAX_DEALT,
+    MAX_HAND,
+    MAX_KEPT,
     MAX_LEVEL,
+    MAX_PASSED,
+    MAX_ROW,
     MIN_LEVEL,
     MOTOR,
     MOTOR_FUEL,
@@ -53,7 +58,6 @@ from .data import (
     TURNS_PER_ROUND,
     YELLOW,
 )
-from .observe_cache import MAX_KEPT, MAX_ROW
 from .rules import (
     ANIMALS_PTS,
     CAPTAIN_TURN,
@@ -71,18 +75,6 @@ _CHECKS = FieldChecks("Oceanos")
 _bad, _int, _list, _ints = _CHECKS.bad, _CHECKS.int, _CHECKS.list, _CHECKS.ints
 
 _ANY = math.inf  # no range of its own: a rule below bounds the value
-_MAX_DEALT = COCKPIT_PERISCOPES[-1] + 1  # the largest hand a deal gives
-_MAX_PASSED = COCKPIT_PERISCOPES[-1]  # the most cards a seat hands on in a turn
-
-
-
-
-
-
-
-
-
-
 
 
 @functools.cache
@@ -330,15 +322,15 @@ def _check_turn_shape(s, n: int, rnd: int, turn: int, over: bool) -> None:
     cap = s.captain
     if not s.captain_mode:
         for p in range(n):
-            if len(hands[p]) + len(kept[p]) > _MAX_DEALT:
+            if len(hands[p]) + len(kept[p]) > MAX_DEALT:
                 _bad(f"hands[{p}]", f"holds {len(hands[p])} cards (+{len(kept[p])} kept); "
-                     f"a two-player turn deals at most {_MAX_DEALT}")
+                     f"a two-player turn deals at most {MAX_DEALT}")
             if step != "choose" and kept[p]:
                 _bad(f"kept[{p}]", f"is not empty at step {step!r}")
         _subsequence(queue, s._turn_order(cap), "queue")
         return
     others = s._turn_order(cap + 1)[:-1]
-    received = (n - 1) if s.config.troubled_waters else _MAX_PASSED * (n - 1)
+    received = (n - 1) if s.config.troubled_waters else MAX_PASSED * (n - 1)
     collected = s.pc > CAPTAIN_TURN.index("collect")  # the non-Captains' cards went on
     captains = s.pc > CAPTAIN_TURN.index("captain_draw")  # the Captain chooses or places
     for p in others:

@@ -15,19 +15,24 @@ import numpy as np
 
 from envs.core.observer import ObservationLayout, Values
 
-from .actions import MAX_HAND
 from .cards_table import CARD_FEATURE_NAMES, CARD_FEATURES, card_table
 from .config import Config
 from .data import (
-    AIRLOCK_DIVERS,
     ANIMALS,
     AQUARIUM_CAPACITY,
     DIVER_TOKENS_PER_PLAYER,
     FUEL_TOKENS_PER_PLAYER,
     GREEN,
     KRAKEN_SIZES,
+    MAX_CELLS,
+    MAX_DIVERS,
+    MAX_FUEL,
+    MAX_HAND,
+    MAX_KEPT,
     MAX_LEVEL,
-    MOTOR_FUEL,
+    MAX_PLAYERS,
+    MAX_ROW,
+    MIN_PLAYERS,
     NUM_ROUNDS,
     PARTS,
     PROPELLER_STARS,
@@ -38,15 +43,8 @@ from .data import (
 )
 from .rules import Decision, State
 
-MAX_PLAYERS = 5
-MIN_PLAYERS = 2
-MAX_KEPT = 1 + max(MOTOR_FUEL)  # one card plus one per Fuel token
-MAX_ROW = TURNS_PER_ROUND + max(MOTOR_FUEL)  # cards in one round's row
-MAX_DIVERS = max(AIRLOCK_DIVERS)
-MAX_FUEL = max(MOTOR_FUEL)
 TABLEAU_FEATURES = CARD_FEATURES + 1  # plus "a scuba diver is on this card"
 TABLEAU_FEATURE_NAMES = (*CARD_FEATURE_NAMES, "diver")
-CELLS = NUM_ROUNDS * MAX_ROW  # the most cards a seat's rows hold
 DECK_SCALE = 50.0
 DISCARD_SCALE = 10.0
 SCORE_SCALE = 50.0
@@ -77,7 +75,7 @@ def kraken_least(config: Config) -> list[int]:
 def crystal_cards(config: Config, colour: int) -> int:
     """The most unspent crystals of ``colour`` a seat can hold: one per card of that
     crystal on its rows (spending clears them)."""
-    return min(card_table(config.cards).crystal.count(colour), CELLS)
+    return min(card_table(config.cards).crystal.count(colour), MAX_CELLS)
 
 
 def score_range(config: Config) -> tuple[int, int]:
@@ -89,8 +87,8 @@ def score_range(config: Config) -> tuple[int, int]:
     table = card_table(config.cards)
     rounds = NUM_ROUNDS * (STARS_PER_ANIMAL * min(len(ANIMALS), max(AQUARIUM_CAPACITY))
                            + max(PROPELLER_STARS))
-    treasure = sum(sorted(config.treasure_tokens)[-CELLS:])
-    return sum(kraken_least(config)), rounds + CELLS * max(table.corals) + treasure
+    treasure = sum(sorted(config.treasure_tokens)[-MAX_CELLS:])
+    return sum(kraken_least(config)), rounds + MAX_CELLS * max(table.corals) + treasure
 
 
 def most_eyes(config: Config) -> int:

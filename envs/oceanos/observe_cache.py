@@ -28,15 +28,19 @@ import numpy as np
 
 from envs.core.observer import FLOAT_BYTES, SeatRows, StateCache, owned_cache, zeros
 
-from .actions import MAX_HAND
 from .cards_table import CARD_FEATURES, CardTable
-from .data import MAX_LEVEL, NUM_ROUNDS, PARTS
-from .observe import (
-    LAYOUT,
+from .data import (
+    MAX_HAND,
     MAX_KEPT,
+    MAX_LEVEL,
     MAX_PLAYERS,
     MAX_ROW,
     MIN_PLAYERS,
+    NUM_ROUNDS,
+    PARTS,
+)
+from .observe import (
+    LAYOUT,
     OWN_COUNTS,
     PLAYER_FEATURES,
     PLAYER_SCALE,
@@ -49,7 +53,7 @@ from .observe import (
 )
 from .rules import Decision, State
 
-__all__ = ["MAX_KEPT", "MAX_ROW", "ObsCache", "write_observation"]
+__all__ = ["ObsCache", "write_observation"]
 
 TABLEAU_WIDTH = NUM_ROUNDS * MAX_ROW * TABLEAU_FEATURES  # one seat's rows of cards
 LEVEL_WIDTH = len(PARTS) * MAX_LEVEL  # one seat's part levels, one-hot per part
