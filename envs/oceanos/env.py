@@ -14,10 +14,11 @@ from .config import Config
 from .data import MAX_PLAYERS, MIN_PLAYERS, NUM_ROUNDS
 from .full_state import state_layout
 from .hidden import resample_hidden
-from .observe import LAYOUT, OBSERVATION_SIZE
+from .observe import LAYOUT, OBSERVATION_SIZE, decode
 from .observe_cache import write_observation
 from .render import render_text
 from .rules import POINT_KINDS, State
+from .view import SeatView, view
 
 INFO = GameInfo(
     name="oceanos",
@@ -46,6 +47,15 @@ class OceanosGame(Game):
     writes_every_value = True
     render_text = staticmethod(render_text)
     full_state = state_layout(INFO)
+
+    def view(self, state: State, seat: int) -> SeatView:
+        """What ``seat`` may know of ``state`` (``view.view``)."""
+        return view(state, seat)
+
+    def decode_view(self, observation: np.ndarray, config: Config) -> SeatView:
+        """The seat view an observation encodes (``observe.decode``, the exact inverse of
+        the observation's encoding); ``config`` is the game's."""
+        return decode(observation, config)
 
     def render_for(self, state: State, viewer: int) -> str:
         """The table as ``viewer`` may see it: only its own hand."""

@@ -4,9 +4,11 @@ Seats are relative: index 0 is the observing seat, then the others in turn order
 (to its left). Everything here is public or the seat's own; the deck order, other
 hands, other players' face-down cards and the bag order never appear.
 
-:func:`write_plain` fills the layout's named views straight from the state, one piece
-after the other; it is the definition of the observation. The env uses the cached
-writer of :mod:`.observe_cache`, which must give the same bytes (its tests compare).
+The observation is the seat's :class:`~.view.SeatView` written as floats:
+:func:`encode` fills the layout's named views from a view, one piece after the other,
+and is the definition of the observation; :func:`write_plain` is ``encode(view(state,
+seat))`` and :func:`decode` its exact inverse. The env uses the cached writer of
+:mod:`.observe_cache`, which must give the same bytes (its tests compare).
 """
 
 from __future__ import annotations
@@ -15,7 +17,16 @@ import numpy as np
 
 from envs.core.observer import ObservationLayout, Values
 
-from .cards_table import CARD_FEATURE_NAMES, CARD_FEATURES, card_table
+from .cards_table import (
+    CARD_FEATURE_NAMES,
+    CARD_FEATURES,
+    Card,
+    card_features,
+    card_of_features,
+    card_table,
+    pile_features,
+    pile_of_features,
+)
 from .config import Config
 from .data import (
     ANIMALS,
@@ -42,6 +53,7 @@ from .data import (
     YELLOW,
 )
 from .rules import Decision, State
+from .view import PLAYER_NUMBERS, PlayerView, SeatView, TableView, view
 
 TABLEAU_FEATURES = CARD_FEATURES + 1  # plus "a scuba diver is on this card"
 TABLEAU_FEATURE_NAMES = (*CARD_FEATURE_NAMES, "diver")
@@ -98,7 +110,7 @@ def most_eyes(config: Config) -> int:
 
 # the per-seat numbers (the ``player`` piece): what each is divided by and the most it
 # can be (a count, or a function of the config); their values come from
-# player_columns(), in this order
+# view.player_columns(), in this order ("present", then a PlayerView's numbers)
 PLAYER_COLUMNS = {
     "present": (1, 1), "captain": (1, 1),
     "fuel_ready": (MAX_FUEL, FUEL_TOKENS_PER_PLAYER),
@@ -114,9 +126,7 @@ PLAYER_COLUMNS = {
 }  # fmt: skip
 PLAYER_SCALE = {name: scale for name, (scale, _) in PLAYER_COLUMNS.items()}
 PLAYER_FEATURES = tuple(PLAYER_SCALE)
-# the player features a seat sees truly for itself while keeps are secret (the others
-# see them as before its keeps; own_counts() gives them)
-OWN_COUNTS = ("hand_size", "kept_face_down", "fuel_ready", "fuel_used")
+assert PLAYER_FEATURES == ("present", *PLAYER_NUMBERS), "a column per PlayerView number"
 
 
 def player_high(config: Config) -> list[float]:
@@ -167,114 +177,126 @@ LAYOUT = ObservationLayout([
 OBSERVATION_SIZE = LAYOUT.size
 # the pieces write_table() fills: they depend on the table alone, not on the observer
 TABLE_PIECES = ("round", "turn", "players", "variants", "kraken", "deck", "bag", "discards")
-_PLACED = (Decision.DIVER, Decision.UPGRADE)  # decisions about the card being placed
+_TABLEAU_SHAPE = (MAX_PLAYERS, NUM_ROUNDS, MAX_ROW)  # a tableau slot per seat, round, column
 
 
 def write_plain(state: State, seat: int, out: np.ndarray) -> None:
-    """Write ``seat``'s view of ``state`` into the float32 vector ``out``, every value
-    computed from the state (the seat pieces rotated so that row 0 is ``seat``)."""
+    """Write ``seat``'s observation of ``state`` into the float32 vector ``out``: its
+    :func:`~.view.view` encoded (:func:`encode`)."""
+    encode(view(state, seat), out)
+
+
+def encode(seen: SeatView, out: np.ndarray) -> None:
+    """Write the view ``seen`` into the float32 vector ``out`` (every value of it): the
+    definition of the observation."""
     out[:] = 0.0
     v = LAYOUT.views(out)
-    n, features = state.num_players, state.table.features
-    if not state.over:
-        v["decision"][seen_decision(state, seat)] = 1.0
-        v["actor"][(state.actor - seat) % n] = 1.0
-        card = placing_card(state)
-        if card is not None:
-            v["placing"][:] = features[card]
-    for name, cards in (("hand", state.hands[seat]), ("kept", state.kept[seat]),
-                        ("passed", state.passed[seat])):
+    if seen.decision is not None:
+        v["decision"][seen.decision] = 1.0
+        v["actor"][seen.actor] = 1.0
+    if seen.placing is not None:
+        v["placing"][:] = card_features(seen.placing)
+    for name, cards in (("hand", seen.hand), ("kept", seen.kept), ("passed", seen.passed)):
         if cards:
-            v[name][: len(cards)] = features[cards]
-    write_table(state, v)
-    eyes = [sum(state.table.eyes[c] for c in rows[state.round]) for rows in state.rows]
-    animal = state.table.animal
-    kinds = [len({animal[c] for row in rows for c in row if animal[c] >= 0})
-             for rows in state.rows]
-    columns = player_columns(state, eyes, kinds)
-    if state.choosing():
-        for name, value in zip(OWN_COUNTS, own_counts(state, seat)):
-            i = PLAYER_FEATURES.index(name)
-            columns[i] = [*columns[i][:seat], value, *columns[i][seat + 1 :]]  # (a copy)
-    for k in range(n):
-        s = (seat + k) % n
-        for part, level in enumerate(state.levels[s]):
+            v[name][: len(cards)] = list(map(card_features, cards))
+    write_table(seen.table, v)
+    scales = PLAYER_SCALE.values()
+    for k, player in enumerate(seen.players):
+        for part, level in enumerate(player.levels):
             v["levels"][k, part, level - 1] = 1.0
-        v["player"][k] = [column[s] / scale
-                          for column, scale in zip(columns, PLAYER_SCALE.values())]
-        for r, row in enumerate(state.rows[s]):
+        numbers = (1, *player[: len(PLAYER_NUMBERS)])  # "present", then the numbers
+        v["player"][k] = [value / scale for value, scale in zip(numbers, scales)]
+        for r, row in enumerate(player.rows):
             if row:
-                v["tableau"][k, r, : len(row), :-1] = features[row]
-        for r, c in state.divers[s]:
+                v["tableau"][k, r, : len(row), :-1] = list(map(card_features, row))
+        for r, c in player.divers:
             v["tableau"][k, r, c, -1] = 1.0
 
 
-def seen_decision(state: State, seat: int) -> int:
-    """The pending decision as ``seat`` sees it: how many cards another player keeps is
-    secret, so another's extra keep shows as a plain keep."""
-    if state.decision == Decision.KEEP_MORE and state.actor != seat:
-        return Decision.KEEP
-    return state.decision
-
-
-def placing_card(state: State) -> int | None:
-    """The card the pending diver or upgrade decision is about (None: no such decision)."""
-    if state.placing and state.decision in _PLACED:
-        return state.placing[0][1]
-    return None
-
-
-def write_table(state: State, v: dict[str, np.ndarray]) -> None:
+def write_table(table: TableView, v: dict[str, np.ndarray]) -> None:
     """The :data:`TABLE_PIECES` (the same for every observer) into zeroed views ``v``.
-    The cache rewrites them when :func:`table_key` changes."""
-    rnd, pile = state.round, state.discards[state.round]
-    v["round"][rnd] = 1.0
-    v["turn"][min(state.turn, TURNS_PER_ROUND - 1)] = 1.0
-    v["players"][state.num_players - MIN_PLAYERS] = 1.0
-    v["variants"][:] = not state.captain_mode, state.config.troubled_waters
-    known = state.over or state.config.kraken.mode == "fixed"
-    for size, value in enumerate(state.kraken):
-        if known or size < rnd:  # a token is turned over when its round is scored
+    The cache rewrites them when :func:`~.view.table_key` changes."""
+    v["round"][table.round] = 1.0
+    v["turn"][table.turn] = 1.0
+    v["players"][table.num_players - MIN_PLAYERS] = 1.0
+    v["variants"][:] = table.two_player_turn, table.troubled_waters
+    for size, value in enumerate(table.kraken):
+        if value is not None:
             v["kraken"][size] = 1.0, value / KRAKEN_SCALE
-    v["deck"][:] = len(state.decks[rnd]) / DECK_SCALE, len(pile) / DECK_SCALE
-    v["bag"][0] = len(state.bag) / BAG_SCALE
-    if pile:
-        v["discards"][:] = state.table.features[pile].sum(axis=0) / DISCARD_SCALE
+    pile = table.discards
+    v["deck"][:] = table.deck / DECK_SCALE, pile.cards / DECK_SCALE
+    v["bag"][0] = table.bag / BAG_SCALE
+    if pile.cards:
+        v["discards"][:] = np.asarray(pile_features(pile), np.float32) / DISCARD_SCALE
 
 
-def table_key(state: State) -> tuple:
-    """Every state value :func:`write_table` reads that can change in play."""
-    rnd = state.round
-    return (rnd, state.turn, state.over, len(state.decks[rnd]), tuple(state.discards[rnd]),
-            len(state.bag), *state.kraken)
+# --------------------------------------------------------------------- decoding
+_START = {name: a for name, (a, _, _) in LAYOUT.offsets.items()}
+_CARD_BYTES = CARD_FEATURES * 4  # a card's float32 features as bytes
+_PRESENT = CARD_FEATURE_NAMES.index("present")
+# the float index of each card slot's first feature: of the own card pieces, and of the
+# tableau by seat, round and column
+_SLOTS = {name: _START[name] + CARD_FEATURES * np.arange(LAYOUT.offsets[name][2][0])
+          for name in ("hand", "kept", "passed")}
+_CELLS = _START["tableau"] + TABLEAU_FEATURES * np.arange(np.prod(_TABLEAU_SHAPE)).reshape(
+    _TABLEAU_SHAPE)
+_DIVIDERS = np.array(list(PLAYER_SCALE.values()), np.float64)
+_seen_cards: dict[bytes, Card] = {}  # a card's feature bytes -> the card (filled as met)
 
 
-def player_columns(state: State, eyes: list[int], kinds: list[int]) -> list[list]:
-    """Each player feature (:data:`PLAYER_SCALE` order) as a list over the seats in
-    absolute order, undivided, as the other players see them; ``eyes`` and ``kinds``
-    are each seat's eyes in this round's row and animal kinds collected."""
-    n = state.num_players
-    if state.choosing():
-        hands, kept, ready, used = state.public_counts()
-    else:
-        hands, kept = list(map(len, state.hands)), list(map(len, state.kept))
-        ready, used = state.fuel_ready, state.fuel_used
-    return [
-        _PRESENT[n], _CAPTAINS[n][state.captain if state.captain_mode else -1], ready,
-        state.fuel_fresh, used,
-        state.divers_ready, list(map(len, state.divers)), state.green, state.yellow,
-        state.score, hands, kept, eyes, kinds,
-    ]  # fmt: skip
+def _card(raw: bytes, at: int) -> Card:
+    """The card whose features start at float index ``at`` of the observation ``raw``."""
+    chunk = raw[4 * at : 4 * at + _CARD_BYTES]
+    card = _seen_cards.get(chunk)
+    if card is None:
+        card = _seen_cards[chunk] = card_of_features(np.frombuffer(chunk, np.float32).tolist())
+    return card
 
 
-def own_counts(state: State, seat: int) -> tuple[int, int, int, int]:
-    """``seat``'s true :data:`OWN_COUNTS`, which only it knows while keeps are secret."""
-    return (len(state.hands[seat]), len(state.kept[seat]), state.fuel_ready[seat],
-            state.fuel_used[seat])
+def _one_hot(values: np.ndarray) -> int | None:
+    """The index of the one hot value (None: all zero)."""
+    at = int(values.argmax())
+    return at if values[at] else None
 
 
-# the ``present`` column, and the ``captain`` column by Captain seat (index -1: none,
-# a two-player-turn game), by player count; shared, read-only
-_PRESENT = {n: [1] * n for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
-_CAPTAINS = {n: [[p == c for p in range(n)] for c in range(n)] + [[False] * n]
-             for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+def decode(observation: np.ndarray, config: Config) -> SeatView:
+    """The :class:`~.view.SeatView` that ``observation`` (a seat's float32 observation,
+    written by :func:`encode`) encodes: its exact inverse. ``config`` is the game's (the
+    observation holds its public facts that change, not the component tables)."""
+    v = LAYOUT.views(observation)
+    raw = observation.tobytes()
+    decision = _one_hot(v["decision"])
+    actor = None if decision is None else _one_hot(v["actor"])
+    placing = _card(raw, _START["placing"]) if v["placing"][_PRESENT] else None
+    own = {}  # the cards fill their piece's first slots
+    for name, slots in _SLOTS.items():
+        count = int(observation[slots + _PRESENT].sum())
+        own[name] = tuple(_card(raw, at) for at in slots[:count].tolist())
+    table = decode_table(v)
+    n = table.num_players
+    numbers = np.rint(v["player"][:n] * _DIVIDERS).astype(int).tolist()
+    levels = (v["levels"][:n].argmax(axis=-1) + 1).tolist()
+    lengths = observation[_CELLS[:n] + _PRESENT].sum(axis=-1).astype(int).tolist()
+    divers = np.argwhere(observation[_CELLS[:n] + CARD_FEATURES]).tolist()  # (seat, round, slot)
+    players = []
+    for k in range(n):
+        rows = tuple(tuple(_card(raw, at) for at in _CELLS[k, r, :count].tolist())
+                     for r, count in enumerate(lengths[k]))
+        placed = tuple((r, c) for seat, r, c in divers if seat == k)
+        _, captain, *rest = numbers[k]  # "present", "captain", then the counts
+        players.append(PlayerView(bool(captain), *rest, tuple(levels[k]), rows, placed))
+    return SeatView(None if decision is None else Decision(decision), actor, own["hand"],
+                    own["kept"], own["passed"], placing, table, tuple(players), config)
+
+
+def decode_table(v: dict[str, np.ndarray]) -> TableView:
+    """The :class:`~.view.TableView` that the :data:`TABLE_PIECES` of views ``v`` hold."""
+    kraken = tuple(round(float(value) * KRAKEN_SCALE) if known else None
+                   for known, value in v["kraken"].tolist())
+    deck, _ = (v["deck"].astype(np.float64) * DECK_SCALE).tolist()
+    pile = pile_of_features((v["discards"].astype(np.float64) * DISCARD_SCALE).tolist())
+    two_player_turn, troubled_waters = v["variants"].tolist()
+    return TableView(_one_hot(v["round"]), _one_hot(v["turn"]),
+                     MIN_PLAYERS + _one_hot(v["players"]), bool(two_player_turn),
+                     bool(troubled_waters), kraken, round(deck), pile,
+                     round(float(v["bag"][0]) * BAG_SCALE))

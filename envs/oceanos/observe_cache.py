@@ -8,11 +8,11 @@ tableau twice over (:class:`~envs.core.observer.SeatRows`), so that the rows see
 observer are one contiguous run, and the player features once (:class:`SeatRowsOnce`,
 two runs), as they are written one value at a time. It also keeps the table pieces
 (:data:`.observe.TABLE_PIECES`) as bytes, rewritten by :func:`.observe.write_table`
-when :func:`.observe.table_key` changes.
+(from :func:`.view.table_view`) when :func:`.view.table_key` changes.
 
 :meth:`ObsCache.update` rewrites only what changed: rows of cards only grow and divers
 are never removed, so only the new ones are copied in (a row that shrank makes the
-writer start a new cache); the player features (:func:`.observe.player_columns`) and
+writer start a new cache); the player features (:func:`.view.player_columns`) and
 levels are compared with the copy they were last written from. A cache serves the
 state that made it alone: a loaded, cloned or copied state builds its own.
 """
@@ -41,17 +41,14 @@ from .data import (
 )
 from .observe import (
     LAYOUT,
-    OWN_COUNTS,
     PLAYER_FEATURES,
     PLAYER_SCALE,
     TABLE_PIECES,
     TABLEAU_FEATURES,
-    own_counts,
-    player_columns,
-    table_key,
     write_table,
 )
 from .rules import Decision, State
+from .view import OWN_COUNTS, own_counts, player_columns, table_key, table_view
 
 __all__ = ["ObsCache", "write_observation"]
 
@@ -178,7 +175,7 @@ class ObsCache(StateCache):
     def new_table(self, state: State, key: tuple) -> bytes:
         """The table pieces as float32 bytes, rewritten for a new ``table_key``."""
         _SCRATCH[_TABLE:_TABLE_END] = 0.0
-        write_table(state, _SCRATCH_VIEWS)
+        write_table(table_view(state), _SCRATCH_VIEWS)
         self.table, self.table_key = _SCRATCH[_TABLE:_TABLE_END].tobytes(), key
         return self.table
 
@@ -292,9 +289,9 @@ def write_observation(state: State, seat: int, out: np.ndarray) -> None:
         decision, actor = state.decision, state.actor
         choosing = decision == _KEEP or decision == _KEEP_MORE
         if decision == _KEEP_MORE and actor != seat:
-            decision = _KEEP  # as seen_decision(): another's extra keeps are secret
+            decision = _KEEP  # as view.seen_decision(): another's extra keeps are secret
         pending = _PENDING[decision][(actor - seat) % n]
-        placed = state.placing and state.decision in _PLACED  # as placing_card()
+        placed = state.placing and state.decision in _PLACED  # as view.placing_card()
         placing = card(state.placing[0][1]) if placed else _NO_CARD
     table = cache.table
     key = table_key(state)
