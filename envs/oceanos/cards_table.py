@@ -3,6 +3,7 @@ and a card's faces as a :class:`Card` with its observation features."""
 
 from __future__ import annotations
 
+import math
 from functools import cache, lru_cache
 from typing import NamedTuple
 
@@ -51,16 +52,36 @@ def card_features(card: Card) -> tuple[float, ...]:
     return tuple(f)
 
 
+# Every card there can be, numbered by a code that is a linear function of its features
+# (CODE_WEIGHTS), so that a decoder reads many cards at once with one matrix product.
+# The code counts (animal + 1, corals, chest, eyes, crystal, base) in mixed radix.
+_RADIX = (len(ANIMALS) + 1, MAX_CORALS_PER_CARD + 1, 2, MAX_EYES_PER_CARD + 1, 3, 2)
+_PLACE = [math.prod(_RADIX[:k]) for k in range(len(_RADIX))]  # each field's place value
+
+
+def card_code(card: Card) -> int:
+    """``card``'s number among :data:`CARD_OF_CODE`."""
+    digits = (card.animal + 1, card.corals, card.chest, card.eyes, card.crystal, card.base)
+    return sum(digit * place for digit, place in zip(digits, _PLACE))
+
+
+def _card_of_code(code: int) -> Card:
+    animal, *rest = (code // place % radix for place, radix in zip(_PLACE, _RADIX))
+    return Card(animal - 1, *rest)
+
+
+CARD_OF_CODE = [_card_of_code(code) for code in range(math.prod(_RADIX))]
+# card_features(card) @ CODE_WEIGHTS == card_code(card), exactly in float32 (halves and
+# small whole numbers)
+CODE_WEIGHTS = np.zeros(CARD_FEATURES, np.float32)
+CODE_WEIGHTS[: len(ANIMALS)] = np.arange(1, len(ANIMALS) + 1) * _PLACE[0]
+CODE_WEIGHTS[[_CORALS, _CHEST, _EYES]] = (_PLACE[1] * CORAL_SCALE, _PLACE[2], _PLACE[3] * EYE_SCALE)
+CODE_WEIGHTS[[_GREEN, _YELLOW, _BASE]] = (_PLACE[4] * GREEN, _PLACE[4] * YELLOW, _PLACE[5])
+
+
 def card_of_features(f) -> Card:
     """The inverse of :func:`card_features`: the card a (float32) feature row shows."""
-    animal = NO_ANIMAL
-    for a in range(len(ANIMALS)):
-        if f[a]:
-            animal = a
-            break
-    crystal = GREEN if f[_GREEN] else YELLOW if f[_YELLOW] else 0
-    return Card(animal, round(f[_CORALS] * CORAL_SCALE), round(f[_CHEST]),
-                round(f[_EYES] * EYE_SCALE), crystal, round(f[_BASE]))
+    return CARD_OF_CODE[round(float(np.dot(np.asarray(f, np.float32), CODE_WEIGHTS)))]
 
 
 class Pile(NamedTuple):

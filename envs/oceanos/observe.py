@@ -20,11 +20,13 @@ from envs.core.observer import ObservationLayout, Values
 from .cards_table import (
     CARD_FEATURE_NAMES,
     CARD_FEATURES,
+    CARD_OF_CODE,
+    CODE_WEIGHTS,
     Card,
     card_features,
-    card_of_features,
     card_table,
     pile_features,
+    pile_of,
     pile_of_features,
 )
 from .config import Config
@@ -232,71 +234,91 @@ def write_table(table: TableView, v: dict[str, np.ndarray]) -> None:
 
 # --------------------------------------------------------------------- decoding
 _START = {name: a for name, (a, _, _) in LAYOUT.offsets.items()}
-_CARD_BYTES = CARD_FEATURES * 4  # a card's float32 features as bytes
 _PRESENT = CARD_FEATURE_NAMES.index("present")
-# the float index of each card slot's first feature: of the own card pieces, and of the
-# tableau by seat, round and column
-_SLOTS = {name: _START[name] + CARD_FEATURES * np.arange(LAYOUT.offsets[name][2][0])
-          for name in ("hand", "kept", "passed")}
-_CELLS = _START["tableau"] + TABLEAU_FEATURES * np.arange(np.prod(_TABLEAU_SHAPE)).reshape(
-    _TABLEAU_SHAPE)
+_DIVER = CARD_FEATURES  # a tableau slot's diver flag follows its card features
+# A card slot's code is a linear function of its features, exact in float32 (sums of
+# halves and small whole numbers): 0 when the slot is empty, else 1 + 2 * the card's
+# cards_table.card_code; _CARD_IN_SLOT turns it back into the card (None: empty).
+_SLOT_WEIGHTS = 2 * CODE_WEIGHTS
+_SLOT_WEIGHTS[_PRESENT] = 1
+_TABLEAU_WEIGHTS = np.append(_SLOT_WEIGHTS, np.float32(0))  # the diver flag aside
+_CARD_IN_SLOT = [code % 2 and CARD_OF_CODE[code // 2] or None
+                 for code in range(2 * len(CARD_OF_CODE))]
+_card_in_slot = _CARD_IN_SLOT.__getitem__
+
+
+def _filled(codes: list[int]) -> tuple[Card, ...]:
+    """The cards of some slots' codes (the cards fill the first slots)."""
+    return tuple(map(_card_in_slot, codes[: len(codes) - codes.count(0)]))
+
+
+# the own card pieces and the card being placed follow each other: their card slots
+# are one run
+_PIECES = ("hand", "kept", "passed", "placing")
+_OWN = slice(_START["hand"], LAYOUT.offsets["placing"][1])
+_RUNS = np.cumsum([0] + [np.prod(LAYOUT.offsets[name][2][:-1], dtype=int)
+                         for name in _PIECES]).tolist()
+assert _OWN.stop - _OWN.start == _RUNS[-1] * CARD_FEATURES, "the own pieces follow each other"
+_TABLEAU = LAYOUT.slice("tableau")
+_PER_SEAT = NUM_ROUNDS * MAX_ROW  # tableau slots of a seat
 _DIVIDERS = np.array(list(PLAYER_SCALE.values()), np.float64)
-_seen_cards: dict[bytes, Card] = {}  # a card's feature bytes -> the card (filled as met)
+_ACTOR, _HAND = _START["actor"], _START["hand"]  # the decision piece ends where actor starts
+_TABLE, _TABLE_END = _START[TABLE_PIECES[0]], LAYOUT.offsets[TABLE_PIECES[-1]][1]
+_LEVELS, _PLAYERS = LAYOUT.slice("levels"), LAYOUT.slice("player")
+_LEVEL_SHAPE, _PLAYER_SHAPE = LAYOUT.offsets["levels"][2], LAYOUT.offsets["player"][2]
+_LEVEL_VALUES = np.arange(1, MAX_LEVEL + 1, dtype=np.float32)  # a level's one-hot @ this
 
 
-def _card(raw: bytes, at: int) -> Card:
-    """The card whose features start at float index ``at`` of the observation ``raw``."""
-    chunk = raw[4 * at : 4 * at + _CARD_BYTES]
-    card = _seen_cards.get(chunk)
-    if card is None:
-        card = _seen_cards[chunk] = card_of_features(np.frombuffer(chunk, np.float32).tolist())
-    return card
+def _hot(values: list[float]) -> int | None:
+    """The index of the one hot value of a one-hot list (None: all zero)."""
+    return values.index(1.0) if 1.0 in values else None
 
 
-def _one_hot(values: np.ndarray) -> int | None:
-    """The index of the one hot value (None: all zero)."""
-    at = int(values.argmax())
-    return at if values[at] else None
-
-
-def decode(observation: np.ndarray, config: Config) -> SeatView:
+def decode(observation: np.ndarray, config: Config | None) -> SeatView:
     """The :class:`~.view.SeatView` that ``observation`` (a seat's float32 observation,
-    written by :func:`encode`) encodes: its exact inverse. ``config`` is the game's (the
-    observation holds its public facts that change, not the component tables)."""
-    v = LAYOUT.views(observation)
-    raw = observation.tobytes()
-    decision = _one_hot(v["decision"])
-    actor = None if decision is None else _one_hot(v["actor"])
-    placing = _card(raw, _START["placing"]) if v["placing"][_PRESENT] else None
-    own = {}  # the cards fill their piece's first slots
-    for name, slots in _SLOTS.items():
-        count = int(observation[slots + _PRESENT].sum())
-        own[name] = tuple(_card(raw, at) for at in slots[:count].tolist())
-    table = decode_table(v)
+    written by :func:`encode`) encodes: its exact inverse. ``config`` is the game's,
+    which the view holds (the observation holds the public facts that change)."""
+    head = observation[:_HAND].tolist()
+    decision = _hot(head[:_ACTOR])
+    actor = None if decision is None else _hot(head[_ACTOR:])
+    table = decode_table(observation[_TABLE:_TABLE_END].tolist())
     n = table.num_players
-    numbers = np.rint(v["player"][:n] * _DIVIDERS).astype(int).tolist()
-    levels = (v["levels"][:n].argmax(axis=-1) + 1).tolist()
-    lengths = observation[_CELLS[:n] + _PRESENT].sum(axis=-1).astype(int).tolist()
-    divers = np.argwhere(observation[_CELLS[:n] + CARD_FEATURES]).tolist()  # (seat, round, slot)
-    players = []
-    for k in range(n):
-        rows = tuple(tuple(_card(raw, at) for at in _CELLS[k, r, :count].tolist())
-                     for r, count in enumerate(lengths[k]))
-        placed = tuple((r, c) for seat, r, c in divers if seat == k)
-        _, captain, *rest = numbers[k]  # "present", "captain", then the counts
-        players.append(PlayerView(bool(captain), *rest, tuple(levels[k]), rows, placed))
-    return SeatView(None if decision is None else Decision(decision), actor, own["hand"],
-                    own["kept"], own["passed"], placing, table, tuple(players), config)
+    own = (observation[_OWN].reshape(-1, CARD_FEATURES) @ _SLOT_WEIGHTS).astype(np.intp).tolist()
+    hand, kept, passed, placing = [_filled(own[a:b]) for a, b in zip(_RUNS, _RUNS[1:])]
+    cells = observation[_TABLEAU].reshape(-1, TABLEAU_FEATURES)[: n * _PER_SEAT]
+    codes = (cells @ _TABLEAU_WEIGHTS).astype(np.intp).tolist()
+    divers = np.flatnonzero(cells[:, _DIVER]).tolist()  # by seat, round, slot
+    numbers = np.rint(observation[_PLAYERS].reshape(_PLAYER_SHAPE)[:n] * _DIVIDERS).astype(
+        int).tolist()
+    levels = (observation[_LEVELS].reshape(_LEVEL_SHAPE)[:n] @ _LEVEL_VALUES).astype(int).tolist()
+    rows = [_filled(codes[at : at + MAX_ROW]) for at in range(0, n * _PER_SEAT, MAX_ROW)]
+    placed = [[] for _ in range(n)]
+    for i in divers:
+        placed[i // _PER_SEAT].append(divmod(i % _PER_SEAT, MAX_ROW))
+    players = tuple([
+        PlayerView._make((bool(numbers[k][1]), *numbers[k][2:], tuple(levels[k]),
+                          tuple(rows[k * NUM_ROUNDS : (k + 1) * NUM_ROUNDS]), tuple(placed[k])))
+        for k in range(n)])  # numbers: "present", "captain", then the counts
+    return SeatView(None if decision is None else Decision(decision), actor, hand, kept, passed,
+                    placing[0] if placing else None, table, players, config)
 
 
-def decode_table(v: dict[str, np.ndarray]) -> TableView:
-    """The :class:`~.view.TableView` that the :data:`TABLE_PIECES` of views ``v`` hold."""
-    kraken = tuple(round(float(value) * KRAKEN_SCALE) if known else None
-                   for known, value in v["kraken"].tolist())
-    deck, _ = (v["deck"].astype(np.float64) * DECK_SCALE).tolist()
-    pile = pile_of_features((v["discards"].astype(np.float64) * DISCARD_SCALE).tolist())
-    two_player_turn, troubled_waters = v["variants"].tolist()
-    return TableView(_one_hot(v["round"]), _one_hot(v["turn"]),
-                     MIN_PLAYERS + _one_hot(v["players"]), bool(two_player_turn),
-                     bool(troubled_waters), kraken, round(deck), pile,
-                     round(float(v["bag"][0]) * BAG_SCALE))
+def decode_table(values: list[float]) -> TableView:
+    """The :class:`~.view.TableView` that the :data:`TABLE_PIECES`\\ ' ``values`` hold."""
+    kraken = values[_KRAKEN]  # per size: known, value
+    kraken = tuple(round(value * KRAKEN_SCALE) if known else None
+                   for known, value in zip(kraken[0::2], kraken[1::2]))
+    discards = values[_DISCARDS]
+    pile = pile_of_features([x * DISCARD_SCALE for x in discards]) if any(discards) else _NO_PILE
+    return TableView(values[_ROUND].index(1.0), values[_TURN].index(1.0),
+                     MIN_PLAYERS + values[_COUNT].index(1.0), bool(values[_VARIANTS]),
+                     bool(values[_VARIANTS + 1]), kraken, round(values[_DECK] * DECK_SCALE),
+                     pile, round(values[_BAG] * BAG_SCALE))
+
+
+# where each table piece lies in the table pieces' values
+_ROUND, _TURN, _COUNT, _KRAKEN, _DISCARDS = (
+    slice(LAYOUT.offsets[name][0] - _TABLE, LAYOUT.offsets[name][1] - _TABLE)
+    for name in ("round", "turn", "players", "kraken", "discards"))
+_VARIANTS, _DECK, _BAG = (_START[name] - _TABLE for name in ("variants", "deck", "bag"))
+_NO_PILE = pile_of([])

@@ -38,7 +38,7 @@ def propeller_stars(propeller_level: int) -> int:
 
 def row_eyes(row: list[int], table) -> int:
     """Kraken eyes on one row of cards."""
-    return sum(table.eyes[c] for c in row)
+    return sum(map(table.eyes.__getitem__, row))
 
 
 def kraken_losers(eyes: list[int]) -> list[int]:

@@ -20,11 +20,12 @@ it), and ``observe.decode`` reads a view back from an observation exactly:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from . import scoring
-from .cards_table import Card, Pile, pile_of
+from .cards_table import Card, CardTable, Pile, pile_of
 from .config import Config
 from .data import MAX_PLAYERS, MIN_PLAYERS, TURNS_PER_ROUND
 from .rules import Decision, State, turn_orders
@@ -84,32 +85,30 @@ class SeatView:
     placing: Card | None  # the card a diver or upgrade decision is about
     table: TableView
     players: tuple[PlayerView, ...]  # relative seats: 0 is this one
-    config: Config = field(hash=False)  # every component table is public
+    config: Config | None = field(hash=False)  # public; None in a view decoded without it
 
 
 def view(state: State, seat: int) -> SeatView:
     """What ``seat`` may know of ``state``."""
-    n, cards = state.num_players, state.table.cards
+    n, card = state.num_players, state.table.cards.__getitem__
     decision = actor = placing = None
     if not state.over:
         decision, actor = seen_decision(state, seat), (state.actor - seat) % n
-        card = placing_card(state)
-        if card is not None:
-            placing = cards[card]
-    columns = player_columns(state, *eyes_and_kinds(state))
-    seats = list(zip(*columns))  # each seat's numbers, "present" first
-    players = []
-    for s in turn_orders(n)[seat]:
-        numbers = seats[s][1:]
-        if s == seat and state.choosing():
-            numbers = own_numbers(numbers, own_counts(state, seat))
-        rows = tuple(tuple(map(cards.__getitem__, row)) for row in state.rows[s])
-        players.append(PlayerView(*numbers, tuple(state.levels[s]), rows,
-                                  tuple(sorted(map(tuple, state.divers[s])))))
-    return SeatView(decision, actor, tuple(map(cards.__getitem__, state.hands[seat])),
-                    tuple(map(cards.__getitem__, state.kept[seat])),
-                    tuple(map(cards.__getitem__, state.passed[seat])), placing,
-                    table_view(state), tuple(players), state.config)
+        placed = placing_card(state)
+        if placed is not None:
+            placing = card(placed)
+    seats = list(zip(*player_columns(state, *eyes_and_kinds(state))))  # "present" first
+    if state.choosing():
+        seats[seat] = (1, *own_numbers(seats[seat][1:], own_counts(state, seat)))
+    players = tuple([
+        PlayerView._make((*seats[s][1:], tuple(state.levels[s]),
+                          tuple([tuple(map(card, row)) for row in state.rows[s]]),
+                          tuple(sorted(state.divers[s]))))
+        for s in turn_orders(n)[seat]
+    ])
+    return SeatView(decision, actor, tuple(map(card, state.hands[seat])),
+                    tuple(map(card, state.kept[seat])), tuple(map(card, state.passed[seat])),
+                    placing, table_view(state), players, state.config)
 
 
 def seen_decision(state: State, seat: int) -> int:
@@ -133,14 +132,21 @@ def placing_card(state: State) -> int | None:
 def table_view(state: State) -> TableView:
     """The :class:`TableView` of ``state``: a Kraken token is turned over when its round
     is scored (all of them once the game is over, or from the start when fixed)."""
-    rnd, cards = state.round, state.table.cards
+    rnd = state.round
     known = state.over or state.config.kraken.mode == "fixed"
     kraken = tuple(value if known or size < rnd else None
                    for size, value in enumerate(state.kraken))
     return TableView(rnd, min(state.turn, TURNS_PER_ROUND - 1), state.num_players,
                      not state.captain_mode, state.config.troubled_waters, kraken,
-                     len(state.decks[rnd]), pile_of(map(cards.__getitem__, state.discards[rnd])),
+                     len(state.decks[rnd]), _pile(state.table, tuple(state.discards[rnd])),
                      len(state.bag))
+
+
+@functools.lru_cache(maxsize=1024)
+def _pile(table: CardTable, ids: tuple[int, ...]) -> Pile:
+    """The :class:`Pile` of these cards of ``table`` (a pile changes once a turn at most,
+    and a view is built at every decision)."""
+    return pile_of(map(table.cards.__getitem__, ids))
 
 
 def table_key(state: State) -> tuple:

@@ -103,3 +103,22 @@ def test_while_keeps_are_secret_others_see_the_counts_from_before():
         me = view(state, chooser).players[0]
         them = view(state, (chooser + 1) % 3).players[2]
         assert (me.kept_face_down, me.fuel_used, them.kept_face_down, them.fuel_used) == (2, 1, 0, 0)
+
+
+def test_every_card_there_can_be_decodes_from_its_features():
+    from envs.oceanos.cards_table import (
+        CARD_OF_CODE,
+        card_code,
+        card_features,
+        card_of_features,
+        pile_features,
+        pile_of,
+        pile_of_features,
+    )
+
+    assert len(set(CARD_OF_CODE)) == len(CARD_OF_CODE)
+    for code, card in enumerate(CARD_OF_CODE):
+        assert card_code(card) == code
+        assert card_of_features(np.asarray(card_features(card), np.float32)) == card
+    pile = pile_of(CARD_OF_CODE[::7])
+    assert pile_of_features(pile_features(pile)) == pile
