@@ -1,7 +1,7 @@
 """Does greedy play better with other value weights? A sweep against a fixed opponent.
 
 Each named weight (a module constant of the game's greedy modules,
-``agents/greedy/<game>*.py``) is scaled in turn by each of ``--scales``, or one variant
+``agents/greedy/<game>*.py``, or a field of such a module's ``WEIGHTS`` dataclass) is scaled in turn by each of ``--scales``, or one variant
 takes the changes given with ``--set NAME=VALUE``. Every variant plays greedy in one
 seat (seat = seed mod players) against ``--opponent`` players on the same seeds, next
 to an unchanged copy (``stock``), whose score shows the noise of the seed set. A
@@ -21,6 +21,7 @@ against greedy, is ``tools/otys_teachers.py weights``.)
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import pkgutil
 from multiprocessing import Pool
@@ -43,7 +44,15 @@ def stock_value(game: str, weight: str) -> float:
     for module in greedy_modules(game):
         if isinstance(getattr(module, weight, None), int | float):
             return getattr(module, weight)
+        if isinstance(getattr(_weights(module), weight, None), int | float):
+            return getattr(module.WEIGHTS, weight)
     raise SystemExit(f"no weight {weight!r} in the {game} greedy modules")
+
+
+def _weights(module):
+    """The module's ``WEIGHTS`` dataclass instance, or None."""
+    weights = getattr(module, "WEIGHTS", None)
+    return weights if dataclasses.is_dataclass(weights) else None
 
 
 def play_variant(job: tuple) -> tuple[str, int, int]:
@@ -54,6 +63,8 @@ def play_variant(job: tuple) -> tuple[str, int, int]:
         for weight, value in changes.items():
             if hasattr(module, weight):
                 setattr(module, weight, value)
+            elif hasattr(_weights(module), weight):
+                module.WEIGHTS = dataclasses.replace(module.WEIGHTS, **{weight: value})
     env = envs.make(env_name, num_players=num_players)
     wins = 0
     for seed in seeds:

@@ -91,10 +91,10 @@ class GreedyOceanos(ValuingAgent):
 
     spec = "greedy"
 
-    def __init__(self, weights: Weights = WEIGHTS, config: Config | None = None) -> None:
+    def __init__(self, weights: Weights | None = None, config: Config | None = None) -> None:
         super().__init__()
-        self.weights = weights
-        self.config = config
+        self.weights = WEIGHTS if weights is None else weights  # read when made: a sweep
+        self.config = config  # (tools/greedy_weights.py) swaps the module's WEIGHTS
 
     def action_values(self, observation: dict[str, np.ndarray]) -> dict[int, float]:
         legal = np.flatnonzero(observation["action_mask"]).tolist()

@@ -72,6 +72,12 @@ def test_greedy_weights_scales_each_named_weight():
     assert "{'WIN_VALUE': 20.0}" in out  # the stock 10.0, doubled
 
 
+def test_greedy_weights_scales_a_field_of_the_weights_dataclass():
+    out = run_tool("tools/greedy_weights.py", "oceanos_v0", "2", "--games", "2", "--workers", "1",
+                   "--weights", "upgrade", "--scales", "2")
+    assert "{'upgrade': 6.0}" in out  # Oceanos' Weights.upgrade, 3.0, doubled
+
+
 def test_greedy_weights_refuses_an_unknown_weight():
     result = subprocess.run([sys.executable, "tools/greedy_weights.py", "otontin_v0", "3",
                              "--set", "NO_SUCH_WEIGHT=1"], cwd=ROOT, capture_output=True,
