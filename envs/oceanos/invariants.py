@@ -38,8 +38,6 @@ from .data import (
     AIRLOCK,
     AIRLOCK_DIVERS,
     AQUARIUM_CAPACITY,
-    COCKPIT,
-    COCKPIT_PERISCOPES,
     GREEN,
     KRAKEN_SIZES,
     MAX_DEALT,
@@ -69,6 +67,7 @@ from .rules import (
     ROUND_END,
     TREASURE_PTS,
     Decision,
+    counts_before_keeps,
 )
 
 _CHECKS = FieldChecks("Oceanos")
@@ -280,10 +279,6 @@ def _check_tokens_and_points(s, n: int, rnd: int, over: bool) -> None:
             _bad(f"treasure_values[{p}]", "holds more treasures than chests collected")
 
 
-def _periscopes(s, seat: int) -> int:
-    return COCKPIT_PERISCOPES[s.levels[seat][COCKPIT] - 1]
-
-
 def _check_turn_shape(s, n: int, rnd: int, turn: int, over: bool) -> None:
     """What each step of a turn leaves where: hands, kept cards, the queue, placing."""
     hands, kept, rows, placing = s.hands, s.kept, s.rows, s.placing
@@ -293,7 +288,8 @@ def _check_turn_shape(s, n: int, rnd: int, turn: int, over: bool) -> None:
     placers = [item[0] for item in placing]
     for p in range(n):
         unplaced = len(kept[p]) + sum(1 for q in placers[1:] if q == p)
-        if kept[p] and len(kept[p]) - 1 > s.fuel_used[p]:
+        before = counts_before_keeps(len(hands[p]), len(kept[p]), s.fuel_ready[p], s.fuel_used[p])
+        if before[3] < 0:  # counted back to the keeps' start, less than no Fuel spent
             _bad(f"kept[{p}]", f"holds {len(kept[p])} cards; beyond the first each costs a "
                  f"Fuel token, and {s.fuel_used[p]} were spent")
         # a seat keeps once a turn, plus a card per Fuel token spent: its cards of this
@@ -337,9 +333,9 @@ def _check_turn_shape(s, n: int, rnd: int, turn: int, over: bool) -> None:
         if collected and (hands[p] or kept[p]):
             _bad(f"hands[{p}]" if hands[p] else f"kept[{p}]",
                  "is not empty once the non-Captains' cards are collected")
-        if len(hands[p]) + len(kept[p]) > _periscopes(s, p) + 1:
+        if len(hands[p]) + len(kept[p]) > s.periscopes(p) + 1:
             _bad(f"hands[{p}]", f"holds {len(hands[p])} cards (+{len(kept[p])} kept); seat {p} "
-                 f"is dealt {_periscopes(s, p) + 1}")
+                 f"is dealt {s.periscopes(p) + 1}")
     if not captains:  # the non-Captains choose (before the collection) or place
         if not collected and (hands[cap] or kept[cap]):
             _bad(f"hands[{cap}]", "is not empty before the Captain receives its cards")
@@ -347,7 +343,7 @@ def _check_turn_shape(s, n: int, rnd: int, turn: int, over: bool) -> None:
             _bad(f"hands[{cap}]", f"holds more than the {received} cards passed to the Captain")
         expected = others
     else:
-        most = max(_periscopes(s, cap) + 1, received)
+        most = max(s.periscopes(cap) + 1, received)
         if len(hands[cap]) + len(kept[cap]) > most:
             _bad(f"hands[{cap}]", f"holds {len(hands[cap])} cards (+{len(kept[cap])} kept); "
                  f"the Captain holds at most {most}")
