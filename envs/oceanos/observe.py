@@ -177,7 +177,7 @@ LAYOUT = ObservationLayout([
      Values(None, None, None, TABLEAU_FEATURE_NAMES)),
 ], default_config=Config)
 OBSERVATION_SIZE = LAYOUT.size
-# the pieces write_table() fills: they depend on the table alone, not on the observer
+# the pieces table_values() gives: they depend on the table alone, not on the observer
 TABLE_PIECES = ("round", "turn", "players", "variants", "kraken", "deck", "bag", "discards")
 _TABLEAU_SHAPE = (MAX_PLAYERS, NUM_ROUNDS, MAX_ROW)  # a tableau slot per seat, round, column
 
@@ -201,7 +201,7 @@ def encode(seen: SeatView, out: np.ndarray) -> None:
     for name, cards in (("hand", seen.hand), ("kept", seen.kept), ("passed", seen.passed)):
         if cards:
             v[name][: len(cards)] = list(map(card_features, cards))
-    write_table(seen.table, v)
+    out[_TABLE:_TABLE_END] = table_values(seen.table)
     scales = PLAYER_SCALE.values()
     for k, player in enumerate(seen.players):
         for part, level in enumerate(player.levels):
@@ -215,21 +215,34 @@ def encode(seen: SeatView, out: np.ndarray) -> None:
             v["tableau"][k, r, c, -1] = 1.0
 
 
-def write_table(table: TableView, v: dict[str, np.ndarray]) -> None:
-    """The :data:`TABLE_PIECES` (the same for every observer) into zeroed views ``v``.
-    The cache rewrites them when :func:`~.view.table_key` changes."""
-    v["round"][table.round] = 1.0
-    v["turn"][table.turn] = 1.0
-    v["players"][table.num_players - MIN_PLAYERS] = 1.0
-    v["variants"][:] = table.two_player_turn, table.troubled_waters
+def table_values(table: TableView) -> list[float]:
+    """The values of the :data:`TABLE_PIECES` (the same for every observer), in layout
+    order. The cache rewrites them when :func:`~.view.table_key` changes."""
+    values = [0.0] * (_TABLE_END - _TABLE)
+    values[_ROUND.start + table.round] = 1.0
+    values[_TURN.start + table.turn] = 1.0
+    values[_COUNT.start + table.num_players - MIN_PLAYERS] = 1.0
+    values[_VARIANTS : _VARIANTS + 2] = float(table.two_player_turn), float(table.troubled_waters)
     for size, value in enumerate(table.kraken):
         if value is not None:
-            v["kraken"][size] = 1.0, value / KRAKEN_SCALE
+            values[_KRAKEN.start + 2 * size : _KRAKEN.start + 2 * size + 2] = (
+                1.0, value / KRAKEN_SCALE)
     pile = table.discards
-    v["deck"][:] = table.deck / DECK_SCALE, pile.cards / DECK_SCALE
-    v["bag"][0] = table.bag / BAG_SCALE
+    values[_DECK : _DECK + 2] = table.deck / DECK_SCALE, pile.cards / DECK_SCALE
+    values[_BAG] = table.bag / BAG_SCALE
     if pile.cards:
-        v["discards"][:] = np.asarray(pile_features(pile), np.float32) / DISCARD_SCALE
+        values[_DISCARDS] = [x / DISCARD_SCALE for x in pile_features(pile)]
+    return values
+
+
+# the table pieces, one run of the layout; where each piece lies in that run
+_TABLE, _TABLE_END = LAYOUT.offsets[TABLE_PIECES[0]][0], LAYOUT.offsets[TABLE_PIECES[-1]][1]
+assert _TABLE_END - _TABLE == sum(LAYOUT.offsets[name][1] - LAYOUT.offsets[name][0]
+                                  for name in TABLE_PIECES), "the table pieces are one run"
+_ROUND, _TURN, _COUNT, _KRAKEN, _DISCARDS = (
+    slice(LAYOUT.offsets[name][0] - _TABLE, LAYOUT.offsets[name][1] - _TABLE)
+    for name in ("round", "turn", "players", "kraken", "discards"))
+_VARIANTS, _DECK, _BAG = (LAYOUT.offsets[name][0] - _TABLE for name in ("variants", "deck", "bag"))
 
 
 # --------------------------------------------------------------------- decoding
@@ -263,7 +276,6 @@ _TABLEAU = LAYOUT.slice("tableau")
 _PER_SEAT = NUM_ROUNDS * MAX_ROW  # tableau slots of a seat
 _DIVIDERS = np.array(list(PLAYER_SCALE.values()), np.float64)
 _ACTOR, _HAND = _START["actor"], _START["hand"]  # the decision piece ends where actor starts
-_TABLE, _TABLE_END = _START[TABLE_PIECES[0]], LAYOUT.offsets[TABLE_PIECES[-1]][1]
 _LEVELS, _PLAYERS = LAYOUT.slice("levels"), LAYOUT.slice("player")
 _LEVEL_SHAPE, _PLAYER_SHAPE = LAYOUT.offsets["levels"][2], LAYOUT.offsets["player"][2]
 _LEVEL_VALUES = np.arange(1, MAX_LEVEL + 1, dtype=np.float32)  # a level's one-hot @ this
@@ -316,9 +328,4 @@ def decode_table(values: list[float]) -> TableView:
                      pile, round(values[_BAG] * BAG_SCALE))
 
 
-# where each table piece lies in the table pieces' values
-_ROUND, _TURN, _COUNT, _KRAKEN, _DISCARDS = (
-    slice(LAYOUT.offsets[name][0] - _TABLE, LAYOUT.offsets[name][1] - _TABLE)
-    for name in ("round", "turn", "players", "kraken", "discards"))
-_VARIANTS, _DECK, _BAG = (_START[name] - _TABLE for name in ("variants", "deck", "bag"))
 _NO_PILE = pile_of([])

@@ -7,8 +7,8 @@ An :class:`ObsCache` hangs on a state (``state._obs_cache``) and holds every sea
 tableau twice over (:class:`~envs.core.observer.SeatRows`), so that the rows seen by any
 observer are one contiguous run, and the player features once (:class:`SeatRowsOnce`,
 two runs), as they are written one value at a time. It also keeps the table pieces
-(:data:`.observe.TABLE_PIECES`) as bytes, rewritten by :func:`.observe.write_table`
-(from :func:`.view.table_view`) when :func:`.view.table_key` changes.
+(:data:`.observe.TABLE_PIECES`) as bytes, rewritten from :func:`.observe.table_values`
+(of :func:`.view.table_view`) when :func:`.view.table_key` changes.
 
 :meth:`ObsCache.update` rewrites only what changed: rows of cards only grow and divers
 are never removed, so only the new ones are copied in (a row that shrank makes the
@@ -45,7 +45,7 @@ from .observe import (
     PLAYER_SCALE,
     TABLE_PIECES,
     TABLEAU_FEATURES,
-    write_table,
+    table_values,
 )
 from .rules import Decision, State
 from .view import OWN_COUNTS, own_counts, player_columns, table_key, table_view
@@ -61,8 +61,6 @@ _ROUND_ROW = [itemgetter(r) for r in range(NUM_ROUNDS)]  # a seat's rows -> roun
 _DIVER = CARD_FEATURES  # a tableau slot's diver flag follows its card features
 _AT = {name: a for name, (a, _, _) in LAYOUT.offsets.items()}
 _LEVELS, _PLAYER, _TABLEAU = _AT["levels"], _AT["player"], _AT["tableau"]
-# the table pieces, kept as one run of bytes
-_TABLE, _TABLE_END = _AT[TABLE_PIECES[0]], LAYOUT.offsets[TABLE_PIECES[-1]][1]
 _CARD_BYTES = CARD_FEATURES * FLOAT_BYTES
 _KEEP, _KEEP_MORE = Decision.KEEP, Decision.KEEP_MORE
 _PLACED = (Decision.DIVER, Decision.UPGRADE)  # decisions about the card being placed
@@ -174,9 +172,8 @@ class ObsCache(StateCache):
 
     def new_table(self, state: State, key: tuple) -> bytes:
         """The table pieces as float32 bytes, rewritten for a new ``table_key``."""
-        _SCRATCH[_TABLE:_TABLE_END] = 0.0
-        write_table(table_view(state), _SCRATCH_VIEWS)
-        self.table, self.table_key = _SCRATCH[_TABLE:_TABLE_END].tobytes(), key
+        self.table = array("f", table_values(table_view(state))).tobytes()
+        self.table_key = key
         return self.table
 
     def _rows(self, state: State, sizes: list[int], placed: list[int]) -> bool:
@@ -217,11 +214,6 @@ class ObsCache(StateCache):
         self.animals[p] = functools.reduce(or_, map(cards.bits.__getitem__, new), self.animals[p])
         self.kinds[p] = self.animals[p].bit_count()
         return True
-
-
-# a whole observation that write_table writes the table pieces into, and its views
-_SCRATCH = np.zeros(LAYOUT.size, np.float32)
-_SCRATCH_VIEWS = LAYOUT.views(_SCRATCH)
 
 
 def _one_hots(decision: int | None, actor: int | None) -> bytes:

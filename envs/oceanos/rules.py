@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 from enum import IntEnum
+from itertools import compress
 
 import numpy as np
 
@@ -176,10 +177,9 @@ class State:
         hands, kept = list(map(len, self.hands)), list(map(len, self.kept))
         ready, used = list(self.fuel_ready), list(self.fuel_used)
         if self.choosing():
-            for s, k in enumerate(kept):
-                if k:
-                    hands[s], kept[s], ready[s], used[s] = counts_before_keeps(
-                        hands[s], k, ready[s], used[s])
+            for s in compress(range(self.num_players), kept):  # the seats that kept
+                hands[s], kept[s], ready[s], used[s] = counts_before_keeps(
+                    hands[s], kept[s], ready[s], used[s])
         return hands, kept, ready, used
 
     def periscopes(self, seat: int) -> int:

@@ -63,7 +63,7 @@ class PlayerView(NamedTuple):
     animal_kinds: int  # different animals among its cards
     levels: tuple[int, ...]  # each part's level, in PARTS order
     rows: tuple[tuple[Card, ...], ...]  # each round's row of cards, left to right
-    divers: tuple[tuple[int, int], ...]  # (round, slot) of each diver placed, in order
+    divers: tuple[tuple[int, int], ...]  # (round, slot) of each diver placed, sorted
 
 
 # the PlayerView numbers, the per-seat columns of the observation after ``present``
@@ -169,11 +169,7 @@ def player_columns(state: State, eyes: list[int], kinds: list[int]) -> list[list
     seat's eyes in this round's row and animal kinds collected (:func:`eyes_and_kinds`;
     the cached writer keeps its own count of them)."""
     n = state.num_players
-    if state.choosing():
-        hands, kept, ready, used = state.public_counts()
-    else:
-        hands, kept = list(map(len, state.hands)), list(map(len, state.kept))
-        ready, used = state.fuel_ready, state.fuel_used
+    hands, kept, ready, used = state.public_counts()
     return [
         _PRESENT[n], _CAPTAINS[n][state.captain if state.captain_mode else -1], ready,
         state.fuel_fresh, used,
