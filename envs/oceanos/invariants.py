@@ -35,15 +35,19 @@ from envs.core.fields import FieldChecks
 from envs.core.fields import show as _show
 
 from . import scoring
-from .actions import MAX_HAND, NUM_ACTIONS
+from .actions import NUM_ACTIONS
 from .data import (
     AIRLOCK,
     AIRLOCK_DIVERS,
     AQUARIUM_CAPACITY,
-    COCKPIT_PERISCOPES,
     GREEN,
     KRAKEN_SIZES,
+    MAX_DEALT,
+    MAX_HAND,
+    MAX_KEPT,
     MAX_LEVEL,
+    MAX_PASSED,
+    MAX_ROW,
     MIN_LEVEL,
     MOTOR,
     MOTOR_FUEL,
@@ -54,7 +58,6 @@ from .data import (
     TURNS_PER_ROUND,
     YELLOW,
 )
-from .observe_cache import MAX_KEPT, MAX_ROW
 from .rules import (
     ANIMALS_PTS,
     CAPTAIN_TURN,
@@ -68,6 +71,7 @@ from .rules import (
     TREASURE_PTS,
     Decision,
     State,
+    counts_before_keeps,
     find_decision,
     turn_orders,
 )
@@ -76,8 +80,6 @@ _CHECKS = FieldChecks("Oceanos")
 _bad, _int, _list, _ints = _CHECKS.bad, _CHECKS.int, _CHECKS.list, _CHECKS.ints
 
 _ANY = math.inf  # no range of its own: a rule below bounds the value
-_MAX_DEALT = COCKPIT_PERISCOPES[-1] + 1  # the largest hand a deal gives
-_MAX_PASSED = COCKPIT_PERISCOPES[-1]  # the most cards a seat hands on in a turn
 
 
 @functools.cache
@@ -297,7 +299,8 @@ def _check_turn_shape(s, n: int, rnd: int, turn: int, over: bool) -> None:
     placers = [item[0] for item in placing]
     for p in range(n):
         unplaced = len(kept[p]) + sum(1 for q in placers[1:] if q == p)
-        if kept[p] and len(kept[p]) - 1 > s.fuel_used[p]:
+        before = counts_before_keeps(len(hands[p]), len(kept[p]), s.fuel_ready[p], s.fuel_used[p])
+        if before[3] < 0:  # counted back to the keeps' start, less than no Fuel spent
             _bad(f"kept[{p}]", f"holds {len(kept[p])} cards; beyond the first each costs a "
                  f"Fuel token, and {s.fuel_used[p]} were spent")
         # a seat keeps once a turn, plus a card per Fuel token spent: its cards of this
@@ -326,15 +329,15 @@ def _check_turn_shape(s, n: int, rnd: int, turn: int, over: bool) -> None:
     cap = s.captain
     if not s.captain_mode:
         for p in range(n):
-            if len(hands[p]) + len(kept[p]) > _MAX_DEALT:
+            if len(hands[p]) + len(kept[p]) > MAX_DEALT:
                 _bad(f"hands[{p}]", f"holds {len(hands[p])} cards (+{len(kept[p])} kept); "
-                     f"a two-player turn deals at most {_MAX_DEALT}")
+                     f"a two-player turn deals at most {MAX_DEALT}")
             if step != "choose" and kept[p]:
                 _bad(f"kept[{p}]", f"is not empty at step {step!r}")
         _subsequence(queue, _turn_order(s, cap), "queue")
         return
     others = _turn_order(s, cap + 1)[:-1]
-    received = (n - 1) if s.config.troubled_waters else _MAX_PASSED * (n - 1)
+    received = (n - 1) if s.config.troubled_waters else MAX_PASSED * (n - 1)
     collected = s.pc > CAPTAIN_TURN.index("collect")  # the non-Captains' cards went on
     captains = s.pc > CAPTAIN_TURN.index("captain_draw")  # the Captain chooses or places
     for p in others:

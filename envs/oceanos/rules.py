@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 from enum import IntEnum
+from itertools import compress
 
 import numpy as np
 
@@ -200,41 +201,22 @@ class State(SavedState):
 
     def public_counts(self) -> tuple[list[int], list[int], list[int], list[int]]:
         """Every seat's hand size, face-down kept cards, ready fuel and spent fuel as the
-        other players see them.
-
-        During keep choices a seat's keeps are secret, so the others see it as it was
-        when the choices began: nothing kept, its whole hand, its fuel unspent (every
-        card kept after the first spent one Fuel token).
-        """
+        other players see them: while keeps are secret (:meth:`choosing`), as they were
+        when the choices began (:func:`counts_before_keeps`)."""
         hands, kept = list(map(len, self.hands)), list(map(len, self.kept))
         ready, used = list(self.fuel_ready), list(self.fuel_used)
         if self.choosing():
-            for s, k in enumerate(kept):
-                if k:
-                    hands[s] += k
-                    kept[s] = 0
-                    ready[s] += k - 1
-                    used[s] -= k - 1
+            for s in compress(range(self.num_players), kept):  # the seats that kept
+                hands[s], kept[s], ready[s], used[s] = counts_before_keeps(
+                    hands[s], kept[s], ready[s], used[s])
         return hands, kept, ready, used
 
     def periscopes(self, seat: int) -> int:
         return COCKPIT_PERISCOPES[self.levels[seat][COCKPIT] - 1]
 
     def upgrade_options(self, seat: int) -> list[int]:
-        """Parts that ``seat`` may upgrade now with its unspent crystals.
-
-        One colour: a level-1 part to 2. Both colours: a level-2 part to 3; only when
-        no part is at level 2, a level-1 part to 2. Never 1 -> 3.
-        """
-        g, y = self.green[seat], self.yellow[seat]
-        if not g and not y:
-            return []
-        levels = self.levels[seat]
-        if g and y:
-            twos = [p for p, lv in enumerate(levels) if lv == 2]
-            if twos:
-                return twos
-        return [p for p, lv in enumerate(levels) if lv == 1]
+        """Parts that ``seat`` may upgrade now (:func:`upgrade_options`)."""
+        return upgrade_options(self.levels[seat], self.green[seat], self.yellow[seat])
 
     def legal_actions(self) -> list[int]:
         if self.over:
@@ -564,6 +546,32 @@ def find_decision(state: State) -> bool:
     found as the engine finds it: it sets ``state.decision`` and ``state.actor`` (and
     drops the seats and cards it has done with). The checker runs it on a clone."""
     return _PENDING[state.program[state.pc]](state)
+
+
+def counts_before_keeps(hand: int, kept: int, ready: int, used: int) -> tuple[int, int, int, int]:
+    """A seat's hand size, face-down kept cards, ready fuel and spent fuel as they were
+    when this step's keep choices began, from what they are now: what the other players
+    see of it while the keeps are secret. Its keeps go back to its hand, and every card
+    kept after the first gives back the Fuel token it spent."""
+    if not kept:
+        return hand, kept, ready, used
+    extra = kept - 1
+    return hand + kept, 0, ready + extra, used - extra
+
+
+def upgrade_options(levels: list[int], green: int, yellow: int) -> list[int]:
+    """Parts a seat with these part ``levels`` and unspent crystals may upgrade.
+
+    One colour: a level-1 part to 2. Both colours: a level-2 part to 3; only when no
+    part is at level 2, a level-1 part to 2. Never 1 -> 3.
+    """
+    if not green and not yellow:
+        return []
+    if green and yellow:
+        twos = [p for p, lv in enumerate(levels) if lv == 2]
+        if twos:
+            return twos
+    return [p for p, lv in enumerate(levels) if lv == 1]
 
 
 @functools.cache
