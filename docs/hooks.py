@@ -14,8 +14,9 @@ what it writes). Besides these:
   ``README.md``, ``envs/core/README.md``, the results READMEs) as pages, their links
   to files outside the site turned into repository paths, and one picture of each
   game's table (``Game.picture(...).to_rgb()``, drawn now) as PNG files;
-- :func:`on_page_content` turns the Sphinx roles of the docstrings
-  (``:class:`X```) into plain code in the API pages mkdocstrings renders.
+- Sphinx roles in docstrings (``:class:`X```) become cross-references into the API
+  reference where mkdocstrings rendered the object, plain code elsewhere
+  (:func:`autoref`; :func:`on_page_content` does it for the API pages themselves).
 """
 
 from __future__ import annotations
@@ -70,9 +71,10 @@ def _inline(text: str) -> str:
                    for p in parts)
 
 
-def _table(head: list[str], rows: list[list[str]], cls: str = "") -> str:
-    """An HTML table (cells already HTML): a blank line either side, so Markdown keeps it."""
-    out = [f'<table{f" class={cls!r}" if cls else ""}>', "<thead><tr>"
+def _table(head: list[str], rows: list[list[str]]) -> str:
+    """An HTML table (cells already HTML): a blank line either side, so Markdown keeps
+    it; no class, so the theme styles it as a Markdown table."""
+    out = ["<table>", "<thead><tr>"
            + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead>", "<tbody>"]
     out += ["<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows]
     out.append("</tbody></table>")
@@ -302,7 +304,7 @@ def d_config(arg: str, page) -> str:
     the source's comments."""
     path, _, flag = arg.partition(" ")
     return _table(["key", "type", "default", "meaning"],
-                  config_rows(_object(path), nest=flag != "shallow"), "otrio-keys")
+                  config_rows(_object(path), nest=flag != "shallow"))
 
 
 def d_game_config(env_id: str, page) -> str:
@@ -312,8 +314,7 @@ def d_game_config(env_id: str, page) -> str:
     game = _game(env_id)
     readme = ROOT / "envs" / game.info.name / "README.md"
     return _table(["key", "type", "default", "meaning"],
-                  config_rows(game.config_model, meanings=readme_meanings(readme)),
-                  "otrio-keys")
+                  config_rows(game.config_model, meanings=readme_meanings(readme)))
 
 
 def readme_meanings(path: Path) -> dict[str, str]:
@@ -354,12 +355,18 @@ def d_games(arg: str, page) -> str:
 
 
 def d_game_info(env_id: str, page) -> str:
-    """``game-info ENV``: the game's ``GameInfo`` as a table."""
-    info = _game(env_id).info
-    rows = [[_code(f.name), _code(_yaml_value(getattr(info, f.name)))]
-            for f in dataclasses.fields(info)] if dataclasses.is_dataclass(info) else [
-        [_code(k), _code(_yaml_value(v))] for k, v in vars(info).items()]
-    return _table(["GameInfo", "value"], rows)
+    """``game-info ENV``: the game's ``GameInfo`` and ids, in one row."""
+    from envs.core.registry import GYMNASIUM_IDS
+
+    game = _game(env_id)
+    info = game.info
+    return _table(
+        ["env id", "players (default)", "actions", "observation", "full state",
+         "decision cap", "PettingZoo id", "gymnasium self-play id"],
+        [[_code(env_id), f"{info.min_players}–{info.max_players} ({info.default_players})",
+          f"{info.num_actions}", f"{info.observation_size} float32",
+          f"{game.full_state.layout.size} float32", f"{info.max_decisions:,}",
+          _code(f"otrio/{env_id}"), _code(GYMNASIUM_IDS[env_id])]])
 
 
 def d_picture(arg: str, page) -> str:
@@ -713,10 +720,6 @@ def _picture_name(env_id: str, seat: int | None) -> str:
     return f"img/{env_id}{'' if seat is None else f'_seat{seat}'}.png"
 
 
-PICTURES = [(env_id, seat) for env_id in ("oceanos_v0", "otys_v0", "otontin_v0")
-            for seat in (None, 0)]
-
-
 def draw(env_id: str, seat: int | None) -> bytes:
     """A game's table after :data:`PICTURE_DECISIONS` seeded random decisions, as PNG."""
     import numpy as np
@@ -773,9 +776,12 @@ def on_files(files, config):
         note = (f"\n\n---\n*This page is `{source}` of the repository, included "
                 "as it is when the site is built.*\n")
         files.append(File.generated(config, page, content=rewrite_links(text, source) + note))
-    for env_id, seat in PICTURES:
-        files.append(File.generated(config, _picture_name(env_id, seat),
-                                    content=draw(env_id, seat)))
+    import envs
+
+    for env_id in envs.available():  # the whole table, and seat 0's view
+        for seat in (None, 0):
+            files.append(File.generated(config, _picture_name(env_id, seat),
+                                        content=draw(env_id, seat)))
     return files
 
 
