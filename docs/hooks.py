@@ -108,10 +108,27 @@ def autoref(target: str, module: str | None = None) -> str:
     shows ``C``; a name that is not absolute is looked up in ``module``."""
     shown = target[1:].rsplit(".", 1)[-1] if target.startswith("~") else target
     target = target.lstrip("~")
-    if module and target.split(".")[0] not in PACKAGES:
-        target = f"{module}.{target}"
+    first, _, rest = target.partition(".")
+    if module and first not in PACKAGES:
+        where = _imported(module).get(first)  # a name the module imports: where it lives
+        target = f"{where}{'.' + rest if rest else ''}" if where else f"{module}.{target}"
     return (f'<autoref identifier="{html.escape(target)}" optional>'
             f"<code>{_esc(shown)}</code></autoref>")
+
+
+def _imported(module: str) -> dict[str, str]:
+    """``name -> full.path`` of what ``module`` imports with ``from X import name``."""
+    path = _module_path(module)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom):
+            base = package.split(".")
+            base = base[:len(base) - node.level + 1] if node.level else []
+            source = ".".join(base + ([node.module] if node.module else []))
+            for alias in node.names:
+                out[alias.asname or alias.name] = f"{source}.{alias.name}"
+    return out
 
 
 def clean_roles(text: str, module: str | None = None, link: bool = False) -> str:
