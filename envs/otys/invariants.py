@@ -40,7 +40,7 @@ from envs.core.fields import FieldChecks
 from . import actions as A
 from . import data as D
 from . import rules
-from .effects import SPONSOR_DOUBLE_TILE
+from .effects import SPONSOR_DOUBLE_TILE, free_space
 from .phases import MAIN_PHASES, NUM_PHASES, Phase
 from .records import NUM_YIELDS, PP_SOURCES
 
@@ -379,7 +379,8 @@ def _check_turn(s, n: int) -> None:
             _bad("marks", f"= {marks}: the variant's choice needs a marked seat with a battery")
     if phase == Phase.SPONSOR_FLIP and s.credits[p] < D.SPONSOR_UPGRADE_COST:
         _bad(f"credits[{p}]", f"= {s.credits[p]}: Sponsor #4 costs {D.SPONSOR_UPGRADE_COST}")
-    if phase == Phase.TOKEN_RESOURCE and s._space(p, level) <= 0:
+    if phase == Phase.TOKEN_RESOURCE and free_space(
+            s.tables.capacity[level], s.resources[p][level * D.NUM_COLOURS : (level + 1) * D.NUM_COLOURS]) <= 0:
         _bad(f"resources[{p}]", f"has no room on level {level + 1} for the token's resource")
     legal = s.legal_actions()
     if not legal:
