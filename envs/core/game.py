@@ -174,6 +174,17 @@ class Game:
                                       f"({package}.picture)") from None
         return module.draw_picture(state, None if viewer is None else int(viewer))
 
+    def view(self, state: GameState, seat: int) -> Any:
+        """What ``seat`` may know of ``state``: the game's seat view (plain values), from
+        which its observation is written. Games with a seat view override it."""
+        raise NotImplementedError(f"{self.info.name} has no seat view")
+
+    def decode_view(self, observation: np.ndarray, config: GameConfig) -> Any:
+        """The seat view an observation of a game at ``config`` was written from: the
+        exact inverse of the observation's encoding (``decode_view(observe(state, seat),
+        config) == view(state, seat)``)."""
+        raise NotImplementedError(f"{self.info.name} has no seat view")
+
     def resample_hidden(
         self, state: GameState, seat: int, rng: np.random.Generator
     ) -> GameState:

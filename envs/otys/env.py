@@ -13,11 +13,12 @@ from .actions import NUM_ACTIONS, TABLE
 from .config import Config
 from .full_state import state_layout
 from .hidden import resample_hidden
-from .observe import LAYOUT, OBS_SIZE
+from .observe import LAYOUT, OBS_SIZE, decode
 from .observe_cache import write_observation
 from .records import NUM_YIELDS, PP_SOURCES, YIELD_KINDS
 from .render import render_text
 from .rules import State
+from .view import SeatView, view
 
 # the truncation guard (its reasoning: data.DECISIONS_PER_TURN)
 MAX_DECISIONS = D.MAX_DECISIONS
@@ -47,6 +48,15 @@ class OtysGame(Game):
     writes_every_value = True  # the adapter need not zero its buffer first
     render_text = staticmethod(render_text)
     full_state = state_layout(info)
+
+    def view(self, state: State, seat: int) -> SeatView:
+        """What ``seat`` may know of ``state`` (``view.view``)."""
+        return view(state, seat)
+
+    def decode_view(self, observation: np.ndarray, config: Config) -> SeatView:
+        """The seat view an observation was written from (``observe.decode``, its exact
+        inverse)."""
+        return decode(observation, config)
 
     def render_for(self, state: State, viewer: int) -> str:
         """The table as ``viewer`` may see it: only its own private contracts."""
