@@ -18,9 +18,8 @@ import pytest
 import envs
 from agents.base import RandomAgent
 from agents.greedy.otys import GreedyOtys, _Evaluator
-from agents.greedy.otys_view import as_floats
 from envs.otys.actions import NUM_ACTIONS, TABLE
-from envs.otys.observe import LAYOUT, OBS_SIZE
+from envs.otys.observe import LAYOUT, OBS_SIZE, decode
 from envs.otys.observe_cache import write_observation
 from envs.otys.phases import Phase
 from envs.otys.rules import State
@@ -125,13 +124,13 @@ def test_values_kept_between_decisions_match_fresh_ones():
     class Checked(GreedyOtys):
         def act(self, observation):
             legal = np.flatnonzero(observation["action_mask"]).tolist()
-            o = as_floats(observation["observation"])
-            kept = _Evaluator(o, self._potentials, self._scenes).values(legal)
-            assert kept == _Evaluator(o).values(legal)
+            view = decode(observation["observation"], self.config)
+            kept = _Evaluator(view, self.weights, self._potentials, self._scenes).values(legal)
+            assert kept == _Evaluator(view, self.weights).values(legal)
             return super().act(observation)
 
     env = envs.make("otys_v0", num_players=3, sponsors={"sides": "random"})
-    players = [Checked() for _ in range(3)]
+    players = [Checked(env.unwrapped.config) for _ in range(3)]
     for seat, p in enumerate(players):
         p.reset(seat)
     _, phases, state = play_game(env, players, seed=5)
