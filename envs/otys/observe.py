@@ -286,7 +286,7 @@ def _encode_pending(v: SeatView, w: dict[str, np.ndarray]) -> None:
     if v.level < 0:  # no key chosen yet this turn
         return
     w["key_level"][v.level] = 1
-    w["key_kind"][v.key - D.OWN_X + 1 if v.key >= D.OWN_X else 0] = 1
+    w["key_kind"][v.key_kind] = 1
     w["uses_left"][0] = v.uses_left
     w["sponsor_used"][0] = v.sponsor_used
     w["free_costs"][0] = v.free_costs
@@ -500,7 +500,6 @@ def _parse_pending(o) -> tuple:
     if level < 0:
         return (*head, -1, -1, 0, 0, 0, -1, 0, None, 0, (), *tail)
     kind = _one_hot(o, at["key_kind"], len(KEY_KINDS))
-    key = level if kind == 0 else D.OWN_X + kind - 1
     copy_owner, copy_depth = -1, 0
     if phase == COPY:
         copy_owner, copy_depth = _one_hot(o, at["copy_owner"], S), int(o[at["copy_depth"]])
@@ -508,7 +507,7 @@ def _parse_pending(o) -> tuple:
     drawn = ()
     if o[at["drawn"]]:
         drawn = tuple(_contract(o, at["drawn"] + i * CONTRACT_FEATS) for i in range(drawn_count))
-    return (*head, level, key, int(o[at["uses_left"]]), int(o[at["sponsor_used"]]),
+    return (*head, level, kind, int(o[at["uses_left"]]), int(o[at["sponsor_used"]]),
             int(o[at["free_costs"]]), copy_owner, copy_depth, _token(o, at["token"]), drawn_count,
             drawn, *tail)
 

@@ -37,6 +37,12 @@ __all__ = ["Contract", "PlayerView", "SeatView", "Token", "view"]
 
 NC, NL = D.NUM_COLOURS, D.NUM_LEVELS
 NO_TOKEN = -1  # ``PlayerView.backs``: no reward token on that level
+NUMBERED, OWN_X_KEY, NEUTRAL_X_KEY = range(3)  # ``SeatView.key_kind``
+
+
+def key_kind(key: int) -> int:
+    """The kind of a key code (a numbered key's code is its level)."""
+    return key - D.OWN_X + OWN_X_KEY if key >= D.OWN_X else NUMBERED
 
 
 class PlayerView(NamedTuple):
@@ -91,7 +97,8 @@ class SeatView:
     turn_seat: int  # relative seat whose turn it is (-1: over)
     marks: tuple[int, ...]  # designer's variant: relative seats whose copied diver resurfaces (sorted)
     level: int  # the key's level index (-1: no key yet)
-    key: int  # the key: a numbered key's code (= its level), D.OWN_X or D.NEUTRAL_X; -1
+    key_kind: int  # the key: NUMBERED, OWN_X_KEY or NEUTRAL_X_KEY (-1: no key yet; once
+    # the key is on the track, in the designer's variant's answers: NUMBERED, as observed)
     uses_left: int  # diver effect uses left this turn
     sponsor_used: int
     free_costs: int  # Sponsor #1 advanced is in force
@@ -229,5 +236,5 @@ def _pending(s: State, seat: int) -> tuple:
     copy_owner, copy_depth = ((s.copy_seat - seat) % n, s.copy_depth) if phase == COPY else (-1, 0)
     token = s.tables.tokens[s.token] if s.token >= 0 else None
     drawn = tuple(cards[c] for c in s.drawn) if phase == KEEP and seat == p else ()
-    return (*head, level, s.key, s.uses_left, s.sponsor_used, s.free_costs, copy_owner, copy_depth,
+    return (*head, level, key_kind(s.key), s.uses_left, s.sponsor_used, s.free_costs, copy_owner, copy_depth,
             token, len(s.drawn), drawn, *tail)
