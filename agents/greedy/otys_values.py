@@ -245,19 +245,8 @@ class Valuer:
 
     # ------------------------------------------------------------ diver effects
     def site(self, level: int) -> Site:
-        """What an own diver used at level ``level`` can act on (the rules' :class:`Site`)."""
-        view, t, slot = self.view, self.tables, LEVEL_SLOTS[level]
-        players = view.players
-        # the left neighbour, then the right (block 1 and the last: one with two players)
-        blocks = (players[1],) if self.n == 2 else (players[1], players[-1])
-        at = level * D.DISPLAY_TOKENS
-        site = self._sites[level] = Site(
-            self.spaces[level], self.resources[level], self.store, t.store_credits, t.store_pp,
-            view.neutral_supply, self.own_on_track, bool(view.deck_size) and self.hand_size < t.hand_limit,
-            tuple([(p.divers[slot], p.upgraded[p.divers[slot]]) for p in blocks]),
-            self.mechanic < len(t.moves) - 1, self.hacker < len(t.hacker_capacity) - 1,
-            tuple([token is not None for token in view.display[at : at + D.DISPLAY_TOKENS]]),
-        )  # fmt: skip
+        """What an own diver used at level ``level`` can act on (the view's, kept per scene)."""
+        site = self._sites[level] = self.view.site(level)
         return site
 
     def effects(self, dtype: int, upg: int, level: int, depth: int, free: bool, budget: int) -> dict[int, float]:

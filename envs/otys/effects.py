@@ -3,10 +3,12 @@ the facts they rest on as pure functions of plain values.
 
 The pure functions (:func:`diver_cost`, :func:`buy_price`, :func:`sale_payout`,
 :func:`expert_bonus_ok`, :func:`diver_options` on a :class:`Site`, :func:`sponsor_ok`,
-:func:`move_options`, :func:`free_space`, :func:`moved`) are the one definition of
-what a diver or sponsor may do and what it costs: the engine calls them on the state's
-values, greedy on a seat view's (``envs.otys.view``), each with its own hypotheticals
-(another budget, column or side).
+:func:`move_options`, :func:`free_space`, :func:`neighbour_seats`, :func:`moved`) are
+the one definition of what a diver or sponsor may do and what it costs: the engine
+calls them on the state's values (a diver's :class:`Site` read lazily from the state:
+:class:`StateSite`), the checker on a loaded state's, greedy on a seat view's
+(``envs.otys.view``, ``SeatView.site``), each with its own hypotheticals (another
+budget, column or side).
 
 Every mixin method reads and writes the plain fields of :class:`envs.otys.rules.State`;
 the turn's player is ``self.seat`` and the key's level index ``self.level``. Effects
@@ -45,6 +47,11 @@ _SPONSOR1_FREE = frozenset(data.SPONSOR1_FREE)
 def free_space(capacity: int, counts: Sequence[int]) -> int:
     """Free resource spaces of a level of ``capacity`` holding ``counts`` (per colour)."""
     return capacity - counts[0] - counts[1] - counts[2] - counts[3]
+
+
+def neighbour_seats(n: int, seat: int) -> tuple[int, ...]:
+    """The seats next to ``seat`` at a table of ``n``: (left, right); one with two players."""
+    return ((seat + 1) % n,) if n == 2 else ((seat + 1) % n, (seat - 1) % n)
 
 
 def moved(column: Sequence[int], source: int, target: int) -> list[int]:
@@ -208,6 +215,76 @@ def move_options(level: int, counts: Sequence[Sequence[int]], spaces: Sequence[i
     return out
 
 
+class StateSite:
+    """The :class:`Site` of a state's key level (its turn player's), each fact read from
+    the state when :func:`diver_options` asks for it (it reads few: the engine's way to
+    a diver's options; ``Site(*StateSite(state))`` is the plain one)."""
+
+    __slots__ = ("_s",)
+
+    def __init__(self, state):
+        self._s = state
+
+    def __iter__(self):
+        return (getattr(self, name) for name in Site._fields)
+
+    @property
+    def space(self) -> int:
+        s = self._s
+        return s._space(s.seat, s.level)
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        s, b = self._s, self._s.level * NC
+        return tuple(s.resources[s.seat][b : b + NC])
+
+    @property
+    def store(self) -> tuple[int, ...]:
+        return tuple(self._s.store)
+
+    @property
+    def store_credits(self) -> tuple[int, ...]:
+        return self._s.tables.store_credits
+
+    @property
+    def store_pp(self) -> tuple[int, ...]:
+        return self._s.tables.store_pp
+
+    @property
+    def neutral_supply(self) -> int:
+        return self._s.neutral_supply
+
+    @property
+    def own_key_on_track(self) -> bool:
+        return self._s._own_key_on_track(self._s.seat)
+
+    @property
+    def can_draw(self) -> bool:
+        s = self._s
+        return bool(s.deck) and len(s.hands[s.seat]) < s.tables.hand_limit
+
+    @property
+    def neighbours(self) -> tuple[tuple[int, int], ...]:
+        s = self._s
+        slot = data.level_slot(s.level)
+        return tuple([(s.divers[q][slot], s.upgraded[q][s.divers[q][slot]]) for q in s._neighbours()])
+
+    @property
+    def mechanic_room(self) -> bool:
+        s = self._s
+        return s.mechanic[s.seat] < len(s.tables.moves) - 1
+
+    @property
+    def hacker_room(self) -> bool:
+        s = self._s
+        return s.hacker[s.seat] < len(s.tables.hacker_capacity) - 1
+
+    @property
+    def tokens(self) -> tuple[bool, ...]:
+        s, at = self._s, self._s.level * data.DISPLAY_TOKENS
+        return tuple([token >= 0 for token in s.display[at : at + data.DISPLAY_TOKENS]])
+
+
 class EffectsMixin:
     """Divers (own and copied by a Spy), sponsors and reward tokens."""
 
@@ -219,8 +296,7 @@ class EffectsMixin:
 
     def _neighbours(self) -> tuple[int, ...]:
         """(left, right) neighbours of the turn's player; one entry with two players."""
-        n, p = self.n, self.seat
-        return ((p + 1) % n,) if n == 2 else ((p + 1) % n, (p - 1) % n)
+        return neighbour_seats(self.n, self.seat)
 
     def _draw_token(self) -> int:
         """Draw a reward token from the bag (refilled from the discards), or -1."""
@@ -246,28 +322,10 @@ class EffectsMixin:
 
     def _own_key_on_track(self, p: int) -> bool:
         """Whether an own key (not a neutral one) lies on seat ``p``'s Hacker track."""
-        return any(code != data.NEUTRAL_X for code in self.hacker_track[p])
+        track = self.hacker_track[p]
+        return len(track) > track.count(data.NEUTRAL_X)
 
     # ------------------------------------------------------------ diver options
-    def _site(self) -> Site:
-        """What a diver used at the key's level can act on (:func:`diver_options`)."""
-        p, level, tables = self.seat, self.level, self.tables
-        b = level * NC
-        counts = tuple(self.resources[p][b : b + NC])
-        slot = data.level_slot(level)
-        neighbours = []
-        for q in self._neighbours():
-            dtype = self.divers[q][slot]
-            neighbours.append((dtype, self.upgraded[q][dtype]))
-        at = level * data.DISPLAY_TOKENS
-        return Site(
-            free_space(tables.capacity[level], counts), counts, tuple(self.store),
-            tables.store_credits, tables.store_pp, self.neutral_supply, self._own_key_on_track(p),
-            bool(self.deck) and len(self.hands[p]) < tables.hand_limit, tuple(neighbours),
-            self.mechanic[p] < len(tables.moves) - 1, self.hacker[p] < len(tables.hacker_capacity) - 1,
-            tuple(self.display[at + i] >= 0 for i in range(data.DISPLAY_TOKENS)),
-        )  # fmt: skip
-
     def _copied(self) -> tuple[int, int]:
         """(type, upgraded) of the diver the pending Spy copy uses."""
         target = self.copy_seat

@@ -40,7 +40,7 @@ from envs.core.fields import FieldChecks
 from . import actions as A
 from . import data as D
 from . import rules
-from .effects import SPONSOR_DOUBLE_TILE, free_space
+from .effects import SPONSOR_DOUBLE_TILE, free_space, neighbour_seats
 from .phases import MAIN_PHASES, NUM_PHASES, Phase
 from .records import NUM_YIELDS, PP_SOURCES
 
@@ -264,7 +264,7 @@ def _check_turn(s, n: int) -> None:
     contract_level = _int(s.contract_level, "contract_level", -1, D.NUM_LEVELS - 1)
     picks = _ints(s.colour_picks, "colour_picks", None, 0, NC - 1, most=D.MAX_NUMBERS)
     marks = _ints(s.marks, "marks", None, 0, n - 1, most=2)
-    neighbours = s._neighbours()
+    neighbours = neighbour_seats(n, seat)
     if len(set(marks)) != len(marks) or not set(marks) <= set(neighbours):
         _bad("marks", f"= {marks} are not distinct neighbours of seat {seat}")
     if marks and not tables.spy_variant:

@@ -372,15 +372,20 @@ def _tables(config: Config) -> Tables:
     return hit[1]
 
 
-def _memo(memo: dict, key: bytes, parse):
-    """``parse(floats of key)``, remembered in ``memo`` by ``key``."""
+def _unpack(key: bytes) -> tuple[float, ...]:
+    """The float32 values of ``key``."""
+    size = len(key) // FLOAT_BYTES
+    unpack = _STRUCTS.get(size) or _STRUCTS.setdefault(size, Struct(f"{size}f"))
+    return unpack.unpack(key)
+
+
+def _memo(memo: dict, key: bytes, parse, raw: bool = False):
+    """``parse(floats of key)`` (``raw``: ``parse(key)``), remembered in ``memo`` by ``key``."""
     value = memo.get(key)
     if value is None:
         if len(memo) >= _MEMO_SIZE:
             memo.clear()
-        size = len(key) // FLOAT_BYTES
-        unpack = _STRUCTS.get(size) or _STRUCTS.setdefault(size, Struct(f"{size}f"))
-        value = memo[key] = parse(unpack.unpack(key))
+        value = memo[key] = parse(key if raw else _unpack(key))
     return value
 
 
@@ -428,22 +433,49 @@ _SEAT_INDEX = np.array([_AT[name] + k * _SEAT_WIDTHS[name] + i for k in range(S)
                         for i in range(_SEAT_WIDTHS[name])], np.intp)  # every seat's, seat by seat
 
 
-def _parse_seat(o) -> PlayerView:
-    at = _IN_SEAT
-    divers, upgraded = [], [0] * D.NUM_DIVERS
-    for slot in range(D.NUM_SLOTS):
-        dtype = _one_hot(o, at["divers"] + slot * D.NUM_DIVERS, D.NUM_DIVERS)
-        divers.append(dtype)
-        upgraded[dtype] = int(o[at["upgraded"] + slot])
-    backs = tuple(_one_hot(o, at["reward_backs"] + level * NBACK, NBACK) for level in range(D.NUM_LEVELS))
-    assert NO_TOKEN == -1  # (what _one_hot reads where a level holds no token)
+def _parse_column(o) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A seat's divers per slot and upgraded flags per diver type, from its ``divers``
+    then ``upgraded`` entries."""
+    flags = _IN_SEAT["upgraded"]
+    divers = [o.index(1.0, slot * D.NUM_DIVERS, (slot + 1) * D.NUM_DIVERS) - slot * D.NUM_DIVERS
+              for slot in range(D.NUM_SLOTS)]
+    upgraded = [0] * D.NUM_DIVERS
+    for slot, dtype in enumerate(divers):
+        upgraded[dtype] = int(o[flags + slot])
+    return tuple(divers), tuple(upgraded)
+
+
+def _parse_resources(o) -> tuple[tuple[int, ...], ...]:
+    counts = tuple(map(int, o))
+    return tuple(counts[b : b + NCOL] for b in range(0, D.NUM_LEVELS * NCOL, NCOL))
+
+
+_COLUMNS: dict[bytes, tuple] = {}
+_RESOURCES: dict[bytes, tuple] = {}
+_COLUMN_END = FLOAT_BYTES * _IN_SEAT["resources"]  # a seat's bytes: its column, then
+_RESOURCES_END = FLOAT_BYTES * _IN_SEAT["keys_home"]  # its resources, then the rest
+_REST = {name: _IN_SEAT[name] - _IN_SEAT["keys_home"] for name in _SEAT_READ[3:]}
+assert _SEAT_READ[:4] == ("divers", "upgraded", "resources", "keys_home")  # (the split above)
+assert NBACK == 2  # (a back is credits or PP: _parse_seat reads them so)
+
+
+def _parse_seat(key: bytes) -> PlayerView:
+    """One seat's block (its ``_SEAT_READ`` entries' bytes), the column and the
+    resources remembered apart (they change less often than the counts)."""
+    part = key[:_COLUMN_END]
+    divers, upgraded = _COLUMNS.get(part) or _memo(_COLUMNS, part, _parse_column)
+    part = key[_COLUMN_END:_RESOURCES_END]
+    resources = _RESOURCES.get(part) or _memo(_RESOURCES, part, _parse_resources)
+    o, at = _unpack(key[_RESOURCES_END:]), _REST
+    backs = at["reward_backs"]
     return PlayerView(
-        tuple(divers), tuple(upgraded),
-        tuple(_ints(o, at["resources"] + level * NCOL, NCOL) for level in range(D.NUM_LEVELS)),
-        _ints(o, at["keys_home"], D.NUM_OWN_KEYS), _ints(o, at["keys_track"], D.NUM_OWN_KEYS),
-        *(int(o[at[name]]) for name in ("neutral_track", "neutral_held", "hacker", "mechanic", "credits",
-                                        "batteries", "pp")),
-        backs, int(o[at["hand_size"]]),
+        divers, upgraded, resources, _ints(o, at["keys_home"], D.NUM_OWN_KEYS),
+        _ints(o, at["keys_track"], D.NUM_OWN_KEYS), int(o[at["neutral_track"]]), int(o[at["neutral_held"]]),
+        int(o[at["hacker"]]), int(o[at["mechanic"]]), int(o[at["credits"]]), int(o[at["batteries"]]),
+        int(o[at["pp"]]),
+        tuple([D.BACK_CREDITS if o[b + D.BACK_CREDITS] else D.BACK_PP if o[b + D.BACK_PP] else NO_TOKEN
+               for b in range(backs, backs + D.NUM_LEVELS * NBACK, NBACK)]),
+        int(o[at["hand_size"]]),
     )  # fmt: skip
 
 
@@ -539,6 +571,10 @@ def observed_players(observation: np.ndarray) -> int:
     return int(observation[_AT["present"] : _AT["present"] + S].sum())
 
 
+_HEAD = _span("present", "first_player")  # who is in the game, who holds the marker
+_ROUND = _span("round", "end_triggered")
+
+
 def decode(observation: np.ndarray, config: Config) -> SeatView:
     """The seat view an observation of a game at ``config`` was written from: the
     exact inverse of :func:`encode` (``decode(observation, config) == view(state, seat)``)."""
@@ -546,20 +582,18 @@ def decode(observation: np.ndarray, config: Config) -> SeatView:
         observation = observation.astype(np.float32)
     t = _tables(config)
     raw = observation.tobytes()
-    at = _AT
-    present = observation[at["present"] : at["present"] + S].tolist()
-    n = int(sum(present))
-    seat = -observation[at["first_player"] : at["first_player"] + n].tolist().index(1.0) % n
+    head = _unpack(raw[_HEAD])
+    n = int(sum(head[:S]))
+    seat = -head[S : S + n].index(1.0) % n
     blocks = observation.take(_SEAT_INDEX[: n * _SEAT_SIZE]).tobytes()
     players = []
     for k in range(n):
         key = blocks[k * _SEAT_BYTES : (k + 1) * _SEAT_BYTES]
-        players.append(_SEATS.get(key) or _memo(_SEATS, key, _parse_seat))
-    players = tuple(players)
+        players.append(_SEATS.get(key) or _memo(_SEATS, key, _parse_seat, raw=True))
     public, hand = _section(raw, _CONTRACTS)
-    round_, end_triggered = observation[at["round"] : at["round"] + 2].tolist()
+    round_, end_triggered = _unpack(raw[_ROUND])
     return new_view(
-        config, t, seat, players, hand[: players[0].hand_size], int(round_), int(end_triggered),
+        config, t, seat, tuple(players), hand[: players[0].hand_size], int(round_), int(end_triggered),
         *_section(raw, _SPONSORS), _section(raw, _DISPLAY), _section(raw, _STORE), public[: t.public],
         *_section(raw, _COUNTS), *_section(raw, _PENDING),
     )  # fmt: skip

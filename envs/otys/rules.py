@@ -29,7 +29,7 @@ from envs.core.rng import clone_rng
 from . import actions, data, records
 from .config import Config, tables_for
 from .contracts import ContractsMixin
-from .effects import EffectsMixin, diver_options, moved
+from .effects import EffectsMixin, StateSite, diver_options, moved
 from .phases import (
     CONTRACT_COLOUR,
     COPY,
@@ -213,14 +213,14 @@ class State(ContractsMixin, EffectsMixin):
             if self.uses_left:
                 dtype = self.divers[p][data.level_slot(level)]
                 out.extend(diver_options(dtype, self.upgraded[p][dtype], 0, self.credits[p],
-                                         self.free_costs, self._site()))
+                                         self.free_costs, StateSite(self)))
             out.append(actions.RESURFACE)
             if self.batteries[p]:
                 out.append(actions.OXYGEN)
         elif phase == COPY:
             dtype, upg = self._copied()
             out.extend(diver_options(dtype, upg, self.copy_depth, self.credits[p], self.free_costs,
-                                     self._site()))
+                                     StateSite(self)))
             out.append(actions.DECLINE)
         elif phase == KEEP:  # no decline: a draw starts only with room in the hand
             out.extend(actions.KEEP.start + i for i in range(len(self.drawn)))

@@ -17,7 +17,8 @@ A view holds exactly what the observation holds, in its shape:
 * cards and tokens are their faces (:class:`~envs.otys.config.Contract`,
   :class:`~envs.otys.config.Token`), not ids: two cards alike are alike to a player;
 * what the rules derive from these (free spaces, the track's room, the propeller's
-  reach, the diver at the key's level, a Spy's copied diver) is not stored: the
+  reach, the diver at the key's level, a Spy's copied diver, what a diver used at a
+  level can act on: ``site``) is not stored: the
   view's methods ask the rules' functions, on the config's tables (``view.tables``:
   the component tables are public).
 """
@@ -29,7 +30,7 @@ from typing import NamedTuple
 
 from . import data as D
 from .config import Config, Contract, Tables, Token
-from .effects import free_space
+from .effects import Site, free_space
 from .phases import CONTRACT_COLOUR, COPY, KEEP, NO_PHASE
 from .rules import State
 
@@ -129,6 +130,22 @@ class SeatView:
     def reach(self, block: int) -> int:
         """The propeller reach of ``block`` (its Mechanic improvements' move)."""
         return self.tables.moves[self.players[block].mechanic]
+
+    def site(self, level: int) -> Site:
+        """What a diver the viewer uses at ``level`` on its own turn can act on (the rules'
+        :class:`~envs.otys.effects.Site`; the state's own is ``effects.StateSite``)."""
+        me, t, players = self.players[0], self.tables, self.players
+        slot = D.level_slot(level)
+        # the left neighbour, then the right (block 1 and the last: one with two players)
+        neighbours = (players[1],) if len(players) == 2 else (players[1], players[-1])
+        at = level * D.DISPLAY_TOKENS
+        return Site(
+            self.free_space(0, level), me.resources[level], self.store, t.store_credits, t.store_pp,
+            self.neutral_supply, any(me.keys_track), bool(self.deck_size) and me.hand_size < t.hand_limit,
+            tuple([(p.divers[slot], p.upgraded[p.divers[slot]]) for p in neighbours]),
+            me.mechanic < len(t.moves) - 1, me.hacker < len(t.hacker_capacity) - 1,
+            tuple([token is not None for token in self.display[at : at + D.DISPLAY_TOKENS]]),
+        )  # fmt: skip
 
     def active_diver(self) -> tuple[int, int]:
         """(type, upgraded) of the diver at the key's level on the turn's player's

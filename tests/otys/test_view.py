@@ -12,6 +12,7 @@ import agents
 import envs
 from envs.core import make_rng, testing, validate
 from envs.otys.config import Config
+from envs.otys.effects import Site, StateSite
 from envs.otys.env import GAME
 from envs.otys.hidden import resample_hidden
 from envs.otys.observe import LAYOUT, decode, encode, observed_players, write_plain
@@ -103,5 +104,17 @@ def test_what_a_seat_cannot_know_is_not_in_its_view(n):
             continue
         for seat in range(s.n):
             assert view(resample_hidden(s, seat, rng), seat) == view(s, seat)
+            compared += 1
+    assert compared > 50
+
+
+@pytest.mark.parametrize("setup", [SETUPS[0], SETUPS[3], SETUPS[4]])
+def test_a_views_site_is_the_states(setup):
+    """The diver site greedy reads from its view is the one the engine reads from the
+    state (``StateSite``), at every own-diver decision of random games."""
+    compared = 0
+    for s in random_games(setup):
+        if s.phase in (Phase.STEP1, Phase.STEP2, Phase.COPY):
+            assert view(s, s.seat).site(s.level) == Site(*StateSite(s))
             compared += 1
     assert compared > 50
