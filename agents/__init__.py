@@ -4,8 +4,6 @@ or ``mcts[:key=value,...]``; then ``agent.reset(seed)`` and ``agent.act(observat
 
 from __future__ import annotations
 
-import inspect
-
 from envs.core.errors import ConfigError
 
 from .base import Agent, RandomAgent
@@ -15,14 +13,6 @@ SPECS = ("random", "greedy", "human", "net:PATH", "ppo:PATH", "mcts[:key=value,.
 
 def _game_name(env) -> str:
     return env.unwrapped.game.info.name
-
-
-def _with_config(cls, env) -> Agent:
-    """An agent of ``cls`` for ``env``: given the env's config when it takes one (a
-    greedy agent that decodes its observation into a seat view needs the game's config)."""
-    if "config" in inspect.signature(cls).parameters:
-        return cls(config=env.unwrapped.config)
-    return cls()
 
 
 def make(spec: str, env) -> Agent:
@@ -38,7 +28,7 @@ def make(spec: str, env) -> Agent:
         name = _game_name(env)
         if name not in GREEDY:
             raise ConfigError(f"no greedy agent for game {name!r}")
-        agent = _with_config(greedy_for(name), env)
+        agent = greedy_for(name).for_env(env)
     elif kind == "human" and not arg:
         from .human import HumanAgent
 

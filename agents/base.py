@@ -52,6 +52,12 @@ class ValuingAgent(Agent):
     (teacher hints, ``agents/hints.py``); it draws nothing from the generator.
     """
 
+    @classmethod
+    def for_env(cls, env) -> ValuingAgent:
+        """The agent for ``env`` (``agents.make``): an agent that reads the game's
+        config (to decode its observations) takes it from ``env`` here."""
+        return cls()
+
     def action_values(self, observation: dict[str, np.ndarray]) -> dict[int, float]:
         """Legal action id -> its value to the acting seat (higher is better)."""
         raise NotImplementedError

@@ -93,8 +93,13 @@ class GreedyOceanos(ValuingAgent):
 
     def __init__(self, weights: Weights | None = None, config: Config | None = None) -> None:
         super().__init__()
-        self.weights = WEIGHTS if weights is None else weights  # read when made: a sweep
-        self.config = config  # (tools/greedy_weights.py) swaps the module's WEIGHTS
+        self.weights = WEIGHTS if weights is None else weights  # the module's, read when made
+        self.config = config
+
+    @classmethod
+    def for_env(cls, env) -> GreedyOceanos:
+        """The agent for ``env``'s game: its observations are decoded at its config."""
+        return cls(config=env.unwrapped.config)
 
     def action_values(self, observation: dict[str, np.ndarray]) -> dict[int, float]:
         legal = np.flatnonzero(observation["action_mask"]).tolist()

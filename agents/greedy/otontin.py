@@ -122,6 +122,11 @@ class GreedyOtontin(ValuingAgent):
         self.weights = weights
         self._war_cache: dict[tuple, dict[int, float]] = {}
 
+    @classmethod
+    def for_env(cls, env) -> GreedyOtontin:
+        """The agent for ``env``'s game: its observations are decoded at its config."""
+        return cls(config=env.unwrapped.config)
+
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._war_cache = {}

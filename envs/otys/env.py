@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from envs.core import BoardGameEnv, Game, GameInfo
 
 from . import data as D
@@ -12,11 +14,12 @@ from .config import Config
 from .full_state import state_layout
 from .hidden import resample_hidden
 from .invariants import check_invariants
-from .observe import LAYOUT, OBS_SIZE
+from .observe import LAYOUT, OBS_SIZE, decode
 from .observe_cache import write_observation
 from .records import NUM_YIELDS, PP_SOURCES, YIELD_KINDS
 from .render import render_text
 from .rules import State
+from .view import SeatView, view
 
 # the truncation guard (its reasoning: data.DECISIONS_PER_TURN)
 MAX_DECISIONS = D.MAX_DECISIONS
@@ -47,6 +50,15 @@ class OtysGame(Game):
     render_text = staticmethod(render_text)  # a viewer sees only its own private contracts
     resample_hidden = staticmethod(resample_hidden)
     full_state = state_layout(info)
+
+    def view(self, state: State, seat: int) -> SeatView:
+        """What ``seat`` may know of ``state`` (``view.view``)."""
+        return view(state, seat)
+
+    def decode_view(self, observation: np.ndarray, config: Config) -> SeatView:
+        """The seat view an observation was written from (``observe.decode``, its exact
+        inverse)."""
+        return decode(observation, config)
 
     def game_summary(self, state: State) -> dict[str, Any]:
         """Per-game facts for balance studies (JSON-able; lists are per seat).

@@ -5,7 +5,7 @@ field that breaks a rule. ``Game.state_from_dict`` runs it on every load (after 
 schema has checked the shape and types), so a saved state is checked for meaning and
 not only for shape, and the random-game tests run it after every decision, so that
 these rules have one copy. No step of the engine calls it, and the rules do not import
-it.
+it: it reads the state and the rules' public functions.
 
 What it checks:
 
@@ -41,7 +41,7 @@ from envs.core.fields import FieldChecks
 
 from . import actions as A
 from . import data as D
-from .effects import SPONSOR_DOUBLE_TILE
+from .effects import SPONSOR_DOUBLE_TILE, free_space, neighbour_seats
 from .phases import MAIN_PHASES, NUM_PHASES, Phase
 from .records import NUM_YIELDS, PP_SOURCES
 from .rules import State
@@ -254,7 +254,7 @@ def _check_turn(s, n: int) -> None:
     contract_level = _int(s.contract_level, "contract_level", -1, D.NUM_LEVELS - 1)
     picks = _ints(s.colour_picks, "colour_picks", None, 0, NC - 1, most=D.MAX_NUMBERS)
     marks = _ints(s.marks, "marks", None, 0, n - 1, most=2)
-    neighbours = s._neighbours()
+    neighbours = neighbour_seats(n, seat)
     if len(set(marks)) != len(marks) or not set(marks) <= set(neighbours):
         _bad("marks", f"= {marks} are not distinct neighbours of seat {seat}")
     if marks and not tables.spy_variant:
@@ -369,7 +369,8 @@ def _check_turn(s, n: int) -> None:
             _bad("marks", f"= {marks}: the variant's choice needs a marked seat with a battery")
     if phase == Phase.SPONSOR_FLIP and s.credits[p] < D.SPONSOR_UPGRADE_COST:
         _bad(f"credits[{p}]", f"= {s.credits[p]}: Sponsor #4 costs {D.SPONSOR_UPGRADE_COST}")
-    if phase == Phase.TOKEN_RESOURCE and s._space(p, level) <= 0:
+    if phase == Phase.TOKEN_RESOURCE and free_space(
+            s.tables.capacity[level], s.resources[p][level * D.NUM_COLOURS : (level + 1) * D.NUM_COLOURS]) <= 0:
         _bad(f"resources[{p}]", f"has no room on level {level + 1} for the token's resource")
     legal = s.legal_actions()
     if not legal:

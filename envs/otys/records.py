@@ -18,7 +18,7 @@ Nothing here changes a game. ``State.apply_action`` plays the rules and calls
 from __future__ import annotations
 
 from . import actions, data
-from .effects import SPONSOR_CREDIT_TILE, SPONSOR_DOUBLE_TILE
+from .effects import SPONSOR_CREDIT_TILE, SPONSOR_DOUBLE_TILE, buy_price, diver_cost
 from .phases import CONTRACT_COLOUR, STEP1, STEP2
 
 YIELD_KINDS = ("pp", "credits", "batteries", "resources", "contracts", "upgrades", "keys")
@@ -105,10 +105,10 @@ def _count_saving(state, p: int, action: int) -> None:
     if diver == data.TRADER:
         if action not in actions.BUY:
             return
-        cost = state.tables.store_credits[state.store[action - actions.BUY.start] - 1]
-        saved = max(cost - (data.TRADER_UPGRADE_DISCOUNT if upgraded else 0), 0)
+        filled = state.store[action - actions.BUY.start]
+        saved = buy_price(state.tables.store_credits, filled, upgraded, 0, free_costs=0)
     elif diver in data.SPONSOR1_FREE:
-        saved = data.DIVER_COST[diver][upgraded]
+        saved = diver_cost(diver, upgraded, 0, free_costs=0)
     else:
         return
     state.sponsor_yield[p][SPONSOR_CREDIT_TILE * NUM_YIELDS + YIELD_CREDITS] += saved

@@ -27,7 +27,7 @@ from envs.core.schema import INT, ListOf, SavedState, StateSchema
 from . import actions, data, records
 from .config import Config, tables_for
 from .contracts import ContractsMixin
-from .effects import EffectsMixin
+from .effects import EffectsMixin, StateSite, diver_options, moved
 from .phases import (
     CONTRACT_COLOUR,
     COPY,
@@ -206,13 +206,15 @@ class State(ContractsMixin, EffectsMixin, SavedState):
             self._contract_options(out)
             if self.uses_left:
                 dtype = self.divers[p][data.level_slot(level)]
-                self._diver_options(dtype, self.upgraded[p][dtype], 0, self.credits[p], out)
+                out.extend(diver_options(dtype, self.upgraded[p][dtype], 0, self.credits[p],
+                                         self.free_costs, StateSite(self)))
             out.append(actions.RESURFACE)
             if self.batteries[p]:
                 out.append(actions.OXYGEN)
         elif phase == COPY:
             dtype, upg = self._copied()
-            self._diver_options(dtype, upg, self.copy_depth, self.credits[p], out)
+            out.extend(diver_options(dtype, upg, self.copy_depth, self.credits[p], self.free_costs,
+                                     StateSite(self)))
             out.append(actions.DECLINE)
         elif phase == KEEP:  # no decline: a draw starts only with room in the hand
             out.extend(actions.KEEP.start + i for i in range(len(self.drawn)))
@@ -258,8 +260,7 @@ class State(ContractsMixin, EffectsMixin, SavedState):
             elif action in actions.PROP:
                 source, target = actions.prop_of(action)
                 self.batteries[p] -= 1
-                column = self.divers[p]
-                column.insert(target, column.pop(source))
+                self.divers[p] = moved(self.divers[p], source, target)
             elif action == actions.SPONSOR:
                 self._use_sponsor()
             else:  # a diver effect: step 2 begins (or goes on)
@@ -339,8 +340,7 @@ class State(ContractsMixin, EffectsMixin, SavedState):
             self.batteries[p] -= 1
             self.marks = []  # the Spy stays down, so do the divers it used
         else:
-            column = self.divers[p]
-            column.insert(0, column.pop(data.level_slot(self.level)))
+            self.divers[p] = moved(self.divers[p], data.level_slot(self.level), 0)
         track = self.hacker_track[p]
         if len(track) >= self.tables.hacker_capacity[self.hacker[p]]:
             for code in track:
@@ -368,8 +368,7 @@ class State(ContractsMixin, EffectsMixin, SavedState):
         if oxygen:
             self.batteries[target] -= 1
         else:
-            column = self.divers[target]
-            column.insert(0, column.pop(data.level_slot(self.level)))
+            self.divers[target] = moved(self.divers[target], data.level_slot(self.level), 0)
         self._run_marks()
 
     def _next_turn(self) -> None:
