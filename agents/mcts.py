@@ -106,7 +106,6 @@ class MCTSAgent(Agent):
         info = self.game.info
         self.scale = float(info.score_scale)
         self.scratch = np.zeros(info.observation_size, np.float32)
-        self.mask = np.zeros(info.num_actions, np.int8)
         self.greedy = None
         if options.uses_greedy():
             from . import make
@@ -287,15 +286,14 @@ class MCTSAgent(Agent):
         return outcome_values(world.scores(), world.winners(), self.scale, self.options.margin)
 
     # ------------------------------------------------------------ greedy's view
-    def _observe(self, world, seat: int, legal: list[int]) -> dict[str, np.ndarray]:
-        """``seat``'s observation of ``world`` (reused buffers: read it at once)."""
-        self.game.observe(world, seat, self.scratch)
-        self.mask[:] = 0
-        self.mask[legal] = 1
-        return {"observation": self.scratch, "action_mask": self.mask}
+    def _greedy_values(self, world, seat: int, legal: list[int]) -> dict[int, float]:
+        """Greedy's values of ``legal`` for ``seat`` in ``world``, read off the seat's
+        structured view of the re-drawn world (``Game.view``: what that seat may know,
+        no float round trip); the same numbers greedy gives the seat's observation."""
+        return self.greedy.values_of_view(self.game.view(world, seat), legal)
 
     def _greedy_action(self, world, seat: int, legal: list[int]) -> int:
-        values = self.greedy.action_values(self._observe(world, seat, legal))
+        values = self._greedy_values(world, seat, legal)
         return max(legal, key=lambda a: values.get(a, -math.inf))
 
     def _ranked(self, observation, legal: list[int]) -> tuple[list[int], dict[int, float]]:
@@ -310,9 +308,13 @@ class MCTSAgent(Agent):
         return sorted(legal, key=lambda a: -values.get(a, -math.inf)), values
 
     def _ranked_state(self, world, mover: int, legal: list[int]) -> list[int]:
-        if self.options.prior == "net" or (self.options.prior == "greedy"
-                                           and self.greedy is not None):
-            return self._ranked(self._observe(world, mover, legal), legal)[0]
+        """``legal`` in the prior's order for ``mover`` in a tree node's ``world``."""
+        if self.options.prior == "net":
+            self.game.observe(world, mover, self.scratch)
+            return self._ranked({"observation": self.scratch}, legal)[0]
+        if self.options.prior == "greedy" and self.greedy is not None:
+            values = self._greedy_values(world, mover, legal)
+            return sorted(legal, key=lambda a: -values.get(a, -math.inf))
         order = list(legal)
         self.rng.shuffle(order)
         return order
