@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint setup setup-rllib clean
+.PHONY: demo test lint docs setup setup-rllib clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -48,5 +48,10 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
+# the documentation site into site/ (open site/index.html); warnings are errors. Its
+# tables and pictures are made from the code as it builds (docs/hooks.py).
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) $(VENV_RLLIB) build dist *.egg-info
+	rm -rf $(VENV) $(VENV_RLLIB) build dist site *.egg-info

@@ -28,7 +28,7 @@ def make(spec: str, env) -> Agent:
         name = _game_name(env)
         if name not in GREEDY:
             raise ConfigError(f"no greedy agent for game {name!r}")
-        agent = greedy_for(name)()
+        agent = greedy_for(name).for_env(env)
     elif kind == "human" and not arg:
         from .human import HumanAgent
 

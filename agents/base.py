@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from envs.core.rng import IntegerDraws, make_rng
+from envs.core.rng import make_rng
 
 
 class Agent(ABC):
@@ -52,6 +52,12 @@ class ValuingAgent(Agent):
     (teacher hints, ``agents/hints.py``); it draws nothing from the generator.
     """
 
+    @classmethod
+    def for_env(cls, env) -> ValuingAgent:
+        """The agent for ``env`` (``agents.make``): an agent that reads the game's
+        config (to decode its observations) takes it from ``env`` here."""
+        return cls()
+
     def action_values(self, observation: dict[str, np.ndarray]) -> dict[int, float]:
         """Legal action id -> its value to the acting seat (higher is better)."""
         raise NotImplementedError
@@ -66,16 +72,8 @@ class RandomAgent(Agent):
     spec = "random"
     reads_observation = False
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.draws = IntegerDraws(self.rng)
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self.draws = IntegerDraws(self.rng)  # the numbers rng.integers would give
-
     def act(self, observation: dict[str, np.ndarray]) -> int:
         return self.act_legal(observation["action_mask"].nonzero()[0])  # the mask is 1-D
 
     def act_legal(self, legal) -> int:
-        return int(legal[self.draws.below(len(legal))])
+        return int(legal[self.rng.integers(len(legal))])

@@ -106,7 +106,6 @@ class MCTSAgent(Agent):
         info = self.game.info
         self.scale = float(info.score_scale)
         self.scratch = np.zeros(info.observation_size, np.float32)
-        self.mask = np.zeros(info.num_actions, np.int8)
         self.greedy = None
         if options.uses_greedy():
             from . import make
@@ -287,17 +286,14 @@ class MCTSAgent(Agent):
         return outcome_values(world.scores(), world.winners(), self.scale, self.options.margin)
 
     # ------------------------------------------------------------ greedy's view
-    def _observe(self, world, seat: int, legal: list[int]) -> dict[str, np.ndarray]:
-        """``seat``'s observation of ``world`` (reused buffers: read it at once)."""
-        if not self.game.writes_every_value:
-            self.scratch.fill(0.0)
-        self.game.observe(world, seat, self.scratch)
-        self.mask[:] = 0
-        self.mask[legal] = 1
-        return {"observation": self.scratch, "action_mask": self.mask}
+    def _greedy_values(self, world, seat: int, legal: list[int]) -> dict[int, float]:
+        """Greedy's values of ``legal`` for ``seat`` in ``world``, read off the seat's
+        structured view of the re-drawn world (``Game.view``: what that seat may know,
+        no float round trip); the same numbers greedy gives the seat's observation."""
+        return self.greedy.values_of_view(self.game.view(world, seat), legal)
 
     def _greedy_action(self, world, seat: int, legal: list[int]) -> int:
-        values = self.greedy.action_values(self._observe(world, seat, legal))
+        values = self._greedy_values(world, seat, legal)
         return max(legal, key=lambda a: values.get(a, -math.inf))
 
     def _ranked(self, observation, legal: list[int]) -> tuple[list[int], dict[int, float]]:
@@ -312,9 +308,13 @@ class MCTSAgent(Agent):
         return sorted(legal, key=lambda a: -values.get(a, -math.inf)), values
 
     def _ranked_state(self, world, mover: int, legal: list[int]) -> list[int]:
-        if self.options.prior == "net" or (self.options.prior == "greedy"
-                                           and self.greedy is not None):
-            return self._ranked(self._observe(world, mover, legal), legal)[0]
+        """``legal`` in the prior's order for ``mover`` in a tree node's ``world``."""
+        if self.options.prior == "net":
+            self.game.observe(world, mover, self.scratch)
+            return self._ranked({"observation": self.scratch}, legal)[0]
+        if self.options.prior == "greedy" and self.greedy is not None:
+            values = self._greedy_values(world, mover, legal)
+            return sorted(legal, key=lambda a: -values.get(a, -math.inf))
         order = list(legal)
         self.rng.shuffle(order)
         return order
@@ -322,18 +322,12 @@ class MCTSAgent(Agent):
     # ----------------------------------------------------------- the network
     def _net_action(self, world, seat: int, legal: list[int]) -> int:
         """The network's favourite legal move for ``seat`` in ``world``."""
-        self.game.observe(world, seat, self._clean(self.scratch))
+        self.game.observe(world, seat, self.scratch)
         logits = self.net.logits(self.scratch)
         return max(legal, key=logits.__getitem__)
 
     def _net_values(self, world) -> list[float]:
         """The network's value of ``world`` for each seat, from that seat's observation."""
         for seat in range(self.num_players):
-            self.game.observe(world, seat, self._clean(self.seat_rows[seat]))
+            self.game.observe(world, seat, self.seat_rows[seat])
         return self.net.values(self.seat_rows).tolist()
-
-    def _clean(self, out: np.ndarray) -> np.ndarray:
-        """``out`` ready for the game's observation writer (zeroed where it needs it)."""
-        if not self.game.writes_every_value:
-            out.fill(0.0)
-        return out

@@ -57,8 +57,9 @@ class PPOAgent(Agent):
         from . import weights
 
         self.path = find_file(path)  # a relative path: here, else the installed package
+        what = "network" if safe_only else "PPO checkpoint"  # as the spec names it
         if not self.path.exists():
-            raise ConfigError(f"PPO checkpoint {self.path} does not exist{where_looked(path)}")
+            raise ConfigError(f"{what} {self.path} does not exist{where_looked(path)}")
         if safe_only and weights.is_sb3_zip(self.path):
             raise ConfigError(f"net:{self.path} names an SB3 zip; net: plays exported agents "
                               f"(X.json + X.safetensors; otrio export-checkpoint writes them), "
@@ -78,7 +79,7 @@ class PPOAgent(Agent):
         for key, value in expected.items():
             if meta.get(key) != value:
                 raise ConfigError(
-                    f"PPO checkpoint {self.path} was trained for {key}={short_repr(meta.get(key))}, "
+                    f"{what} {self.path} was trained for {key}={short_repr(meta.get(key))}, "
                     f"this game has {key}={value!r}"
                 )
         if zipped:  # refused here unless trusted
@@ -89,10 +90,10 @@ class PPOAgent(Agent):
         try:
             self.hints = make_hints(meta.get("hints"), env)
         except (ValueError, TypeError) as err:
-            raise ConfigError(f"PPO checkpoint {self.path}: {clip(str(err))}") from None
+            raise ConfigError(f"{what} {self.path}: {clip(str(err))}") from None
         size = observation_size(env, meta.get("hints"))
         if self.policy.observation_space.shape != (size,):
-            raise ConfigError(f"PPO checkpoint {self.path} reads {self.policy.observation_space.shape} "
+            raise ConfigError(f"{what} {self.path} reads {self.policy.observation_space.shape} "
                               f"observations, its metadata promises ({size},)")
         from .net import forward_of
 

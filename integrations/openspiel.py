@@ -233,8 +233,6 @@ class _World:
             state = self.state
             if state is None:
                 state = self.state = self.owner._deal(self)
-        if not self.game.writes_every_value:
-            out.fill(0.0)
         self.game.observe(state, seat, out)
 
     def observation(self, seat: int) -> np.ndarray:

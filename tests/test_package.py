@@ -29,7 +29,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 # what the wheel is not built from (and what would only slow the copy down)
 NOT_COPIED = {".git", ".venv", ".venv-rllib", "runs", "build", "dist", ".hypothesis",
-              ".pytest_cache", ".ruff_cache", "tests", "examples", "tools"}
+              ".pytest_cache", ".ruff_cache", "tests", "examples", "tools", "site"}
 GAMES = ("oceanos", "otys", "otontin")
 SHIPPED_CONFIG = "configs/tournament/oceanos_ppo_vs_greedy.yaml"  # names ppo:agents/pretrained/...
 

@@ -31,7 +31,7 @@ def measure(spec: str, env_id: str, players: int, games: int, opponent: str,
     others = [agents.make(opponent, env) for _ in range(players)]
     times = []
     for g in range(-1, games):  # game -1 warms up (imports, caches) and is not timed
-        game_seed = derive_seed(seed, "agent-speed", g)
+        game_seed = derive_seed(seed, "agent-speed", "warm-up" if g < 0 else g)
         seat = g % players
         seated = list(others)
         seated[seat] = agent

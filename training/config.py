@@ -32,17 +32,17 @@ class EvalParams(StrictModel):
 
     interval: int = Field(50_000, ge=1)  # timesteps between evaluations
     games: int = Field(100, ge=2)  # per opponent, seats rotated
-    opponents: list[str] = ["random", "greedy"]
+    opponents: list[str] = ["random", "greedy"]  # agent specs, each scored separately
 
 
 class ImitationParams(StrictModel):
     """Behaviour-cloning warm start from a teacher agent before PPO (see training/imitation.py)."""
 
-    teacher: str = "greedy"
+    teacher: str = "greedy"  # the agent spec cloned
     games: int = Field(1000, ge=2)  # teacher self-play games recorded, every seat
-    epochs: int = Field(8, ge=1)
+    epochs: int = Field(8, ge=1)  # passes over the recorded decisions
     batch_size: int = Field(256, ge=8)
-    learning_rate: float = Field(1e-3, gt=0)
+    learning_rate: float = Field(1e-3, gt=0)  # Adam's, for the clone
     value_weight: float = Field(0.5, ge=0)  # value regression next to the action cross-entropy
     # PPO rollouts with the clone's policy frozen, fitting only the value head on its own
     # returns, before PPO proper: the first policy updates then see sound advantages.
@@ -71,15 +71,15 @@ class DistillRound(StrictModel):
 class DistillParams(StrictModel):
     """Distillation from search (expert iteration, ``training/distill.py``)."""
 
-    rounds: list[DistillRound] = Field(min_length=1)
+    rounds: list[DistillRound] = Field(min_length=1)  # the rounds, in order
     window: int = Field(0, ge=0)  # train on the last `window` rounds' games (0: all so far)
     temperature: float = Field(0.1, ge=0)  # policy target: softmax(values / temperature)
     margin: float = Field(0.25, ge=0)  # value target: outcome + margin * squashed score margin
     trunk: list[int] = Field([256, 256], min_length=1)  # the shared MLP both heads read
-    epochs: int = Field(10, ge=1)
+    epochs: int = Field(10, ge=1)  # passes over the training games, each round
     batch_size: int = Field(512, ge=8)
-    learning_rate: float = Field(1e-3, gt=0)
-    weight_decay: float = Field(1e-4, ge=0)
+    learning_rate: float = Field(1e-3, gt=0)  # AdamW's
+    weight_decay: float = Field(1e-4, ge=0)  # AdamW's
     value_weight: float = Field(1.0, ge=0)  # value MSE next to the policy cross-entropy
     # value target: (1 - value_mix) x the game's outcome + value_mix x the search's own
     # value of the position (its best candidate's mean), where it searched
@@ -109,29 +109,31 @@ HINTED_ENCODER = "hinted"  # any game; reads an observation with hints (agents/h
 class TrainConfig(StrictModel):
     """Everything a training run needs; defaults live here and nowhere else."""
 
-    game: str
-    game_config: dict[str, Any] = Field(default_factory=dict)
+    game: str  # env id, e.g. oceanos_v0
+    game_config: dict[str, Any] = Field(default_factory=dict)  # the env's config keys
+    # the learner's opponents, drawn per episode with these weights: random, greedy, and
+    # self (frozen snapshots of the learner)
     opponents: dict[str, float] = {"random": 0.2, "greedy": 0.4, "self": 0.4}
     snapshot_interval: int = Field(50_000, ge=1)  # timesteps between frozen snapshots
     max_snapshots: int = Field(5, ge=1)  # self-play draws from the latest ones
     learner_seat: int | None = None  # None: a random seat each episode
     imitation: ImitationParams | None = None  # None: PPO from a random policy
     ppo: PPOParams = PPOParams()
-    net_arch: list[int] = [256, 256]
+    net_arch: list[int] = [256, 256]  # hidden layers of the policy and value MLPs
     encoder: str = "mlp"  # or a structured encoder of agents/encoders.py (ENCODER_GAMES)
     # one encoder for the policy and the value head (sb3's default), or a copy each, so the
     # value loss cannot move the features the policy reads
     share_features_extractor: bool = True
     # teacher hints appended to the learner's observation (agents/hints.py): None or "greedy"
     hints: str | None = None
-    total_timesteps: int = Field(1_000_000, ge=1)
-    num_envs: int = Field(1, ge=1)
-    vec_env: Literal["dummy", "subproc"] = "dummy"
-    seed: int = Field(0, ge=0)
-    checkpoint_interval: int = Field(50_000, ge=1)
+    total_timesteps: int = Field(1_000_000, ge=1)  # the learner's decisions (--timesteps)
+    num_envs: int = Field(1, ge=1)  # self-play envs collecting rollouts together
+    vec_env: Literal["dummy", "subproc"] = "dummy"  # sb3: every env in this process, or one each
+    seed: int = Field(0, ge=0)  # master seed of the run
+    checkpoint_interval: int = Field(50_000, ge=1)  # timesteps between resumable checkpoints
     eval: EvalParams = EvalParams()
     torch_threads: int = Field(1, ge=1)  # two threads ran ~10x slower on 2 cores
-    output: str = "runs/train"
+    output: str = "runs/train"  # the run folder (--output)
     # distillation from search instead of PPO (training/distill.py); the PPO keys are unused
     distill: DistillParams | None = None
     # an exported network (X.json) that PPO starts from, e.g. a distilled one

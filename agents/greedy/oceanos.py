@@ -1,6 +1,6 @@
 """Greedy Oceanos: value each legal action by its immediate worth to the seat.
 
-The heuristic, read from the seat's observation alone:
+The heuristic, read from the seat's view alone (``envs.oceanos.view.SeatView``):
 
 * a card is worth its new animal (2 stars at each remaining round end, if the
   aquarium has room), its corals (about a star each), a chest (a treasure, ~3 stars,
@@ -13,9 +13,13 @@ The heuristic, read from the seat's observation alone:
   stars, aquarium room for the animals held, cockpit and motor tempo, airlock divers);
 * in the two-player turn the card put under the deck is the one most valuable to the
   opponent who would receive it.
+
+Its numbers are a :class:`Weights` (``GreedyOceanos(weights=Weights(upgrade=4.0))``).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -29,114 +33,144 @@ from envs.oceanos.actions import (
     keep_slot,
     upgrade_part,
 )
+from envs.oceanos.cards_table import NO_ANIMAL, Card
+from envs.oceanos.config import Config
 from envs.oceanos.data import (
     AIRLOCK,
     AQUARIUM,
     AQUARIUM_CAPACITY,
     COCKPIT,
+    GREEN,
     MOTOR,
     NUM_ROUNDS,
     PROPELLER,
     PROPELLER_STARS,
+    STARS_PER_ANIMAL,
     TURNS_PER_ROUND,
 )
-from envs.oceanos.observe import LAYOUT, PLAYER_FEATURES, TABLEAU_FEATURES
+from envs.oceanos.observe import decode
 from envs.oceanos.rules import Decision
+from envs.oceanos.view import SeatView
 
 from ..base import ValuingAgent
 
-N_ANIMALS = 8
-CORAL, CHEST, EYES, GREEN, YELLOW, BASE, PRESENT = range(N_ANIMALS, N_ANIMALS + 7)
-DIVER_FLAG = TABLEAU_FEATURES - 1
-P = {name: i for i, name in enumerate(PLAYER_FEATURES)}
-TREASURE_MEAN = 2.9  # mean of the designed treasure tokens
-EXPECTED_KRAKEN = (1.0, 2.0, 3.0)  # mean loss of the small, medium and big token
-STARS_PER_CORAL = 0.9
-UPGRADE_WORTH = 3.0
+
+@dataclass(frozen=True)
+class Weights:
+    """Greedy's numbers (stars, or shares of a value)."""
+
+    treasure: float = 2.9  # a chest's treasure (about the designed tokens' mean)
+    treasure_without_diver: float = 0.3  # its share with no diver ready
+    kraken: tuple[float, ...] = (1.0, 2.0, 3.0)  # each round's expected Kraken loss
+    kraken_early: float = 0.6  # its share in a round's first two turns
+    eye: float = 0.2  # an eye that does not make the seat the most-eyed
+    stars_per_coral: float = 0.9
+    animal_without_room: float = 0.3  # a new animal's share when the aquarium is full
+    upgrade: float = 3.0  # an upgrade's worth, for a base or a crystal
+    crystal: float = 0.5  # a crystal's share of an upgrade
+    crystal_completes: float = 1.5  # its factor when it pairs with a waiting crystal
+    base_without_crystals: float = 0.3
+    keep_none: float = 0.0  # stop keeping
+    discard_none: float = 0.5  # two-player turn: put nothing under the deck
+    diver_place: float = 1.0  # a diver under chests, in the last round, or one to spare
+    diver_place_else: float = -0.5
+    diver_skip: float = 0.0
+    upgrade_skip: float = 0.0
+    aquarium: float = 0.7  # share of the stars the aquarium's room could add
+    cockpit: float = 0.25  # per turn left
+    motor: float = 1.2  # per round left
+    airlock: float = 1.5  # per round left
+
+
+WEIGHTS = Weights()
 
 
 class GreedyOceanos(ValuingAgent):
-    """The Oceanos heuristic (see the module docstring)."""
+    """The Oceanos heuristic (see the module docstring). ``config``, when given, is the
+    one the decoded views carry (the heuristic reads none of it)."""
 
     spec = "greedy"
 
+    def __init__(self, weights: Weights | None = None, config: Config | None = None) -> None:
+        super().__init__()
+        self.weights = WEIGHTS if weights is None else weights  # the module's, read when made
+        self.config = config
+
+    @classmethod
+    def for_env(cls, env) -> GreedyOceanos:
+        """The agent for ``env``'s game: its observations are decoded at its config."""
+        return cls(config=env.unwrapped.config)
+
     def action_values(self, observation: dict[str, np.ndarray]) -> dict[int, float]:
-        v = LAYOUT.views(observation["observation"])
         legal = np.flatnonzero(observation["action_mask"]).tolist()
-        ctx = _Context(v)
-        decision = int(np.argmax(v["decision"]))
-        values: dict[int, float] = {}
-        if decision in (Decision.KEEP, Decision.KEEP_MORE):
-            for a in legal:
-                values[a] = 0.0 if a == STOP else ctx.card_value(v["hand"][keep_slot(a)])
-        elif decision == Decision.DIVER:
-            values = {DIVER_PLACE: ctx.diver_value(), DIVER_SKIP: 0.0}
-        elif decision == Decision.DISCARD:
-            for a in legal:
-                values[a] = 0.5 if a == DISCARD_NONE else ctx.card_value(v["hand"][discard_slot(a)])
-        else:
-            for a in legal:
-                values[a] = 0.0 if a == UPGRADE_SKIP else ctx.upgrade_value(upgrade_part(a))
-        return values
+        return self.values_of_view(decode(observation["observation"], self.config), legal)
+
+    def values_of_view(self, view: SeatView, legal: list[int]) -> dict[int, float]:
+        """Legal action id -> its value to the seat whose ``view`` it is (its decision)."""
+        w = self.weights
+        ctx = _Context(view, w)
+        decision = view.decision
+        if decision == Decision.KEEP or decision == Decision.KEEP_MORE:
+            return {a: w.keep_none if a == STOP else ctx.card_value(view.hand[keep_slot(a)])
+                    for a in legal}
+        if decision == Decision.DIVER:
+            return {DIVER_PLACE: ctx.diver_value(), DIVER_SKIP: w.diver_skip}
+        if decision == Decision.DISCARD:
+            return {a: w.discard_none if a == DISCARD_NONE
+                    else ctx.card_value(view.hand[discard_slot(a)]) for a in legal}
+        return {a: w.upgrade_skip if a == UPGRADE_SKIP else ctx.upgrade_value(upgrade_part(a))
+                for a in legal}
 
 
 class _Context:
-    """What the seat knows, decoded once per decision."""
+    """What the heuristic reads of the view, once per decision."""
 
-    def __init__(self, v: dict[str, np.ndarray]):
-        self.v = v
-        self.round = int(np.argmax(v["round"]))
-        self.turn = int(np.argmax(v["turn"]))
+    def __init__(self, view: SeatView, weights: Weights):
+        self.w = weights
+        table, me = view.table, view.players[0]
+        self.round, self.turn = table.round, table.turn
         self.rounds_left = NUM_ROUNDS - self.round  # round ends still to score
-        me = v["player"][0]
-        self.levels = [int(np.argmax(part)) + 1 for part in v["levels"][0]]
-        tab = v["tableau"][0]
-        self.kinds = set(np.flatnonzero(tab[:, :, :N_ANIMALS].max(axis=(0, 1))).tolist())
+        self.levels = me.levels
+        self.rows = me.rows
+        self.kinds = {card.animal for row in me.rows for card in row} - {NO_ANIMAL}
         self.capacity = AQUARIUM_CAPACITY[self.levels[AQUARIUM] - 1]
-        self.divers_ready = round(me[P["divers_ready"]] * 3)
-        self.green = me[P["green"]] > 0
-        self.yellow = me[P["yellow"]] > 0
-        present = v["player"][:, P["present"]] > 0
-        eyes = v["player"][:, P["eyes_this_round"]] * 10
-        self.my_eyes = float(eyes[0])
-        others = eyes[1:][present[1:]]
-        self.most_other_eyes = float(others.max()) if others.size else 0.0
-        self.row_length = int(tab[self.round, :, PRESENT].sum())
-        self.tab = tab
+        self.divers_ready = me.divers_ready
+        self.green, self.yellow = me.green > 0, me.yellow > 0
+        self.my_eyes = me.eyes_this_round
+        self.most_other_eyes = max((p.eyes_this_round for p in view.players[1:]), default=0)
 
-    def card_value(self, f: np.ndarray) -> float:
-        if f[PRESENT] == 0:
-            return -1e9
-        value = 0.0
-        if f[:N_ANIMALS].any():
-            animal = int(np.argmax(f[:N_ANIMALS]))
-            if animal not in self.kinds:
-                room = len(self.kinds) < self.capacity
-                value += 2.0 * self.rounds_left * (1.0 if room else 0.3)
-        value += STARS_PER_CORAL * f[CORAL] * 2
-        if f[CHEST]:
-            value += TREASURE_MEAN * (1.0 if self.divers_ready else 0.3)
-        eyes = f[EYES] * 2
-        if eyes:
-            if self.my_eyes + eyes >= self.most_other_eyes:
-                value -= EXPECTED_KRAKEN[self.round] * (1.0 if self.turn >= 2 else 0.6)
+    def card_value(self, card: Card) -> float:
+        w = self.w
+        # the sum is a float32, as when greedy read the card off the float32 observation:
+        # the same values to the bit (a float64 sum breaks some near-ties the other way)
+        value = np.float32(0.0)
+        if card.animal != NO_ANIMAL and card.animal not in self.kinds:
+            room = len(self.kinds) < self.capacity
+            value += STARS_PER_ANIMAL * self.rounds_left * (1.0 if room else w.animal_without_room)
+        value += w.stars_per_coral * card.corals
+        if card.chest:
+            value += w.treasure * (1.0 if self.divers_ready else w.treasure_without_diver)
+        if card.eyes:
+            if self.my_eyes + card.eyes >= self.most_other_eyes:
+                value -= w.kraken[self.round] * (1.0 if self.turn >= 2 else w.kraken_early)
             else:
-                value -= 0.2 * eyes
-        if f[GREEN] or f[YELLOW]:
-            completes = (f[GREEN] and self.yellow) or (f[YELLOW] and self.green)
-            value += 0.5 * UPGRADE_WORTH * (1.5 if completes else 1.0)
-        if f[BASE]:
-            value += UPGRADE_WORTH if (self.green or self.yellow) else 0.3
+                value -= w.eye * card.eyes
+        if card.crystal:
+            completes = self.yellow if card.crystal == GREEN else self.green  # or YELLOW
+            value += w.crystal * w.upgrade * (w.crystal_completes if completes else 1.0)
+        if card.base:
+            value += w.upgrade if (self.green or self.yellow) else w.base_without_crystals
         return value
 
     def diver_value(self) -> float:
-        col = self.row_length - 1
-        chests = sum(self.tab[r, col, CHEST] > 0 for r in range(self.round + 1))
+        col = len(self.rows[self.round]) - 1  # the card just placed
+        chests = sum(1 for row in self.rows[: self.round + 1] if col < len(row) and row[col].chest)
         if chests >= 2 or self.round == NUM_ROUNDS - 1 or self.divers_ready > 1:
-            return 1.0
-        return -0.5
+            return self.w.diver_place
+        return self.w.diver_place_else
 
     def upgrade_value(self, part: int) -> float:
+        w = self.w
         level = self.levels[part]
         left = self.rounds_left
         if part == PROPELLER:
@@ -144,12 +178,12 @@ class _Context:
         if part == AQUARIUM:
             extra = AQUARIUM_CAPACITY[level] - AQUARIUM_CAPACITY[level - 1]
             over = max(0, len(self.kinds) + 1 - self.capacity)
-            return 2.0 * min(extra, over + 1) * left * 0.7
+            return STARS_PER_ANIMAL * min(extra, over + 1) * left * w.aquarium
         turns_left = TURNS_PER_ROUND * left - self.turn
         if part == COCKPIT:
-            return 0.25 * turns_left
+            return w.cockpit * turns_left
         if part == MOTOR:
-            return 1.2 * left
+            return w.motor * left
         if part == AIRLOCK:
-            return 1.5 * left
+            return w.airlock * left
         return 0.0

@@ -1,6 +1,7 @@
 """Greedy Otontin: value each legal action by its immediate worth to the seat.
 
-The heuristic, read from the seat's observation alone:
+The heuristic reads the seat's view alone (:class:`envs.otontin.view.SeatView`:
+``values_of_view``; ``action_values`` decodes the observation into it first):
 
 * the coming war is played out with the rules' arithmetic on the local ring (us, both
   neighbours, the leaders beyond standing still), each neighbour committing any of the
@@ -22,7 +23,7 @@ The heuristic, read from the seat's observation alone:
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -41,83 +42,31 @@ from envs.otontin.campaign import (
     CHOOSE_STEAL,
     COMMIT_ORDER,
     DECLARE_ORDER,
+    taken_from,
+    theft_amount,
+    theft_takers,
 )
 from envs.otontin.data import (
     BEAN,
     BUST_SABOTEURS,
     DICE_PER_ROLL,
     HAND,
+    NUM_FACES,
     SABOTEUR,
     SPEAR,
     TRUCE,
     WARRIOR,
 )
-from envs.otontin.observe import COUNT_SCALE, LAYOUT
-from envs.otontin.orders import LEFT, ORDERS
+from envs.otontin.observe import decode
+from envs.otontin.orders import ORDERS, SIDE_STEP
+from envs.otontin.rules import Config
+from envs.otontin.view import SeatView
 
 from ..base import ValuingAgent
-from .otontin_war import (
-    BEAN_VALUE,
-    FINAL_WARRIOR_VALUE,
-    NO_PLAN,
-    SIDES,
-    WARRIOR_VALUE,
-    WarModel,
-    local_war,
-)
+from .otontin_war import NO_PLAN, SIDES, WEIGHTS, WarModel, Weights, local_war
 
-THEFT_GAIN_VALUE = 0.1  # a warrior a saboteur hands a neighbour (a stronger threat)
 TIE_TOLERANCE = 1e-9  # values this close are tied (as in Agent.choose_best)
 ROLL_CACHE_SIZE = 4096  # roll distributions kept (one per bag content)
-
-_SPAN = {name: (a, b) for name, (a, b, _) in LAYOUT.offsets.items()}  # flat slices
-_FACES = LAYOUT.offsets["dice_faces"][2][1]  # faces per die colour
-
-
-def _count(x: float) -> int:
-    """A count from its scaled observation entry."""
-    return int(round(x * COUNT_SCALE))
-
-
-def _argmax(part: list) -> int:
-    """Index of the first largest entry (one-hot decoding)."""
-    return part.index(max(part))
-
-
-class _Table:
-    """What the seat sees, decoded once per decision (rows relative, row 0 = us)."""
-
-    def __init__(self, o: list[float]):
-        self.o = o
-        self.n = n = int(sum(self.piece("seat_present")))
-        self.atk = [_count(x) for x in self.piece("attack")[:n]]
-        self.dfn = [_count(x) for x in self.piece("defence")[:n]]
-        self.beans = [_count(x) for x in self.piece("beans")[:n]]
-        self.busted = [bool(x) for x in self.piece("busted")[:n]]
-        self.start = _argmax(self.piece("starting_leader"))
-        game = self.piece("game")
-        self.final = bool(game[1])
-        self.split_spoils = bool(game[3])
-        self.pool_warriors, self.pool_beans = (_count(x) for x in self.piece("pool"))
-        self.decision = _argmax(self.piece("decision"))
-
-    def piece(self, name: str) -> list[float]:
-        """The flat entries of one piece of the observation."""
-        a, b = _SPAN[name]
-        return self.o[a:b]
-
-    def counts(self, name: str) -> list[int]:
-        """The counts of a piece (scaled by ``COUNT_SCALE`` in the observation)."""
-        return [_count(x) for x in self.piece(name)]
-
-    def army(self, row: int) -> int:
-        return self.atk[row] + self.dfn[row]
-
-    def model(self, cache: dict) -> WarModel:
-        """The war model of this table."""
-        return WarModel(
-            self.n, self.start, self.final, self.split_spoils, self.busted, self.beans, cache
-        )
 
 
 # ------------------------------------------------------------------ the dice
@@ -153,14 +102,30 @@ def roll_outcomes(bag: tuple[int, ...], shares: tuple[tuple[float, ...], ...]):
     return out
 
 
+@cache
+def face_chances(dice_faces: tuple[tuple[int, ...], ...]) -> tuple[tuple[float, ...], ...]:
+    """Each die colour's chance of each face (its faces are equally likely)."""
+    return tuple(tuple(faces.count(face) / len(faces) for face in range(NUM_FACES))
+                 for faces in dice_faces)
+
+
 class GreedyOtontin(ValuingAgent):
-    """The Otontin heuristic (see the module docstring)."""
+    """The Otontin heuristic (see the module docstring). ``config`` is the game's
+    (public) config, read where an observation is decoded (default: the default
+    config); ``weights`` what it counts an outcome worth."""
 
     spec = "greedy"
 
-    def __init__(self) -> None:
+    def __init__(self, config: Config | None = None, weights: Weights = WEIGHTS) -> None:
         super().__init__()
+        self.config = Config() if config is None else config
+        self.weights = weights
         self._war_cache: dict[tuple, dict[int, float]] = {}
+
+    @classmethod
+    def for_env(cls, env) -> GreedyOtontin:
+        """The agent for ``env``'s game: its observations are decoded at its config."""
+        return cls(config=env.unwrapped.config)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -168,154 +133,147 @@ class GreedyOtontin(ValuingAgent):
 
     def action_values(self, observation: dict[str, np.ndarray]) -> dict[int, float]:
         legal = np.flatnonzero(observation["action_mask"]).tolist()
-        table = _Table(observation["observation"].tolist())
-        model = table.model(self._war_cache)
-        if table.decision == CHOOSE_PRIORITY:
-            values = self._priority_values(table, model)
-        elif table.decision == CHOOSE_STEAL:
-            values = self._steal_values(table, model, legal)
-        elif table.decision == DECLARE_ORDER:
-            values = self._declare_values(table, model)
-        elif table.decision == COMMIT_ORDER:
-            values = self._commit_values(table, model)
-        else:
-            values = self._campaign_values(table, model, legal)
-        return values
+        return self.values_of_view(decode(observation["observation"], self.config), legal)
+
+    def values_of_view(self, view: SeatView, legal: list[int]) -> dict[int, float]:
+        """Legal action id -> its value to the seat whose view this is (the numbers of
+        :meth:`action_values`, without the observation)."""
+        model = WarModel(view.num_players, view.starting_leader, view.final_round,
+                         view.split_spoils, view.busted, view.beans, self._war_cache,
+                         self.weights)
+        decision = view.decision
+        if decision == CHOOSE_PRIORITY:
+            return self._priority_values(view, model)
+        if decision == CHOOSE_STEAL:
+            return self._steal_values(view, model, legal)
+        if decision == DECLARE_ORDER:
+            return self._declare_values(view, model)
+        if decision == COMMIT_ORDER:
+            return self._commit_values(view, model)
+        return self._campaign_values(view, model, legal)
 
     # ------------------------------------------------------------- strategy
-    def _commit_values(self, table: _Table, model: WarModel) -> dict[int, float]:
-        worth = model.values(table.atk, table.dfn, table.beans)
+    def _commit_values(self, view: SeatView, model: WarModel) -> dict[int, float]:
+        worth = model.values(view.attack, view.defence, view.beans)
         return {commit_id(order): value for order, value in worth.items()}
 
-    def _declare_values(self, table: _Table, model: WarModel) -> dict[int, float]:
-        worth = model.values(table.atk, table.dfn, table.beans)
+    def _declare_values(self, view: SeatView, model: WarModel) -> dict[int, float]:
+        worth = model.values(view.attack, view.defence, view.beans)
         best = max(worth.values())
         plans = [order for order, value in worth.items() if value >= best - TIE_TOLERANCE]
         return {declare_id(_masked(order)): 0.0 for order in plans}
 
     # ------------------------------------------------------------- campaign
-    def _campaign_values(self, table: _Table, model: WarModel, legal) -> dict[int, float]:
-        rolled = table.counts("rolled")
-        paid_w, paid_b = table.counts("payable")
-        warrior_value = FINAL_WARRIOR_VALUE if table.final else WARRIOR_VALUE
+    def _campaign_values(self, view: SeatView, model: WarModel, legal) -> dict[int, float]:
+        paid_warriors, paid_beans = view.payable
+        weights = self.weights
+        warrior_value = weights.warrior(view.final_round)
+        now = model.best(view.attack, view.defence, view.beans)
         values: dict[int, float] = {}
         for card in (ATTACK_CARD, DEFENCE_CARD):
             if stop_id(card) in legal:
-                atk, dfn = list(table.atk), list(table.dfn)
-                (atk if card == ATTACK_CARD else dfn)[0] += paid_w
+                attack, defence = list(view.attack), list(view.defence)
+                (attack if card == ATTACK_CARD else defence)[0] += paid_warriors
                 values[stop_id(card)] = (
-                    BEAN_VALUE * paid_b
-                    + model.best(atk, dfn, _plus(table.beans, 0, paid_b))
-                    - model.best(table.atk, table.dfn, table.beans)
-                    + warrior_value * paid_w
+                    weights.bean_value * paid_beans
+                    + model.best(attack, defence, _plus(view.beans, 0, paid_beans))
+                    - now
+                    + warrior_value * paid_warriors
                 )
         if ROLL in legal:
             haul = max(values.values())
-            values[ROLL] = haul + self._roll_gain(table, model, rolled, paid_w, paid_b, haul)
+            values[ROLL] = haul + self._roll_gain(view, model, paid_warriors, paid_beans, haul)
         return values
 
-    def _roll_gain(self, table, model, rolled, paid_w, paid_b, haul) -> float:
-        bag = table.counts("bag")
-        if not any(bag):
-            bag = table.counts("priests_aside")
-        faces = table.piece("dice_faces")
-        shares = tuple(tuple(faces[i : i + _FACES]) for i in range(0, len(faces), _FACES))
-        outcomes = roll_outcomes(tuple(bag), shares)
-        warrior_value = FINAL_WARRIOR_VALUE if table.final else WARRIOR_VALUE
-        room_w = max(0, table.pool_warriors - paid_w)
-        room_b = max(0, table.pool_beans - paid_b)
-        active = model.best(table.atk, table.dfn, table.beans)
-        busted = model.values(table.atk, table.dfn, table.beans, busted_self=True)[NO_PLAN]
+    def _roll_gain(self, view: SeatView, model, paid_warriors, paid_beans, haul) -> float:
+        bag = view.bag if any(view.bag) else view.priests_aside  # the priests go back in
+        outcomes = roll_outcomes(bag, face_chances(view.dice_faces))
+        weights = self.weights
+        warrior_value = weights.warrior(view.final_round)
+        room_warriors = max(0, view.pool_warriors - paid_warriors)
+        room_beans = max(0, view.pool_beans - paid_beans)
+        active = model.best(view.attack, view.defence, view.beans)
+        busted = model.values(view.attack, view.defence, view.beans, busted_self=True)[NO_PLAN]
         sit_out = active - busted
-        theft_costs = self._theft_costs(table, model)
+        theft_costs = self._theft_costs(view, model)
+        saboteurs_so_far = view.rolled[SABOTEUR]
         gain = 0.0
-        for (w, b, s), p in outcomes.items():
-            theft = theft_costs[s]
-            if rolled[SABOTEUR] + s >= BUST_SABOTEURS:
+        for (warriors, beans, saboteurs), p in outcomes.items():
+            theft = theft_costs[saboteurs]
+            if saboteurs_so_far + saboteurs >= BUST_SABOTEURS:
                 gain += p * (-haul - sit_out - theft)
             else:
-                gain += p * (warrior_value * min(w, room_w) + BEAN_VALUE * min(b, room_b) - theft)
+                gain += p * (warrior_value * min(warriors, room_warriors)
+                             + weights.bean_value * min(beans, room_beans) - theft)
         return gain
 
-    @staticmethod
-    def _smaller_neighbours(table: _Table) -> list[int]:
-        mine = table.army(0)
-        return [r for r in sorted({1, table.n - 1}) if table.army(r) < mine]
-
-    def _theft_costs(self, table: _Table, model: WarModel) -> dict[int, float]:
+    def _theft_costs(self, view: SeatView, model: WarModel) -> dict[int, float]:
         """Cost of the saboteurs of one roll: warriors lost, and the war they tilt.
 
-        Each smaller neighbour is assumed to take from our Attack card (the Defence card
-        covers a shortfall) into its own Attack card, the threatening choice.
+        The rules' takers (the smaller neighbours) are each assumed to take from our
+        Attack card (the Defence card covers a shortfall) into their own Attack card,
+        the threatening choice.
         """
-        takers = self._smaller_neighbours(table)
-        warrior_value = FINAL_WARRIOR_VALUE if table.final else WARRIOR_VALUE
-        now = model.best(table.atk, table.dfn, table.beans)
+        n = view.num_players
+        takers = theft_takers([view.army(row) for row in range(n)], 0)
+        weights = self.weights
+        warrior_value = weights.warrior(view.final_round)
+        now = model.best(view.attack, view.defence, view.beans)
         costs = {0: 0.0}
         for saboteurs in range(1, DICE_PER_ROLL + 1):
-            atk, dfn = list(table.atk), list(table.dfn)
+            attack, defence = list(view.attack), list(view.defence)
             lost = 0
             for taker in takers:
-                take = min(saboteurs, table.army(0) - lost)
-                from_attack = min(take, atk[0])
-                atk[0] -= from_attack
-                dfn[0] -= take - from_attack
-                atk[taker] += take
+                take = theft_amount(saboteurs, attack[0] + defence[0])
+                attack[0], defence[0] = taken_from(attack[0], defence[0], ATTACK_CARD, take)
+                attack[taker] += take
                 lost += take
-            war_loss = now - model.best(atk, dfn, table.beans) if lost else 0.0
-            costs[saboteurs] = war_loss + lost * (warrior_value + THEFT_GAIN_VALUE)
+            war_loss = now - model.best(attack, defence, view.beans) if lost else 0.0
+            costs[saboteurs] = war_loss + lost * (warrior_value + weights.theft_gain_value)
         return costs
 
     # ------------------------------------------------------------- saboteurs
-    def _steal_values(self, table: _Table, model: WarModel, legal) -> dict[int, float]:
-        k = table.counts("theft")[0]
-        payer = _argmax(table.piece("campaign_leader"))
-        amount = min(k, table.army(payer))
+    def _steal_values(self, view: SeatView, model: WarModel, legal) -> dict[int, float]:
+        payer = view.campaign_leader
+        amount = theft_amount(view.theft, view.army(payer))
         values = {}
         for action in legal:
             source, destination = steal_cards(action)
-            atk, dfn = list(table.atk), list(table.dfn)
-            cards = [atk, dfn]
-            first = min(amount, cards[source][payer])
-            cards[source][payer] -= first
-            cards[1 - source][payer] -= amount - first
-            cards[destination][0] += amount
-            values[action] = model.best(atk, dfn, table.beans)
+            attack, defence = list(view.attack), list(view.defence)
+            attack[payer], defence[payer] = taken_from(attack[payer], defence[payer], source,
+                                                       amount)
+            (attack if destination == ATTACK_CARD else defence)[0] += amount
+            values[action] = model.best(attack, defence, view.beans)
         return values
 
-    def _priority_values(self, table: _Table, model: WarModel) -> dict[int, float]:
-        k = table.counts("theft")[0]
+    def _priority_values(self, view: SeatView, model: WarModel) -> dict[int, float]:
+        n = view.num_players
         values = {}
         for side in SIDES:
-            first = 1 if side == LEFT else table.n - 1
-            second = table.n - 1 if side == LEFT else 1
-            atk, dfn = list(table.atk), list(table.dfn)
-            left_over = table.army(0)
-            for taker in (first, second):
-                take = min(k, left_over)
-                left_over -= take
-                from_atk = min(take, atk[0])
-                atk[0] -= from_atk
-                dfn[0] -= take - from_atk
-                atk[taker] += take
-            values[priority_id(side)] = model.best(atk, dfn, table.beans)
+            first = SIDE_STEP[side] % n  # the neighbour on that side is paid first
+            attack, defence = list(view.attack), list(view.defence)
+            for taker in (first, n - first):
+                take = theft_amount(view.theft, attack[0] + defence[0])
+                attack[0], defence[0] = taken_from(attack[0], defence[0], ATTACK_CARD, take)
+                attack[taker] += take
+            values[priority_id(side)] = model.best(attack, defence, view.beans)
         return values
 
 
 def _masked(order: int) -> int:
     """The same order with its Spear shown as a Hand (truce)."""
-    lc, lo, rc, ro = ORDERS[order]
-    if lc == SPEAR:
-        lc, lo = HAND, TRUCE
-    if rc == SPEAR:
-        rc, ro = HAND, TRUCE
-    return ORDERS.index((lc, lo, rc, ro))
+    left_card, left_offer, right_card, right_offer = ORDERS[order]
+    if left_card == SPEAR:
+        left_card, left_offer = HAND, TRUCE
+    if right_card == SPEAR:
+        right_card, right_offer = HAND, TRUCE
+    return ORDERS.index((left_card, left_offer, right_card, right_offer))
 
 
-def _plus(values: list[int], index: int, amount: int) -> list[int]:
+def _plus(values, index: int, amount: int) -> list[int]:
     out = list(values)
     out[index] += amount
     return out
 
 
-__all__ = ["GreedyOtontin", "local_war", "roll_outcomes"]
+__all__ = ["GreedyOtontin", "Weights", "local_war", "roll_outcomes"]

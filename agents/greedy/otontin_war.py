@@ -8,6 +8,11 @@ may be joined by the leader beyond it. An outcome is worth our beans, our warrio
 and the beans rivals lose (counted by their wealth); in the final round, mostly whether
 we end first.
 
+The rules of the war are the rules' own functions (``envs/otontin/war.py``): the pacts,
+where a join offer sends its warriors, what a pay offer pays, the deployment, the battle
+order and the battles. What is greedy's own is the model: the scenarios and their
+chances, and the worth of an outcome (:class:`Weights`).
+
 Everything that does not depend on the warrior and bean counts (the scenarios, their
 chances, who attacks and shields whom in each, where a join offer sends our warriors)
 is built once per ring shape and cached. Which seats have Attack and Defence warriors
@@ -19,56 +24,73 @@ per count pattern) and sums the scenarios' worths exactly as if it played them a
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from functools import cache
 from operator import mul
 
-from envs.otontin.data import (
-    HAND,
-    JOIN_ATTACK,
-    NO_OFFER,
-    OFFER_PAYMENT,
-    SPEAR,
-    TRUCE,
-)
+from envs.otontin.data import HAND, JOIN_ATTACK, NO_OFFER, OFFER_PAYMENT, SPEAR, TRUCE
 from envs.otontin.orders import LEFT, ORDERS, RIGHT
-from envs.otontin.war import SIDES, battle_ranks, deployment, resolve_battles
+from envs.otontin.war import (
+    NO_CARDS,
+    SIDES,
+    battle_ranks,
+    deployment,
+    forms_pact,
+    join,
+    may_join,
+    pacts_of,
+    payment,
+    resolve_battles,
+)
+
 
 # ------------------------------------------------------------------ value weights
-BEAN_VALUE = 1.0  # a bean in hand (the score)
-WARRIOR_VALUE = 0.35  # a warrior kept: future attacks, defence and the tie-break
-FINAL_WARRIOR_VALUE = 0.05  # in the final round a warrior only breaks ties
-RIVAL_WEIGHT = 1.0  # a bean the richest rival loses, against one we gain (poorer: less)
-KILL_VALUE = 0.05  # a neighbour's warrior killed (a weaker threat next round)
-WIN_VALUE = 10.0  # final round: ending with the most beans
+@dataclass(frozen=True)
+class Weights:
+    """What greedy Otontin counts an outcome worth: its tunable numbers (vary them by
+    ``GreedyOtontin(weights=Weights(warrior_value=0.5))``)."""
+
+    bean_value: float = 1.0  # a bean in hand (the score)
+    warrior_value: float = 0.35  # a warrior kept: future attacks, defence and the tie-break
+    final_warrior_value: float = 0.05  # in the final round a warrior only breaks ties
+    rival_weight: float = 1.0  # a bean the richest rival loses, against one we gain
+    kill_value: float = 0.05  # a neighbour's warrior killed (a weaker threat next round)
+    win_value: float = 10.0  # final round: ending with the most beans
+    theft_gain_value: float = 0.1  # a warrior a saboteur hands a neighbour (a stronger threat)
+
+    def warrior(self, final_round: bool) -> float:
+        """A warrior kept, in this round."""
+        return self.final_warrior_value if final_round else self.warrior_value
+
+
+WEIGHTS = Weights()
 JOIN_MARGIN = 1e-6  # a join offer must beat the plain truce by more than rounding
 CACHE_SIZE = 512  # war evaluations kept between decisions (cleared when full)
 PLAN_CACHE_SIZE = 2048  # war plans kept (about 9 kB each), by ring shape and count pattern
 
 # ------------------------------------------------------------------ the local ring
 NEAR_SEATS = 5  # us, both neighbours and both far neighbours (fewer at 3-4 players)
-NO_CARDS = None  # a busted leader lays no cards
 LEFT_LOCAL = 1  # our left neighbour on the local ring (the right one is the last seat)
 NEIGHBOURS_ONLY = 3  # a local ring of us and our two neighbours (3 players)
 NO_PLAN = -1  # the key of the busted war (we lay no order)
 
 
-def _candidate_orders() -> tuple[list[int], dict[int, tuple[int, list[int]]]]:
+def _candidate_orders() -> tuple[list[int], dict[int, int]]:
     """Our orders: every card pair with truce Hands, and, without a Spear, the same with
-    join_attack on one or both Hands (order -> (its truce order, join sides))."""
+    join_attack on one or both Hands (order -> its truce order)."""
     truce = [
-        i for i, (_, lo, _, ro) in enumerate(ORDERS)
-        if lo in (NO_OFFER, TRUCE) and ro in (NO_OFFER, TRUCE)
-    ]
+        i for i, (_, left_offer, _, right_offer) in enumerate(ORDERS)
+        if left_offer in (NO_OFFER, TRUCE) and right_offer in (NO_OFFER, TRUCE)
+    ]  # fmt: skip
     joins = {}
-    for i, (lc, lo, rc, ro) in enumerate(ORDERS):
-        offers = (lo, ro)
-        if SPEAR in (lc, rc) or JOIN_ATTACK not in offers:
+    for i, (left_card, left_offer, right_card, right_offer) in enumerate(ORDERS):
+        offers = (left_offer, right_offer)
+        if not may_join((left_card, right_card), SPEAR) or JOIN_ATTACK not in offers:
             continue
         if any(o not in (NO_OFFER, TRUCE, JOIN_ATTACK) for o in offers):
             continue
         plain = [TRUCE if o == JOIN_ATTACK else o for o in offers]
-        base = ORDERS.index((lc, plain[0], rc, plain[1]))
-        joins[i] = (base, [side for side in SIDES if offers[side] == JOIN_ATTACK])
+        joins[i] = ORDERS.index((left_card, plain[0], right_card, plain[1]))
     return truce, joins
 
 
@@ -87,42 +109,59 @@ def _neighbour_classes(facing_side: int) -> list[tuple[int, int, float]]:
 
 def _expected_pay_per_hand() -> dict[int, float]:
     """Chance that a neighbour's Hand carries each pay offer (uniform prior)."""
-    offers = Counter(lo for _, lo, _, _ in ORDERS if lo != NO_OFFER)  # the table is symmetric
+    # the table is symmetric: the left Hands' offers are the right Hands'
+    offers = Counter(left_offer for _, left_offer, _, _ in ORDERS if left_offer != NO_OFFER)
     hands = sum(offers.values())
     return {offer: offers[offer] / hands for offer in OFFER_PAYMENT}
 
 
 CLASSES = {side: _neighbour_classes(side) for side in SIDES}
 PAY_SHARE = _expected_pay_per_hand()
-# A leader beyond our neighbour joins its attack through a pact: a Hand toward it with
-# join_attack and no Spear of its own (uniform prior), or, when the leader beyond is our
-# other neighbour (its cards known in the scenario), join_attack on that Hand.
-FAR_JOIN_CHANCE = sum(
-    1 for lc, _, rc, ro in ORDERS if rc == HAND and ro == JOIN_ATTACK and lc != SPEAR
-) / len(ORDERS)
-JOIN_PER_HAND = sum(1 for _, lo, _, _ in ORDERS if lo == JOIN_ATTACK) / sum(
-    1 for _, lo, _, _ in ORDERS if lo != NO_OFFER
+# The chance that a Hand of a leader we know only by its cards carries join_attack
+# (uniform prior): the leader beyond our neighbour, when that is our other neighbour.
+JOIN_PER_HAND = sum(1 for _, left_offer, _, _ in ORDERS if left_offer == JOIN_ATTACK) / sum(
+    1 for _, left_offer, _, _ in ORDERS if left_offer != NO_OFFER
 )
 
 
+@cache
+def far_join_chance(pair: tuple[int, int], toward_us: int) -> float:
+    """The chance (uniform prior over its 47 orders) that the leader beyond our neighbour
+    sends its Attack warriors to join that neighbour's attack on us, by the rules' join
+    (:func:`envs.otontin.war.join`): the neighbour lays ``pair``, ``toward_us`` its side
+    facing us; the leader beyond has it on one side and a leader who lays nothing on the
+    other (from four players on)."""
+    # a ring of four: us (0), the neighbour, the leader beyond it, a leader who lays nothing
+    neighbour, beyond = (1, 2) if toward_us == RIGHT else (3, 2)
+    joins = 0
+    for left_card, left_offer, right_card, right_offer in ORDERS:
+        cards = [NO_CARDS] * 4
+        offers = [NO_CARDS] * 4
+        cards[neighbour], offers[neighbour] = pair, (NO_OFFER, NO_OFFER)
+        cards[beyond], offers[beyond] = (left_card, right_card), (left_offer, right_offer)
+        found = join(cards, offers, pacts_of(cards), beyond, SPEAR, JOIN_ATTACK)
+        joins += found is not None and found[0] == neighbour and found[1] == toward_us
+    return joins / len(ORDERS)
+
+
 # -------------------------------------------------------------------- the war
-def local_war(cards, atk, dfn, beans, near, helpers=(), split_spoils=False):
+def local_war(cards, attack, defence, beans, near, helpers=(), split_spoils=False):
     """Play a war on a small ring with the rules' battles (:func:`resolve_battles`).
 
     ``cards[s]`` is ``(left card, right card)`` or None (busted); ``near[s]`` orders
     ties from the Starting Leader. Hands only matter through ``helpers``: each
     ``(seat, leader)`` sends that seat's Attack warriors to join the leader's attack
     (the caller checks the pact and the offer). Pay offers are counted apart. Returns
-    the new (atk, dfn, beans).
+    the new (attack, defence, beans).
     """
     spears, shields = [], []
     for s, pair in enumerate(cards):
-        sp, sh = deployment(s, pair, len(cards))
-        spears += sp
-        shields += sh
-    rank = battle_ranks(atk, dfn, beans, near)
-    na, nd, nb = resolve_battles(spears, shields, helpers, atk, dfn, beans, rank, split_spoils)
-    return list(na), list(nd), list(nb)
+        seat_spears, seat_shields = deployment(s, pair, len(cards))
+        spears += seat_spears
+        shields += seat_shields
+    rank = battle_ranks(attack, defence, beans, near)
+    after = resolve_battles(spears, shields, helpers, attack, defence, beans, rank, split_spoils)
+    return tuple(list(x) for x in after)
 
 
 # --------------------------------------------------------- scenarios (count-free)
@@ -135,7 +174,7 @@ class _Scenarios:
     ``joins`` lists ``(order, base, [(scenario, join war index)])`` for the scenarios
     where the offer sends our warriors somewhere. ``without_us`` holds each scenario's
     war when we sit out (busted), and ``hands[side]`` the chance that the neighbour on
-    our ``side`` shows us a Hand.
+    our ``side`` makes a pact with a Hand of ours there.
     """
 
     def __init__(self, m: int, busted: tuple[bool, ...], far_ready: tuple[bool, bool]):
@@ -145,56 +184,60 @@ class _Scenarios:
         lefts = self._options(busted[LEFT_LOCAL], RIGHT)
         rights = self._options(busted[right], LEFT)
         scenarios = []  # (left pair, right pair, chance, helpers)
-        for lpair, lp in lefts:
-            for rpair, rp in rights:
-                branches = [((), lp * rp)]
-                for x, pair, other in ((LEFT_LOCAL, lpair, rpair), (right, rpair, lpair)):
+        for left_pair, left_chance in lefts:
+            for right_pair, right_chance in rights:
+                branches = [((), left_chance * right_chance)]
+                for x, pair, other in ((LEFT_LOCAL, left_pair, right_pair),
+                                       (right, right_pair, left_pair)):
                     q = self._far_join_chance(x, pair, other, far_ready[x != LEFT_LOCAL])
                     if q:
                         helper = (self._far_seat(x), x)
                         branches = [(h + (helper,), w * q) for h, w in branches] + [
                             (h, w * (1 - q)) for h, w in branches
                         ]
-                scenarios.extend((lpair, rpair, w, h) for h, w in branches)
-        self.chances = [sc[2] for sc in scenarios]
+                scenarios.extend((left_pair, right_pair, w, h) for h, w in branches)
+        self.chances = [scenario[2] for scenario in scenarios]
         theirs = []  # the neighbours' Spears and Shields in each scenario
-        for lpair, rpair, _, _ in scenarios:
-            lsp, lsh = deployment(LEFT_LOCAL, lpair, m)
-            rsp, rsh = deployment(right, rpair, m)
-            theirs.append((lsp + rsp, lsh + rsh))
-        self.without_us = [(tsp, tsh, sc[3]) for (tsp, tsh), sc in zip(theirs, scenarios)]
+        for left_pair, right_pair, _, _ in scenarios:
+            left_spears, left_shields = deployment(LEFT_LOCAL, left_pair, m)
+            right_spears, right_shields = deployment(right, right_pair, m)
+            theirs.append((left_spears + right_spears, left_shields + right_shields))
+        self.without_us = [(spears, shields, scenario[3])
+                           for (spears, shields), scenario in zip(theirs, scenarios)]
         self.truce = []
         self.truce_wars = []
         ours = {}
         for order in TRUCE_ORDERS:
             pair = (ORDERS[order][0], ORDERS[order][2])
-            sp, sh = ours[order] = deployment(0, pair, m)
+            our_spears, our_shields = ours[order] = deployment(0, pair, m)
             self.truce.append((order, pair))
             self.truce_wars.append(
-                [(sp + tsp, sh + tsh, sc[3]) for (tsp, tsh), sc in zip(theirs, scenarios)]
+                [(our_spears + spears, our_shields + shields, scenario[3])
+                 for (spears, shields), scenario in zip(theirs, scenarios)]
             )
         self.join_wars: list[tuple] = []
         index: dict[tuple, int] = {}
         self.joins = []
-        for order, (base, join_sides) in JOIN_ORDERS.items():
-            sp, sh = ours[base]
+        for order, base in JOIN_ORDERS.items():
+            our_spears, our_shields = ours[base]
             entries = []
-            for i, sc in enumerate(scenarios):
-                helper = self._helper(join_sides, sc)
+            for i, scenario in enumerate(scenarios):
+                helper = self._helper(order, scenario)
                 if helper is None:
                     continue
                 key = (base, i, helper)
                 if key not in index:
                     index[key] = len(self.join_wars)
-                    tsp, tsh = theirs[i]
-                    self.join_wars.append((sp + tsp, sh + tsh, sc[3] + (helper,)))
+                    their_spears, their_shields = theirs[i]
+                    self.join_wars.append((our_spears + their_spears,
+                                           our_shields + their_shields, scenario[3] + (helper,)))
                 entries.append((i, index[key]))
             self.joins.append((order, base, entries))
         self.hands = {}
         for side, options in ((LEFT, lefts), (RIGHT, rights)):
             facing = 1 - side
             self.hands[side] = sum(
-                p for c, p in options if c is not NO_CARDS and c[facing] == HAND
+                p for c, p in options if c is not NO_CARDS and forms_pact(HAND, c[facing])
             )
 
     def plan(self, armed: tuple[bool, ...], guarded: tuple[bool, ...], busted_self: bool):
@@ -232,23 +275,24 @@ class _Scenarios:
         """Chance that the leader beyond neighbour ``x`` joins x's attack on us
         (``ready``: that leader is not busted and has Attack warriors)."""
         toward_us = RIGHT if x == LEFT_LOCAL else LEFT  # x's side that faces us
-        if pair is NO_CARDS or pair[toward_us] != SPEAR or pair[1 - toward_us] != HAND:
-            return 0.0
-        if not ready:
+        if pair is NO_CARDS or pair[toward_us] != SPEAR or not ready:
             return 0.0
         if self.m == NEIGHBOURS_ONLY:  # the leader beyond is our other neighbour
-            ready = other is not NO_CARDS and other[toward_us] == HAND and SPEAR not in other
-            return JOIN_PER_HAND if ready else 0.0
-        return FAR_JOIN_CHANCE
+            joins = may_join(other, SPEAR) and forms_pact(pair[1 - toward_us], other[toward_us])
+            return JOIN_PER_HAND if joins else 0.0
+        return far_join_chance(pair, toward_us)
 
-    def _helper(self, join_sides, scenario) -> tuple[int, int] | None:
-        """Where our join offer sends our Attack warriors in this scenario, if anywhere."""
-        for side in join_sides:  # the left path is tried first
-            local = LEFT_LOCAL if side == LEFT else self.m - 1
-            pair = scenario[0] if side == LEFT else scenario[1]
-            if pair is not NO_CARDS and pair[1 - side] == HAND and pair[side] == SPEAR:
-                return (0, local)
-        return None
+    def _helper(self, order: int, scenario) -> tuple[int, int] | None:
+        """Where our join offer (``order``) sends our Attack warriors in this scenario,
+        if anywhere, by the rules' join on the local ring (the leaders beyond lay
+        nothing; at three players they are our neighbours)."""
+        left_card, left_offer, right_card, right_offer = ORDERS[order]
+        cards = [NO_CARDS] * self.m
+        cards[0], cards[LEFT_LOCAL], cards[self.m - 1] = (
+            (left_card, right_card), scenario[0], scenario[1])
+        offers = [(left_offer, right_offer)] + [NO_CARDS] * (self.m - 1)
+        found = join(cards, offers, pacts_of(cards), 0, SPEAR, JOIN_ATTACK)
+        return None if found is None else (0, found[0])
 
 
 class _Plan:
@@ -304,19 +348,22 @@ def scenarios_for(m: int, busted: tuple[bool, ...], far_ready: tuple[bool, bool]
 
 # ------------------------------------------------------------------ the worth
 class _Worth:
-    """The worth of war outcomes against the counts before the war (one evaluation)."""
+    """The worth of war outcomes against the counts before the war (one evaluation),
+    on the local ring (``attack``, ``defence``, ``beans`` by local seat)."""
 
-    def __init__(self, la, ld, lb, near, split_spoils: bool, final: bool, others_far: list):
-        self.la, self.ld, self.lb = la, ld, lb
-        self.rank = battle_ranks(la, ld, lb, near)
+    def __init__(self, attack, defence, beans, near, split_spoils: bool, final: bool,
+                 others_far: list, weights: Weights):
+        self.attack, self.defence, self.beans = attack, defence, beans
+        self.rank = battle_ranks(attack, defence, beans, near)
         self.split_spoils = split_spoils
         self.final = final
         self.others_far = others_far
-        self.richest = max([1, *lb[1:], *others_far])
-        self.beans = lb[0]
-        self.army = la[0] + ld[0]
-        self.rivals = self._rivals_worth(lb)
-        self.rival_army = sum(la[1:]) + sum(ld[1:])
+        self.weights = weights
+        self.richest = max([1, *beans[1:], *others_far])
+        self.own_beans = beans[0]
+        self.army = attack[0] + defence[0]
+        self.rivals = self._rivals_worth(beans)
+        self.rival_army = sum(attack[1:]) + sum(defence[1:])
 
     def _rivals_worth(self, beans) -> float:
         """What the local rivals' beans count against us: a bean counts in proportion to
@@ -326,37 +373,40 @@ class _Worth:
         total = 0.0
         for b in beans[1:]:
             total += b * b / (2 * richest) if b <= richest else b - richest / 2
-        return RIVAL_WEIGHT * total
+        return self.weights.rival_weight * total
 
     def of_war(self, spears, shields, helpers) -> float:
         """The worth of one war's outcome."""
-        lb = self.lb
-        na, nd, nb = resolve_battles(
-            spears, shields, helpers, self.la, self.ld, lb, self.rank, self.split_spoils
+        w = self.weights
+        attack, defence, beans = resolve_battles(
+            spears, shields, helpers, self.attack, self.defence, self.beans, self.rank,
+            self.split_spoils,
         )
         if self.final:
-            worth = BEAN_VALUE * (nb[0] - self.beans) + FINAL_WARRIOR_VALUE * (
-                na[0] + nd[0] - self.army
+            worth = w.bean_value * (beans[0] - self.own_beans) + w.final_warrior_value * (
+                attack[0] + defence[0] - self.army
             )
-            if nb[0] > max(nb[1:] + self.others_far):
-                worth += WIN_VALUE
+            if beans[0] > max(beans[1:] + self.others_far):
+                worth += w.win_value
             return worth
         # unchanged beans count exactly as before: no need to weigh them again
-        rivals = 0.0 if nb is lb else self._rivals_worth(nb) - self.rivals
+        rivals = 0.0 if beans is self.beans else self._rivals_worth(beans) - self.rivals
         return (
-            BEAN_VALUE * (nb[0] - self.beans)
-            + WARRIOR_VALUE * (na[0] + nd[0] - self.army)
+            w.bean_value * (beans[0] - self.own_beans)
+            + w.warrior_value * (attack[0] + defence[0] - self.army)
             - rivals
-            - KILL_VALUE * (sum(na[1:]) + sum(nd[1:]) - self.rival_army)
+            - w.kill_value * (sum(attack[1:]) + sum(defence[1:]) - self.rival_army)
         )
 
     def pay_income(self, side: int, hand: float) -> float:
-        """Beans the neighbour on ``side`` is expected to pay through our Hand there."""
-        local = LEFT_LOCAL if side == LEFT else len(self.lb) - 1
-        lb = self.lb
-        pay = sum(PAY_SHARE[offer] * min(amount, lb[local]) for offer, amount in OFFER_PAYMENT.items())
-        rival_share = min(lb[local], self.richest) / self.richest
-        return hand * pay * (BEAN_VALUE + RIVAL_WEIGHT * rival_share)
+        """Beans the neighbour on ``side`` is expected to pay through our Hand there
+        (``hand``: the chance of the pact), each pay offer paying what the rules'
+        :func:`~envs.otontin.war.payment` takes from its beans."""
+        local = LEFT_LOCAL if side == LEFT else len(self.beans) - 1
+        budget = self.beans[local]
+        pay = sum(PAY_SHARE[offer] * payment(offer, budget) for offer in OFFER_PAYMENT)
+        rival_share = min(budget, self.richest) / self.richest
+        return hand * pay * (self.weights.bean_value + self.weights.rival_weight * rival_share)
 
 
 # -------------------------------------------------------------------- the model
@@ -365,10 +415,11 @@ class WarModel:
 
     ``n`` seats (row 0 = us), ``start`` the Starting Leader's row, ``busted`` per row,
     ``beans`` per row (for the leaders beyond the local ring); ``cache`` is shared
-    between decisions (a pure function of its keys).
+    between decisions (a pure function of its keys, for one set of ``weights``).
     """
 
-    def __init__(self, n, start, final, split_spoils, busted, beans, cache: dict):
+    def __init__(self, n, start, final, split_spoils, busted, beans, cache: dict,
+                 weights: Weights = WEIGHTS):
         self.n = n
         if n <= NEAR_SEATS - 1:
             self.rows = list(range(n))
@@ -382,23 +433,28 @@ class WarModel:
         self.others_far = [beans[r] for r in range(n) if r not in self.rows]
         self.context = (n, start, final, split_spoils, tuple(busted))
         self.cache = cache
+        self.weights = weights
 
-    def values(self, atk, dfn, beans, busted_self: bool = False) -> dict[int, float]:
+    def values(self, attack, defence, beans, busted_self: bool = False) -> dict[int, float]:
         """Order id -> expected worth of our candidate orders (key -1 when busted)."""
-        key = (self.context, tuple(atk), tuple(dfn), tuple(beans), busted_self)
+        key = (self.context, tuple(attack), tuple(defence), tuple(beans), busted_self)
         out = self.cache.get(key)
         if out is not None:
             return out
         if len(self.cache) > CACHE_SIZE:
             self.cache.clear()
         rows = self.rows
-        la, ld, lb = [atk[r] for r in rows], [dfn[r] for r in rows], [beans[r] for r in rows]
+        local_attack = [attack[r] for r in rows]
+        local_defence = [defence[r] for r in rows]
+        local_beans = [beans[r] for r in rows]
         far_ready = tuple(
-            not self.busted[far] and la[far] != 0 for far in (LEFT_LOCAL + 1, self.m - 2)
+            not self.busted[far] and local_attack[far] != 0 for far in (LEFT_LOCAL + 1, self.m - 2)
         )
         table = scenarios_for(self.m, self.busted, far_ready)
-        plan = table.plan(tuple(a > 0 for a in la), tuple(d > 0 for d in ld), busted_self)
-        worth = _Worth(la, ld, lb, self.near, self.split_spoils, self.final, self.others_far)
+        plan = table.plan(tuple(a > 0 for a in local_attack), tuple(d > 0 for d in local_defence),
+                          busted_self)
+        worth = _Worth(local_attack, local_defence, local_beans, self.near, self.split_spoils,
+                       self.final, self.others_far, self.weights)
         of_war = worth.of_war
         played = [of_war(*war) for war in plan.wars]
         chances = table.chances
@@ -428,6 +484,6 @@ class WarModel:
         self.cache[key] = out
         return out
 
-    def best(self, atk, dfn, beans) -> float:
+    def best(self, attack, defence, beans) -> float:
         """The worth of our best order."""
-        return max(self.values(atk, dfn, beans).values())
+        return max(self.values(attack, defence, beans).values())

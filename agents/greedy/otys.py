@@ -1,18 +1,20 @@
 """Greedy Otys: value each legal action by its immediate worth to the seat, in PP.
 
-The heuristic, read from the seat's observation alone (decoded once per decision):
+The heuristic reads the seat's view alone (``envs.otys.view.SeatView``: what the seat
+may know, as plain values; from an observation, its exact decoding), and asks the
+rules what each diver and sponsor may do and what it costs (``envs.otys.effects``):
 
 * **Contract potential.** A level's resources are worth the best contract they build
   toward (public or own hand; plus a share of the second best): its PP, bonuses and the
-  level's reward-token back, times ``DEFICIT_DECAY`` per resource still missing or to
+  level's reward-token back, times ``deficit_decay`` per resource still missing or to
   be cleared for room; public cards are discounted for the risk an opponent takes them.
   A resource is worth the change it makes to its level's potential, so Experts,
   purchases, sales, reward-token resources and Sponsor #5 moves go where they build
   contracts, and a kept contract is the one that suits the resources already placed.
 * **Completing** scores the card's PP and bonuses plus what its level keeps; it is done
   within the turn unless those resources build something clearly better.
-* **Everything in PP:** a credit is worth ``CREDIT`` (Sponsor #4 turns two into a PP and
-  an upgrade), a battery ``BATTERY``, an upgrade by its diver (the Trader most), and
+* **Everything in PP:** a credit is worth ``credit`` (Sponsor #4 turns two into a PP and
+  an upgrade), a battery ``battery``, an upgrade by its diver (the Trader most), and
   all future value fades to nothing in the last round. So a sale takes PP or credits,
   whichever is worth more now, and Sponsor #4 and PP tokens are taken when they pay.
 * **Tempo.** A key is worth the best turn it opens: the sponsor on its level (after an
@@ -21,9 +23,12 @@ The heuristic, read from the seat's observation alone (decoded once per decision
   follow that plan; at its end the diver stays (oxygen) only if the column it would
   leave is worth more than the battery.
 
-The observation is decoded in :mod:`agents.greedy.otys_view`; the weights, contract
-potential, diver effects and turn plans are in :mod:`agents.greedy.otys_values`; this
-module holds the agent and the values of each kind of decision.
+The weights (:class:`~agents.greedy.otys_values.Weights`, a dataclass: vary one with
+``GreedyOtys(weights=replace(Weights(), credit=0.4))``), contract potential, diver
+effects and turn plans are in :mod:`agents.greedy.otys_values`; this module holds the
+agent and the values of each kind of decision. ``values_of_view(view, legal)`` values
+a view (a search's rollouts build it from their world: ``game.view(world, seat)``);
+``action_values(observation)`` decodes the observation first, at the agent's config.
 """
 
 from __future__ import annotations
@@ -32,37 +37,45 @@ import numpy as np
 
 from envs.otys import actions as A
 from envs.otys import data as D
-from envs.otys.observe import CONTRACT_FEATS
+from envs.otys.config import Config
+from envs.otys.effects import moved
+from envs.otys.observe import decode, observed_players
 from envs.otys.phases import Phase
+from envs.otys.view import SeatView
 
 from ..base import ValuingAgent
 from .otys_values import (
-    COLUMN_WEIGHT,
     DEFERRED,
     FUSS,
-    KEEP_PP_SHARE,
-    NEUTRAL_KEY,
-    OWN_X_USE,
+    LEVEL_SLOTS,
+    NUM_LEVELS,
     Valuer,
+    Weights,
     card_value,
     contract_source,
-    moved,
     number_remainders,
 )
-from .otys_view import LEVEL_SLOTS, NC, NL, OFFSETS, argmax, as_floats, contract
-
-_O = OFFSETS  # piece -> first entry of the observation
 
 
 class GreedyOtys(ValuingAgent):
-    """The Otys heuristic (see the module docstring)."""
+    """The Otys heuristic (see the module docstring). ``config``: the game's, which an
+    observation is decoded at (None: the default components at the observed player
+    count); ``weights``: its numbers."""
 
     spec = "greedy"
 
-    def __init__(self) -> None:
+    def __init__(self, config: Config | None = None, weights: Weights | None = None) -> None:
         super().__init__()
+        self.config = config
+        self.weights = Weights() if weights is None else weights
         self._potentials: dict = {}  # level potentials, kept while the contracts stay
         self._scenes: dict = {}  # effect values, kept while what they read stays
+        self._defaults: dict[int, Config] = {}  # player count -> default config
+
+    @classmethod
+    def for_env(cls, env) -> GreedyOtys:
+        """The agent for ``env``'s game: its observations are decoded at its config."""
+        return cls(env.unwrapped.config)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -73,12 +86,23 @@ class GreedyOtys(ValuingAgent):
         legal = np.flatnonzero(observation["action_mask"]).tolist()
         if len(legal) == 1:
             return {legal[0]: 0.0}  # nothing to weigh
-        evaluator = _Evaluator(as_floats(observation["observation"]), self._potentials, self._scenes)
-        return evaluator.values(legal)
+        vector = observation["observation"]
+        config = self.config
+        if config is None:
+            n = observed_players(vector)
+            config = self._defaults.get(n) or self._defaults.setdefault(n, Config(num_players=n))
+        return self.values_of_view(decode(vector, config), legal)
+
+    def values_of_view(self, view: SeatView, legal: list[int]) -> dict[int, float]:
+        """Legal action -> its value in PP, for ``view``'s pending decision (``legal``:
+        the legal actions, sorted)."""
+        if len(legal) == 1:
+            return {legal[0]: 0.0}  # nothing to weigh
+        return _Evaluator(view, self.weights, self._potentials, self._scenes).values(legal)
 
 
 class _Evaluator(Valuer):
-    """What the seat knows, decoded once, and the values of the pending decision."""
+    """What the seat knows, read once, and the values of the pending decision."""
 
     # ------------------------------------------------------------ the decision
     def values(self, legal: list[int]) -> dict[int, float]:
@@ -121,7 +145,7 @@ class _Evaluator(Valuer):
             if kind == A.KEY_NUMBERED:
                 out[a] = self.turn_value(level, self.sponsors[level], self.divers, True)
             else:
-                cost = OWN_X_USE * self.fut if kind == A.KEY_OWN_X else NEUTRAL_KEY * self.fut
+                cost = (self.w.own_x_use if kind == A.KEY_OWN_X else self.w.neutral_key) * self.fut
                 out[a] = self.turn_value(level, rotated[level], self.divers, False) - cost
         return out
 
@@ -129,8 +153,8 @@ class _Evaluator(Valuer):
         level, col = self.level, self.divers
         slot = LEVEL_SLOTS[level]
         active = col[slot]
-        tile = None if self.o[_O["sponsor_used"]] else self.sponsors[level]
-        end = {A.RESURFACE: COLUMN_WEIGHT * (self.column_value(moved(col, slot, 0)) - self.column_value(col))}
+        tile = None if self.view.sponsor_used else self.sponsors[level]
+        end = {A.RESURFACE: self.w.column_weight * (self.column_value(moved(col, slot, 0)) - self.column_value(col))}
         if A.OXYGEN in legal:
             end[A.OXYGEN] = -self.battery - FUSS
         follow = max(end.values())
@@ -154,19 +178,16 @@ class _Evaluator(Valuer):
         return out
 
     def _copy_values(self, legal: list[int]) -> dict[int, float]:
-        o = self.o
-        dtype = argmax(o, _O["copy_diver"], D.NUM_DIVERS)
-        upg = int(o[_O["copy_upgraded"]])
-        depth = int(o[_O["copy_depth"]])
-        options = self.effects(dtype, upg, self.level, depth, False, self.credits)
+        dtype, upg = self.view.copied_diver()
+        options = self.effects(dtype, upg, self.level, self.view.copy_depth, False, self.credits)
         return {a: 0.0 if a == A.DECLINE else options.get(a, 0.0) for a in legal}
 
     def _keep_values(self, legal: list[int]) -> dict[int, float]:
         """A kept card is worth what it adds to the potential of the level it suits best
         (and its PP, a little)."""
         levels = []
-        for level in range(NL):
-            counts = tuple(self.resources[level])
+        for level in range(NUM_LEVELS):
+            counts = self.resources[level]
             best, second = self._best_two(level, counts)
             levels.append((counts, best, second, self._potential(best, second, counts)))
         out = {}
@@ -174,30 +195,32 @@ class _Evaluator(Valuer):
             if a == A.DECLINE:
                 out[a] = 0.0
                 continue
-            number, needs, total, pp, bc, bb = contract(self.o, _O["drawn"] + (a - A.KEEP.start) * CONTRACT_FEATS)
-            card = (number, needs, total, pp, bc, bb, False)
+            drawn = self.view.drawn[a - A.KEEP.start]
+            pp, bc, bb = drawn.pp, drawn.credits, drawn.batteries
+            card = (drawn.number, drawn.needs, sum(drawn.needs), pp, bc, bb, False)
             gain = 0.0
             for level, (counts, best, second, before) in enumerate(levels):
                 worth = pp + bc * self.credit + bb * self.battery + self._back_worth(level)
-                v = card_value(card, worth, self.cap[level], counts, sorted(counts, reverse=True), sum(counts))
+                v = card_value(card, worth, self.cap[level], counts, sorted(counts, reverse=True), sum(counts),
+                               self.w.deficit_decay, self.w.public_risk)
                 if v > best:
                     best, second = v, best
                 elif v > second:
                     second = v
                 gain = max(gain, self._potential(best, second, counts) - before)
-            out[a] = gain + KEEP_PP_SHARE * pp
+            out[a] = gain + self.w.keep_pp_share * pp
         return out
 
     def _colour_values(self, legal: list[int]) -> dict[int, float]:
         """A specific-number card's next colour: the one that leaves the best potential
         once the card's remaining numbers are paid too."""
-        o = self.o
-        card = contract(o, _O["contract"])
-        if card is None:  # not observed (see _key_values): no preference
+        contract = self.view.contract
+        if contract is None:  # not in view: no preference
             return dict.fromkeys(legal, 0.0)
-        level = argmax(o, _O["contract_level"], NL)
-        at = _O["contract_picks"]
-        picked = [argmax(o, at + i * NC, NC) for i in range(D.MAX_NUMBERS) if any(o[at + i * NC : at + (i + 1) * NC])]
+        card = (contract.number, contract.needs, sum(contract.needs), contract.pp, contract.credits,
+                contract.batteries)
+        level = self.view.contract_level
+        picked = list(self.view.colour_picks)
         needs = card[1]
         need, later = needs[len(picked)], needs[len(picked) + 1 :]
         skip = next((k for k, c in enumerate(self.contracts) if c[:6] == card), -1)
@@ -218,7 +241,7 @@ class _Evaluator(Valuer):
         for a in legal:
             code = a - A.RETURN_KEY.start
             if code == D.OWN_X:
-                out[a] = max(self.plan(level, None, self.divers) for level in range(NL)) + OWN_X_USE
+                out[a] = max(self.plan(level, None, self.divers) for level in range(NUM_LEVELS)) + self.w.own_x_use
             else:
                 out[a] = self.plan(code, None, self.divers)
         return out

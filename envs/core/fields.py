@@ -2,26 +2,16 @@
 
 One :class:`FieldChecks` per game (``FieldChecks("Oceanos")``); its methods raise
 :class:`StateError` with a message such as ``corrupt Oceanos state: fuel_ready[1] = -1
-is out of range 0..3``. The games' ``invariants.py`` build their checks from these.
-:func:`plain_copy` copies a saved field into or out of a state.
+is out of range 0..3``. The games' ``invariants.py`` build their checks from these (the
+shape and types of a saved state are its schema's: ``envs.core.schema``).
 """
 
 from __future__ import annotations
 
 from .bounded import short_repr
-from .errors import ConfigError, StateError
+from .errors import StateError
 
 _INT = {int}  # the type of every saved number (bool, float and text are not)
-
-
-def plain_copy(value):
-    """A deep copy of nested lists of plain values (ints, bools, text), without
-    ``copy.deepcopy``'s overhead; anything that is not a list is shared as it is."""
-    if isinstance(value, list):
-        return [plain_copy(v) for v in value]
-    return value
-
-
 MESSAGE_LIMIT = 300  # characters of a state-load message (one line)
 
 
@@ -29,25 +19,6 @@ def one_line(text: str, limit: int = MESSAGE_LIMIT) -> str:
     """``text`` on one line, cut to ``limit`` characters."""
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def load_error(game: str, err: Exception, field: str | None = None) -> StateError:
-    """The one-line :class:`StateError` for ``err``, raised while a game's ``from_dict``
-    read ``field`` of a saved state (a ``KeyError`` names the missing field itself; a
-    :class:`ConfigError` is the saved config's, and says which key)."""
-    if isinstance(err, StateError):
-        return err
-    if isinstance(err, KeyError):
-        key = err.args[0] if err.args else "?"
-        why = (f"no field {show(key)}" if field is None or key == field
-               else f"{field}: no key {show(key)}")
-    elif isinstance(err, ConfigError):
-        why = f"{field or 'config'}: {err}"
-    else:
-        why = str(err) or type(err).__name__
-        if field is not None and not why.startswith(field):
-            why = f"{field}: {why}"
-    return StateError(one_line(f"corrupt {game} state: {why}"))
 
 
 def show(value) -> str:

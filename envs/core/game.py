@@ -71,13 +71,15 @@ class Game:
             actions = TABLE                  # ActionTable
             layout = LAYOUT                  # ObservationLayout
             state_class = State              # State(config, rng), State.from_dict(d)
+            check_invariants = staticmethod(check_invariants)  # (state, loaded=False)
             write_observation = staticmethod(write_observation)  # (state, seat, out)
             render_text = staticmethod(render_text)  # (state, viewer=None) -> str
+            resample_hidden = staticmethod(resample_hidden)  # (state, seat, rng) -> State
 
-    and overrides ``resample_hidden``, ``render_for`` and ``game_summary`` where the
-    game has hidden information or facts worth recording. Each game keeps them in the
-    same places: ``resample_hidden`` calls ``hidden.resample_hidden(state, seat, rng)``
-    and ``render_for`` calls ``render.render_text(state, viewer)``.
+    and overrides ``game_summary`` (and ``simultaneous_step``) where the game has facts
+    worth recording (or simultaneous choices). Each game keeps its parts in the same
+    places: ``invariants.check_invariants``, ``observe_cache.write_observation``,
+    ``render.render_text``, ``hidden.resample_hidden``.
     """
 
     info: GameInfo
@@ -85,11 +87,12 @@ class Game:
     actions: ActionTable
     layout: ObservationLayout
     state_class: type
+    # what every reachable position satisfies (the game's invariants.py), run on every
+    # load: (state, loaded) -> None, or StateError naming the field; None: no checker
+    check_invariants: Callable[..., None] | None = None
+    # writes every value of ``out`` whatever it held (the adapter reuses its buffer)
     write_observation: Callable[[GameState, int, np.ndarray], None]
     render_text: Callable[..., str]  # (state, viewer=None): a seat sees only what it may know
-    # True when write_observation sets every value of ``out`` whatever it held, so
-    # that the adapter need not zero its reused buffer first
-    writes_every_value: bool = False
     # the layout and writer of env.state() (envs.core.full_state.FullState); None: none
     full_state: FullState | None = None
 
@@ -98,25 +101,39 @@ class Game:
         return self.state_class(config, rng)
 
     def state_from_dict(self, data: dict[str, Any]) -> GameState:
-        """Inverse of ``GameState.to_dict`` (raises StateError on bad data)."""
-        return self.state_class.from_dict(data)
+        """Inverse of ``GameState.to_dict``, checked: the state's shape and types by
+        its schema (``State.from_dict``), then its meaning by the game's
+        ``check_invariants(state, loaded=True)``; StateError naming the field on bad
+        data. Loading validates here, outside the rules, so that no rules module
+        imports its checker."""
+        state = self.state_class.from_dict(data)
+        if self.check_invariants is not None:
+            self.check_invariants(state, loaded=True)
+        return state
 
     def observe(self, state: GameState, seat: int, out: np.ndarray) -> None:
-        """Write ``seat``'s view of ``state`` into ``out`` (zeroed, unless the game sets
-        ``writes_every_value``)."""
+        """Write ``seat``'s view of ``state`` into ``out`` (every value of it)."""
         self.write_observation(state, seat, out)
 
     def observation(self, state: GameState, seat: int, scratch: np.ndarray) -> np.ndarray:
         """``seat``'s view of ``state`` as a new float32 array that the caller owns.
 
-        The default writes into the reused ``scratch`` buffer (zeroed first unless the
-        game sets ``writes_every_value``; a game may cache views of it) and copies it;
-        a game that can build the new array in one step overrides this.
+        The default writes into the reused ``scratch`` buffer (a game may cache views
+        of it) and copies it; a game that can build the new array in one step
+        overrides this.
         """
-        if not self.writes_every_value:
-            scratch.fill(0.0)
         self.observe(state, seat, scratch)
         return scratch.copy()
+
+    def view(self, state: GameState, seat: int):
+        """What ``seat`` may know of ``state``, as the game's structured ``SeatView``
+        (``envs/<game>/view.py``): the facts the observation encodes."""
+        raise NotImplementedError(f"{self.info.name} has no seat view")
+
+    def decode_view(self, observation: np.ndarray, config: GameConfig):
+        """The ``SeatView`` that ``observation`` (a seat's observation vector of a game
+        with ``config``) encodes: the exact inverse of the observation's writer."""
+        raise NotImplementedError(f"{self.info.name} has no seat view")
 
     def observation_bounds(self, config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
         """The float32 ``(low, high)`` vectors that every observation of a game with
@@ -143,12 +160,9 @@ class Game:
         return self.render_text(state)
 
     def render_for(self, state: GameState, viewer: int) -> str:
-        """The table as ``viewer``'s player may see it (for a human at the terminal).
-
-        The default is :meth:`render`; games whose full rendering shows hidden
-        information (other hands) override this.
-        """
-        return self.render(state)
+        """The table as ``viewer``'s player may see it (for a human at the terminal):
+        ``render_text(state, viewer)``."""
+        return self.render_text(state, viewer)
 
     def picture(self, state: GameState, viewer: int | None = None) -> Picture:
         """A drawing of the table (:class:`envs.core.picture.Picture`; ``to_svg()`` or
@@ -180,7 +194,8 @@ class Game:
         """A copy of ``state`` whose information hidden from ``seat`` is re-drawn.
 
         Used by the leak test (``seat``'s observation must not change) and by agents
-        that sample what they cannot see. Games with hidden information override it.
+        that sample what they cannot see. A game with hidden information declares
+        its own (``resample_hidden = staticmethod(hidden.resample_hidden)``).
         """
         return self.state_from_dict(state.to_dict())
 

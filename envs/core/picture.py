@@ -152,12 +152,6 @@ class Picture:
                 image.alpha_composite(layer)
         return np.asarray(image.convert("RGB"), dtype=np.uint8).copy()
 
-    def save_png(self, path: str, scale: float = 1.0) -> None:
-        """Write the RGB drawing to ``path`` as a PNG."""
-        from PIL import Image
-
-        Image.fromarray(self.to_rgb(scale)).save(path)
-
 
 def _num(value: float) -> str:
     return f"{value:.1f}".rstrip("0").rstrip(".")

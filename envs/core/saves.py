@@ -18,7 +18,9 @@ from .errors import ConfigError, StateError
 from .fields import MESSAGE_LIMIT, one_line
 from .rewards import TERMINATED, TRUNCATED, settle
 
-SAVE_FORMAT = 1
+# the layout of a save; 2: the game states' fields declared by their schemas
+# (envs.core.schema), which format 1's states do not follow
+SAVE_FORMAT = 2
 MAX_SAVE_DEPTH = 32  # lists and dicts inside each other (the games' saves use at most 7)
 MAX_SAVE_NODES = 200_000  # values in one save (the games' saves hold at most ~2,500)
 MAX_SAVE_TEXT = 1_000  # characters of one text or key in a save (the games' use at most 33)
@@ -71,8 +73,12 @@ class SaveLoad:
         """:meth:`load_state` less the shape of its message."""
         check_nesting(saved, "saved state", StateError, MAX_SAVE_DEPTH, MAX_SAVE_NODES,
                       MAX_SAVE_TEXT)
-        if not isinstance(saved, dict) or saved.get("format") != SAVE_FORMAT:
-            raise StateError("not a saved otrio env state (missing or unknown 'format')")
+        if not isinstance(saved, dict) or "format" not in saved:
+            raise StateError("not a saved otrio env state (no 'format')")
+        if saved["format"] != SAVE_FORMAT:
+            raise StateError(f"a save in format {show_value(saved['format'])}, not {SAVE_FORMAT}: "
+                             "it was made by another version of otrio, whose saves this one "
+                             "cannot load")
         if saved.get("env_id") != self.game.info.env_id:
             raise StateError(f"saved state is for env_id {show_value(saved.get('env_id'))}, "
                              f"this env is {self.game.info.env_id!r}")

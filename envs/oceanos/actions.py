@@ -18,9 +18,7 @@ from __future__ import annotations
 
 from envs.core.actions import ActionTable
 
-from .data import PARTS
-
-MAX_HAND = 12  # a Captain can receive up to 4 players x 3 remaining cards
+from .data import MAX_HAND, PARTS
 
 TABLE = ActionTable()
 KEEP = TABLE.block("keep", [f"slot{k}" for k in range(MAX_HAND)], pattern="keep:slot<K>",

@@ -14,6 +14,10 @@ from .data import (
     COCKPIT_PERISCOPES,
     KRAKEN_SIZES,
     KRAKEN_TOKENS,
+    MAX_CORALS_PER_CARD,
+    MAX_EYES_PER_CARD,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
     NUM_ROUNDS,
     TREASURE_TOKENS,
 )
@@ -71,7 +75,7 @@ class KrakenTokens(StrictModel):
 class Config(GameConfig):
     """Oceanos setup. Unknown keys are rejected."""
 
-    num_players: int = Field(4, ge=2, le=5)
+    num_players: int = Field(4, ge=MIN_PLAYERS, le=MAX_PLAYERS)
     two_player_variant: bool = True  # the rulebook's 2-player turn when num_players == 2
     troubled_waters: bool = False
     kraken: KrakenSetup = KrakenSetup()
@@ -107,8 +111,10 @@ class Config(GameConfig):
                     raise ValueError(f"unknown crystal {crystal!r}")
                 if crystal != "-" and base:
                     raise ValueError("no card has both a crystal and a base")
-                if not (0 <= corals <= 2 and chest in (0, 1) and 0 <= eyes <= 2):
-                    raise ValueError("corals 0-2, chest 0/1, eyes 0-2 per card")
+                if not (0 <= corals <= MAX_CORALS_PER_CARD and chest in (0, 1)
+                        and 0 <= eyes <= MAX_EYES_PER_CARD):
+                    raise ValueError(f"corals 0-{MAX_CORALS_PER_CARD}, chest 0/1, eyes "
+                                     f"0-{MAX_EYES_PER_CARD} per card")
         return v
 
     @model_validator(mode="after")

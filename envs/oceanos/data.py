@@ -7,6 +7,7 @@ Values marked *designed* come from the rulings, not from the publisher.
 
 from __future__ import annotations
 
+MIN_PLAYERS, MAX_PLAYERS = 2, 5
 NUM_ROUNDS = 3
 TURNS_PER_ROUND = 5
 
@@ -21,6 +22,7 @@ COCKPIT_PERISCOPES = (1, 2, 3)  # cards dealt = periscopes + 1
 AQUARIUM_CAPACITY = (3, 5, 8)  # different animals that score
 AIRLOCK_DIVERS = (1, 2, 3)  # scuba diver tokens held
 STARS_PER_ANIMAL = 2
+MAX_CORALS_PER_CARD = MAX_EYES_PER_CARD = 2  # a card shows 0-2 corals and 0-2 eyes
 
 # ------------------------------------------------------------------ symbols
 SMALL_ANIMALS = ("crab", "turtle", "seahorse", "goldfish")
@@ -57,3 +59,13 @@ TREASURE_TOKENS = (2,) * 12 + (3,) * 10 + (4,) * 8
 
 FUEL_TOKENS_PER_PLAYER = 3
 DIVER_TOKENS_PER_PLAYER = 3
+
+# ------------------------------------------------------------------ bounds the rules set
+MAX_FUEL = max(MOTOR_FUEL)  # Fuel tokens a seat can use in a round
+MAX_DIVERS = max(AIRLOCK_DIVERS)  # Scuba Divers a seat holds
+MAX_KEPT = 1 + MAX_FUEL  # cards kept in a turn: one, plus one per Fuel token
+MAX_ROW = TURNS_PER_ROUND + MAX_FUEL  # cards in one round's row
+MAX_CELLS = NUM_ROUNDS * MAX_ROW  # cards a seat's rows hold
+MAX_DEALT = COCKPIT_PERISCOPES[-1] + 1  # the largest hand a deal gives (periscopes + 1)
+MAX_PASSED = COCKPIT_PERISCOPES[-1]  # cards a seat hands on in a turn (it keeps one)
+MAX_HAND = (MAX_PLAYERS - 1) * MAX_PASSED  # a Captain receives every other seat's rest

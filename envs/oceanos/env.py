@@ -11,19 +11,21 @@ from envs.core.spec import GameInfo
 from . import scoring
 from .actions import NUM_ACTIONS, TABLE
 from .config import Config
-from .data import NUM_ROUNDS
+from .data import MAX_PLAYERS, MIN_PLAYERS, NUM_ROUNDS
 from .full_state import state_layout
 from .hidden import resample_hidden
-from .observe import LAYOUT, OBSERVATION_SIZE
+from .invariants import check_invariants
+from .observe import LAYOUT, OBSERVATION_SIZE, decode
 from .observe_cache import write_observation
 from .render import render_text
 from .rules import POINT_KINDS, State
+from .view import SeatView, view
 
 INFO = GameInfo(
     name="oceanos",
     version=0,
-    min_players=2,
-    max_players=5,
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
     default_players=4,
     num_actions=NUM_ACTIONS,
     observation_size=OBSERVATION_SIZE,
@@ -42,18 +44,20 @@ class OceanosGame(Game):
     actions = TABLE
     layout = LAYOUT
     state_class = State
+    check_invariants = staticmethod(check_invariants)
     write_observation = staticmethod(write_observation)
-    writes_every_value = True
-    render_text = staticmethod(render_text)
+    render_text = staticmethod(render_text)  # a viewer sees only its own hand
+    resample_hidden = staticmethod(resample_hidden)
     full_state = state_layout(INFO)
 
-    def render_for(self, state: State, viewer: int) -> str:
-        """The table as ``viewer`` may see it: only its own hand."""
-        return render_text(state, viewer)
+    def view(self, state: State, seat: int) -> SeatView:
+        """What ``seat`` may know of ``state`` (``view.view``)."""
+        return view(state, seat)
 
-    def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
-        """Re-draw what ``seat`` cannot know (``hidden.resample_hidden``)."""
-        return resample_hidden(state, seat, rng)
+    def decode_view(self, observation: np.ndarray, config: Config) -> SeatView:
+        """The seat view an observation encodes (``observe.decode``, the exact inverse of
+        the observation's encoding); ``config`` is the game's."""
+        return decode(observation, config)
 
     def simultaneous_step(self, state: State) -> tuple | None:
         """Keep choices: made one seat after another, revealed together."""

@@ -12,7 +12,7 @@ import numpy as np
 
 from envs.core.rng import make_rng
 
-from .rules import State
+from .rules import State, counts_before_keeps
 
 
 def resample_hidden(state: State, seat: int, rng: np.random.Generator) -> State:
@@ -39,11 +39,10 @@ def resample_hidden(state: State, seat: int, rng: np.random.Generator) -> State:
         for s in others:
             kept = other.kept[s]
             if kept:
-                extra = len(kept) - 1
+                _, _, other.fuel_ready[s], other.fuel_used[s] = counts_before_keeps(
+                    len(other.hands[s]), len(kept), other.fuel_ready[s], other.fuel_used[s])
                 other.hands[s] += kept
                 other.kept[s] = []
-                other.fuel_ready[s] += extra
-                other.fuel_used[s] -= extra
                 rekeep.append((s, 1 if s == other.actor else None))
     known = set(other.passed[seat])
     # every hidden place in a canonical order (the deck's positions, then each other

@@ -1,9 +1,11 @@
 """What every Oceanos position the rules can reach satisfies: one checker for loads and tests.
 
 :func:`check_invariants` raises :class:`~envs.core.errors.StateError` naming the first
-field that breaks a rule. ``State.from_dict`` runs it on every load, so a saved state
-is checked for meaning and not only for shape, and the random-game tests run it after
-every decision, so that these rules have one copy. No step of the engine calls it.
+field that breaks a rule. ``Game.state_from_dict`` runs it on every load (after the
+schema has checked the shape and types), so a saved state is checked for meaning and
+not only for shape, and the random-game tests run it after every decision, so that
+these rules have one copy. No step of the engine calls it, and the rules do not import
+it: it reads the state and the rules' public functions.
 
 What it checks:
 
@@ -32,17 +34,20 @@ from collections import Counter
 from envs.core.fields import FieldChecks
 from envs.core.fields import show as _show
 
-from . import rules, scoring
-from .actions import MAX_HAND, NUM_ACTIONS
+from . import scoring
+from .actions import NUM_ACTIONS
 from .data import (
     AIRLOCK,
     AIRLOCK_DIVERS,
     AQUARIUM_CAPACITY,
-    COCKPIT,
-    COCKPIT_PERISCOPES,
     GREEN,
     KRAKEN_SIZES,
+    MAX_DEALT,
+    MAX_HAND,
+    MAX_KEPT,
     MAX_LEVEL,
+    MAX_PASSED,
+    MAX_ROW,
     MIN_LEVEL,
     MOTOR,
     MOTOR_FUEL,
@@ -53,11 +58,11 @@ from .data import (
     TURNS_PER_ROUND,
     YELLOW,
 )
-from .observe_cache import MAX_KEPT, MAX_ROW
 from .rules import (
     ANIMALS_PTS,
     CAPTAIN_TURN,
     CORAL_PTS,
+    DECISION_STEPS,
     DUO_TURN,
     KRAKEN_PTS,
     POINT_KINDS,
@@ -65,24 +70,16 @@ from .rules import (
     ROUND_END,
     TREASURE_PTS,
     Decision,
+    State,
+    counts_before_keeps,
+    find_decision,
+    turn_orders,
 )
 
 _CHECKS = FieldChecks("Oceanos")
 _bad, _int, _list, _ints = _CHECKS.bad, _CHECKS.int, _CHECKS.list, _CHECKS.ints
 
 _ANY = math.inf  # no range of its own: a rule below bounds the value
-_MAX_DEALT = COCKPIT_PERISCOPES[-1] + 1  # the largest hand a deal gives
-_MAX_PASSED = COCKPIT_PERISCOPES[-1]  # the most cards a seat hands on in a turn
-
-
-
-
-
-
-
-
-
-
 
 
 @functools.cache
@@ -95,14 +92,14 @@ def _round_of(table) -> tuple[int, ...]:
     return tuple(out)
 
 
-def check_invariants(s: rules.State) -> None:
+def check_invariants(s: State, loaded: bool = False) -> None:
     """Raise StateError naming the field if ``s`` breaks a rule of reachable positions.
 
-    Unlike Otys' and Otontin's, it has no ``loaded`` flag: those bound, on a load only,
-    counts their rules leave open (they can grow turn after turn). Oceanos has none:
-    a game is 3 rounds of 5 turns, and every count is bounded by a rule checked here
-    (fuel and divers by the parts, crystals by the placed cards, each point kind by
-    the rounds scored), so a loaded state and a played one are held to the same checks.
+    ``loaded`` changes nothing here: Otys and Otontin bound, on a load only, counts
+    their rules leave open (they can grow turn after turn). Oceanos has none: a game is
+    3 rounds of 5 turns, and every count is bounded by a rule checked here (fuel and
+    divers by the parts, crystals by the placed cards, each point kind by the rounds
+    scored), so a loaded state and a played one are held to the same checks.
     """
     n = s.num_players
     if type(s.over) is not bool:
@@ -133,7 +130,7 @@ def _check_program(s, n: int, rnd: int, turn: int, over: bool) -> None:
             _bad("over", "is true before the last round's end")
     else:
         pc = _int(s.pc, "pc", 0, len(program) - 1)
-        if program[pc] not in rules._PENDING:
+        if program[pc] not in DECISION_STEPS:
             _bad("pc", f"= {pc} is step {program[pc]!r}, which waits for no decision")
     captain = _int(s.captain, "captain", 0, n - 1)
     expected = (TURNS_PER_ROUND * rnd + min(turn, TURNS_PER_ROUND - 1)) % n
@@ -288,8 +285,9 @@ def _check_tokens_and_points(s, n: int, rnd: int, over: bool) -> None:
             _bad(f"treasure_values[{p}]", "holds more treasures than chests collected")
 
 
-def _periscopes(s, seat: int) -> int:
-    return COCKPIT_PERISCOPES[s.levels[seat][COCKPIT] - 1]
+def _turn_order(s, first: int) -> tuple[int, ...]:
+    """Every seat once, in turn order from ``first``."""
+    return turn_orders(s.num_players)[first % s.num_players]
 
 
 def _check_turn_shape(s, n: int, rnd: int, turn: int, over: bool) -> None:
@@ -301,7 +299,8 @@ def _check_turn_shape(s, n: int, rnd: int, turn: int, over: bool) -> None:
     placers = [item[0] for item in placing]
     for p in range(n):
         unplaced = len(kept[p]) + sum(1 for q in placers[1:] if q == p)
-        if kept[p] and len(kept[p]) - 1 > s.fuel_used[p]:
+        before = counts_before_keeps(len(hands[p]), len(kept[p]), s.fuel_ready[p], s.fuel_used[p])
+        if before[3] < 0:  # counted back to the keeps' start, less than no Fuel spent
             _bad(f"kept[{p}]", f"holds {len(kept[p])} cards; beyond the first each costs a "
                  f"Fuel token, and {s.fuel_used[p]} were spent")
         # a seat keeps once a turn, plus a card per Fuel token spent: its cards of this
@@ -320,7 +319,7 @@ def _check_turn_shape(s, n: int, rnd: int, turn: int, over: bool) -> None:
                      "is not empty at the round's end")
         if placing:
             _bad("placing", "is not empty at the round's end")
-        _subsequence(queue, s._turn_order(s.captain), "queue")
+        _subsequence(queue, _turn_order(s, s.captain), "queue")
         return
     step = s.program[s.pc]
     if step != "place" and placing:
@@ -330,24 +329,24 @@ def _check_turn_shape(s, n: int, rnd: int, turn: int, over: bool) -> None:
     cap = s.captain
     if not s.captain_mode:
         for p in range(n):
-            if len(hands[p]) + len(kept[p]) > _MAX_DEALT:
+            if len(hands[p]) + len(kept[p]) > MAX_DEALT:
                 _bad(f"hands[{p}]", f"holds {len(hands[p])} cards (+{len(kept[p])} kept); "
-                     f"a two-player turn deals at most {_MAX_DEALT}")
+                     f"a two-player turn deals at most {MAX_DEALT}")
             if step != "choose" and kept[p]:
                 _bad(f"kept[{p}]", f"is not empty at step {step!r}")
-        _subsequence(queue, s._turn_order(cap), "queue")
+        _subsequence(queue, _turn_order(s, cap), "queue")
         return
-    others = s._turn_order(cap + 1)[:-1]
-    received = (n - 1) if s.config.troubled_waters else _MAX_PASSED * (n - 1)
+    others = _turn_order(s, cap + 1)[:-1]
+    received = (n - 1) if s.config.troubled_waters else MAX_PASSED * (n - 1)
     collected = s.pc > CAPTAIN_TURN.index("collect")  # the non-Captains' cards went on
     captains = s.pc > CAPTAIN_TURN.index("captain_draw")  # the Captain chooses or places
     for p in others:
         if collected and (hands[p] or kept[p]):
             _bad(f"hands[{p}]" if hands[p] else f"kept[{p}]",
                  "is not empty once the non-Captains' cards are collected")
-        if len(hands[p]) + len(kept[p]) > _periscopes(s, p) + 1:
+        if len(hands[p]) + len(kept[p]) > s.periscopes(p) + 1:
             _bad(f"hands[{p}]", f"holds {len(hands[p])} cards (+{len(kept[p])} kept); seat {p} "
-                 f"is dealt {_periscopes(s, p) + 1}")
+                 f"is dealt {s.periscopes(p) + 1}")
     if not captains:  # the non-Captains choose (before the collection) or place
         if not collected and (hands[cap] or kept[cap]):
             _bad(f"hands[{cap}]", "is not empty before the Captain receives its cards")
@@ -355,7 +354,7 @@ def _check_turn_shape(s, n: int, rnd: int, turn: int, over: bool) -> None:
             _bad(f"hands[{cap}]", f"holds more than the {received} cards passed to the Captain")
         expected = others
     else:
-        most = max(_periscopes(s, cap) + 1, received)
+        most = max(s.periscopes(cap) + 1, received)
         if len(hands[cap]) + len(kept[cap]) > most:
             _bad(f"hands[{cap}]", f"holds {len(hands[cap])} cards (+{len(kept[cap])} kept); "
                  f"the Captain holds at most {most}")
@@ -388,7 +387,7 @@ def _check_pending(s) -> None:
     """The decision and seat are what the engine asks at this step, and some action is legal."""
     step = s.program[s.pc]
     twin = s.clone()
-    found = rules._PENDING[step](twin)
+    found = find_decision(twin)
     name = Decision(s.decision).name
     if (not found or twin.decision != s.decision or twin.actor != s.actor
             or twin.queue != s.queue or twin.placing != s.placing):

@@ -4,9 +4,11 @@ Seats are relative: index 0 is the observing seat, then the others in turn order
 (to its left). Everything here is public or the seat's own; the deck order, other
 hands, other players' face-down cards and the bag order never appear.
 
-:func:`write_plain` fills the layout's named views straight from the state, one piece
-after the other; it is the definition of the observation. The env uses the cached
-writer of :mod:`.observe_cache`, which must give the same bytes (its tests compare).
+The observation is the seat's :class:`~.view.SeatView` written as floats:
+:func:`encode` fills the layout's named views from a view, one piece after the other,
+and is the definition of the observation; :func:`write_plain` is ``encode(view(state,
+seat))`` and :func:`decode` its exact inverse. The env uses the cached writer of
+:mod:`.observe_cache`, which must give the same bytes (its tests compare).
 """
 
 from __future__ import annotations
@@ -15,19 +17,35 @@ import numpy as np
 
 from envs.core.observer import ObservationLayout, Values
 
-from .actions import MAX_HAND
-from .cards_table import CARD_FEATURE_NAMES, CARD_FEATURES, card_table
+from .cards_table import (
+    CARD_FEATURE_NAMES,
+    CARD_FEATURES,
+    CARD_OF_CODE,
+    CODE_WEIGHTS,
+    Card,
+    card_features,
+    card_table,
+    pile_features,
+    pile_of,
+    pile_of_features,
+)
 from .config import Config
 from .data import (
-    AIRLOCK_DIVERS,
     ANIMALS,
     AQUARIUM_CAPACITY,
     DIVER_TOKENS_PER_PLAYER,
     FUEL_TOKENS_PER_PLAYER,
     GREEN,
     KRAKEN_SIZES,
+    MAX_CELLS,
+    MAX_DIVERS,
+    MAX_FUEL,
+    MAX_HAND,
+    MAX_KEPT,
     MAX_LEVEL,
-    MOTOR_FUEL,
+    MAX_PLAYERS,
+    MAX_ROW,
+    MIN_PLAYERS,
     NUM_ROUNDS,
     PARTS,
     PROPELLER_STARS,
@@ -37,16 +55,10 @@ from .data import (
     YELLOW,
 )
 from .rules import Decision, State
+from .view import PLAYER_NUMBERS, PlayerView, SeatView, TableView, view
 
-MAX_PLAYERS = 5
-MIN_PLAYERS = 2
-MAX_KEPT = 1 + max(MOTOR_FUEL)  # one card plus one per Fuel token
-MAX_ROW = TURNS_PER_ROUND + max(MOTOR_FUEL)  # cards in one round's row
-MAX_DIVERS = max(AIRLOCK_DIVERS)
-MAX_FUEL = max(MOTOR_FUEL)
 TABLEAU_FEATURES = CARD_FEATURES + 1  # plus "a scuba diver is on this card"
 TABLEAU_FEATURE_NAMES = (*CARD_FEATURE_NAMES, "diver")
-CELLS = NUM_ROUNDS * MAX_ROW  # the most cards a seat's rows hold
 DECK_SCALE = 50.0
 DISCARD_SCALE = 10.0
 SCORE_SCALE = 50.0
@@ -77,7 +89,7 @@ def kraken_least(config: Config) -> list[int]:
 def crystal_cards(config: Config, colour: int) -> int:
     """The most unspent crystals of ``colour`` a seat can hold: one per card of that
     crystal on its rows (spending clears them)."""
-    return min(card_table(config.cards).crystal.count(colour), CELLS)
+    return min(card_table(config.cards).crystal.count(colour), MAX_CELLS)
 
 
 def score_range(config: Config) -> tuple[int, int]:
@@ -89,8 +101,8 @@ def score_range(config: Config) -> tuple[int, int]:
     table = card_table(config.cards)
     rounds = NUM_ROUNDS * (STARS_PER_ANIMAL * min(len(ANIMALS), max(AQUARIUM_CAPACITY))
                            + max(PROPELLER_STARS))
-    treasure = sum(sorted(config.treasure_tokens)[-CELLS:])
-    return sum(kraken_least(config)), rounds + CELLS * max(table.corals) + treasure
+    treasure = sum(sorted(config.treasure_tokens)[-MAX_CELLS:])
+    return sum(kraken_least(config)), rounds + MAX_CELLS * max(table.corals) + treasure
 
 
 def most_eyes(config: Config) -> int:
@@ -100,7 +112,7 @@ def most_eyes(config: Config) -> int:
 
 # the per-seat numbers (the ``player`` piece): what each is divided by and the most it
 # can be (a count, or a function of the config); their values come from
-# player_columns(), in this order
+# view.player_columns(), in this order ("present", then a PlayerView's numbers)
 PLAYER_COLUMNS = {
     "present": (1, 1), "captain": (1, 1),
     "fuel_ready": (MAX_FUEL, FUEL_TOKENS_PER_PLAYER),
@@ -116,9 +128,7 @@ PLAYER_COLUMNS = {
 }  # fmt: skip
 PLAYER_SCALE = {name: scale for name, (scale, _) in PLAYER_COLUMNS.items()}
 PLAYER_FEATURES = tuple(PLAYER_SCALE)
-# the player features a seat sees truly for itself while keeps are secret (the others
-# see them as before its keeps; own_counts() gives them)
-OWN_COUNTS = ("hand_size", "kept_face_down", "fuel_ready", "fuel_used")
+assert PLAYER_FEATURES == ("present", *PLAYER_NUMBERS), "a column per PlayerView number"
 
 
 def player_high(config: Config) -> list[float]:
@@ -167,116 +177,155 @@ LAYOUT = ObservationLayout([
      Values(None, None, None, TABLEAU_FEATURE_NAMES)),
 ], default_config=Config)
 OBSERVATION_SIZE = LAYOUT.size
-# the pieces write_table() fills: they depend on the table alone, not on the observer
+# the pieces table_values() gives: they depend on the table alone, not on the observer
 TABLE_PIECES = ("round", "turn", "players", "variants", "kraken", "deck", "bag", "discards")
-_PLACED = (Decision.DIVER, Decision.UPGRADE)  # decisions about the card being placed
+_TABLEAU_SHAPE = (MAX_PLAYERS, NUM_ROUNDS, MAX_ROW)  # a tableau slot per seat, round, column
 
 
 def write_plain(state: State, seat: int, out: np.ndarray) -> None:
-    """Write ``seat``'s view of ``state`` into the float32 vector ``out``, every value
-    computed from the state (the seat pieces rotated so that row 0 is ``seat``)."""
+    """Write ``seat``'s observation of ``state`` into the float32 vector ``out``: its
+    :func:`~.view.view` encoded (:func:`encode`)."""
+    encode(view(state, seat), out)
+
+
+def encode(seen: SeatView, out: np.ndarray) -> None:
+    """Write the view ``seen`` into the float32 vector ``out`` (every value of it): the
+    definition of the observation."""
     out[:] = 0.0
     v = LAYOUT.views(out)
-    n, features = state.num_players, state.table.features
-    if not state.over:
-        v["decision"][seen_decision(state, seat)] = 1.0
-        v["actor"][(state.actor - seat) % n] = 1.0
-        card = placing_card(state)
-        if card is not None:
-            v["placing"][:] = features[card]
-    for name, cards in (("hand", state.hands[seat]), ("kept", state.kept[seat]),
-                        ("passed", state.passed[seat])):
+    if seen.decision is not None:
+        v["decision"][seen.decision] = 1.0
+        v["actor"][seen.actor] = 1.0
+    if seen.placing is not None:
+        v["placing"][:] = card_features(seen.placing)
+    for name, cards in (("hand", seen.hand), ("kept", seen.kept), ("passed", seen.passed)):
         if cards:
-            v[name][: len(cards)] = features[cards]
-    write_table(state, v)
-    eyes = [sum(state.table.eyes[c] for c in rows[state.round]) for rows in state.rows]
-    animal = state.table.animal
-    kinds = [len({animal[c] for row in rows for c in row if animal[c] >= 0})
-             for rows in state.rows]
-    columns = player_columns(state, eyes, kinds)
-    if state.choosing():
-        for name, value in zip(OWN_COUNTS, own_counts(state, seat)):
-            i = PLAYER_FEATURES.index(name)
-            columns[i] = [*columns[i][:seat], value, *columns[i][seat + 1 :]]  # (a copy)
-    for k in range(n):
-        s = (seat + k) % n
-        for part, level in enumerate(state.levels[s]):
+            v[name][: len(cards)] = list(map(card_features, cards))
+    out[_TABLE:_TABLE_END] = table_values(seen.table)
+    scales = PLAYER_SCALE.values()
+    for k, player in enumerate(seen.players):
+        for part, level in enumerate(player.levels):
             v["levels"][k, part, level - 1] = 1.0
-        v["player"][k] = [column[s] / scale
-                          for column, scale in zip(columns, PLAYER_SCALE.values())]
-        for r, row in enumerate(state.rows[s]):
+        numbers = (1, *player[: len(PLAYER_NUMBERS)])  # "present", then the numbers
+        v["player"][k] = [value / scale for value, scale in zip(numbers, scales)]
+        for r, row in enumerate(player.rows):
             if row:
-                v["tableau"][k, r, : len(row), :-1] = features[row]
-        for r, c in state.divers[s]:
+                v["tableau"][k, r, : len(row), :-1] = list(map(card_features, row))
+        for r, c in player.divers:
             v["tableau"][k, r, c, -1] = 1.0
 
 
-def seen_decision(state: State, seat: int) -> int:
-    """The pending decision as ``seat`` sees it: how many cards another player keeps is
-    secret, so another's extra keep shows as a plain keep."""
-    if state.decision == Decision.KEEP_MORE and state.actor != seat:
-        return Decision.KEEP
-    return state.decision
+def table_values(table: TableView) -> list[float]:
+    """The values of the :data:`TABLE_PIECES` (the same for every observer), in layout
+    order. The cache rewrites them when :func:`~.view.table_key` changes."""
+    values = [0.0] * (_TABLE_END - _TABLE)
+    values[_ROUND.start + table.round] = 1.0
+    values[_TURN.start + table.turn] = 1.0
+    values[_COUNT.start + table.num_players - MIN_PLAYERS] = 1.0
+    values[_VARIANTS : _VARIANTS + 2] = float(table.two_player_turn), float(table.troubled_waters)
+    for size, value in enumerate(table.kraken):
+        if value is not None:
+            values[_KRAKEN.start + 2 * size : _KRAKEN.start + 2 * size + 2] = (
+                1.0, value / KRAKEN_SCALE)
+    pile = table.discards
+    values[_DECK : _DECK + 2] = table.deck / DECK_SCALE, pile.cards / DECK_SCALE
+    values[_BAG] = table.bag / BAG_SCALE
+    if pile.cards:
+        values[_DISCARDS] = [x / DISCARD_SCALE for x in pile_features(pile)]
+    return values
 
 
-def placing_card(state: State) -> int | None:
-    """The card the pending diver or upgrade decision is about (None: no such decision)."""
-    if state.placing and state.decision in _PLACED:
-        return state.placing[0][1]
-    return None
+# the table pieces, one run of the layout; where each piece lies in that run
+_TABLE, _TABLE_END = LAYOUT.offsets[TABLE_PIECES[0]][0], LAYOUT.offsets[TABLE_PIECES[-1]][1]
+assert _TABLE_END - _TABLE == sum(LAYOUT.offsets[name][1] - LAYOUT.offsets[name][0]
+                                  for name in TABLE_PIECES), "the table pieces are one run"
+_ROUND, _TURN, _COUNT, _KRAKEN, _DISCARDS = (
+    slice(LAYOUT.offsets[name][0] - _TABLE, LAYOUT.offsets[name][1] - _TABLE)
+    for name in ("round", "turn", "players", "kraken", "discards"))
+_VARIANTS, _DECK, _BAG = (LAYOUT.offsets[name][0] - _TABLE for name in ("variants", "deck", "bag"))
 
 
-def write_table(state: State, v: dict[str, np.ndarray]) -> None:
-    """The :data:`TABLE_PIECES` (the same for every observer) into zeroed views ``v``.
-    The cache rewrites them when :func:`table_key` changes."""
-    rnd, pile = state.round, state.discards[state.round]
-    v["round"][rnd] = 1.0
-    v["turn"][min(state.turn, TURNS_PER_ROUND - 1)] = 1.0
-    v["players"][state.num_players - MIN_PLAYERS] = 1.0
-    v["variants"][:] = not state.captain_mode, state.config.troubled_waters
-    known = state.over or state.config.kraken.mode == "fixed"
-    for size, value in enumerate(state.kraken):
-        if known or size < rnd:  # a token is turned over when its round is scored
-            v["kraken"][size] = 1.0, value / KRAKEN_SCALE
-    v["deck"][:] = len(state.decks[rnd]) / DECK_SCALE, len(pile) / DECK_SCALE
-    v["bag"][0] = len(state.bag) / BAG_SCALE
-    if pile:
-        v["discards"][:] = state.table.features[pile].sum(axis=0) / DISCARD_SCALE
+# --------------------------------------------------------------------- decoding
+_START = {name: a for name, (a, _, _) in LAYOUT.offsets.items()}
+_PRESENT = CARD_FEATURE_NAMES.index("present")
+_DIVER = CARD_FEATURES  # a tableau slot's diver flag follows its card features
+# A card slot's code is a linear function of its features, exact in float32 (sums of
+# halves and small whole numbers): 0 when the slot is empty, else 1 + 2 * the card's
+# cards_table.card_code; _CARD_IN_SLOT turns it back into the card (None: empty).
+_SLOT_WEIGHTS = 2 * CODE_WEIGHTS
+_SLOT_WEIGHTS[_PRESENT] = 1
+_TABLEAU_WEIGHTS = np.append(_SLOT_WEIGHTS, np.float32(0))  # the diver flag aside
+_CARD_IN_SLOT = [code % 2 and CARD_OF_CODE[code // 2] or None
+                 for code in range(2 * len(CARD_OF_CODE))]
+_card_in_slot = _CARD_IN_SLOT.__getitem__
 
 
-def table_key(state: State) -> tuple:
-    """Every state value :func:`write_table` reads that can change in play."""
-    rnd = state.round
-    return (rnd, state.turn, state.over, len(state.decks[rnd]), tuple(state.discards[rnd]),
-            len(state.bag), *state.kraken)
+def _filled(codes: list[int]) -> tuple[Card, ...]:
+    """The cards of some slots' codes (the cards fill the first slots)."""
+    return tuple(map(_card_in_slot, codes[: len(codes) - codes.count(0)]))
 
 
-def player_columns(state: State, eyes: list[int], kinds: list[int]) -> list[list]:
-    """Each player feature (:data:`PLAYER_SCALE` order) as a list over the seats in
-    absolute order, undivided, as the other players see them; ``eyes`` and ``kinds``
-    are each seat's eyes in this round's row and animal kinds collected."""
-    n = state.num_players
-    if state.choosing():
-        hands, kept, ready, used = state.public_counts()
-    else:
-        hands, kept = list(map(len, state.hands)), list(map(len, state.kept))
-        ready, used = state.fuel_ready, state.fuel_used
-    return [
-        _PRESENT[n], _CAPTAINS[n][state.captain if state.captain_mode else -1], ready,
-        state.fuel_fresh, used,
-        state.divers_ready, list(map(len, state.divers)), state.green, state.yellow,
-        state.score, hands, kept, eyes, kinds,
-    ]  # fmt: skip
+# the own card pieces and the card being placed follow each other: their card slots
+# are one run
+_PIECES = ("hand", "kept", "passed", "placing")
+_OWN = slice(_START["hand"], LAYOUT.offsets["placing"][1])
+_RUNS = np.cumsum([0] + [np.prod(LAYOUT.offsets[name][2][:-1], dtype=int)
+                         for name in _PIECES]).tolist()
+assert _OWN.stop - _OWN.start == _RUNS[-1] * CARD_FEATURES, "the own pieces follow each other"
+_TABLEAU = LAYOUT.slice("tableau")
+_PER_SEAT = NUM_ROUNDS * MAX_ROW  # tableau slots of a seat
+_DIVIDERS = np.array(list(PLAYER_SCALE.values()), np.float64)
+_ACTOR, _HAND = _START["actor"], _START["hand"]  # the decision piece ends where actor starts
+_LEVELS, _PLAYERS = LAYOUT.slice("levels"), LAYOUT.slice("player")
+_LEVEL_SHAPE, _PLAYER_SHAPE = LAYOUT.offsets["levels"][2], LAYOUT.offsets["player"][2]
+_LEVEL_VALUES = np.arange(1, MAX_LEVEL + 1, dtype=np.float32)  # a level's one-hot @ this
 
 
-def own_counts(state: State, seat: int) -> tuple[int, int, int, int]:
-    """``seat``'s true :data:`OWN_COUNTS`, which only it knows while keeps are secret."""
-    return (len(state.hands[seat]), len(state.kept[seat]), state.fuel_ready[seat],
-            state.fuel_used[seat])
+def _hot(values: list[float]) -> int | None:
+    """The index of the one hot value of a one-hot list (None: all zero)."""
+    return values.index(1.0) if 1.0 in values else None
 
 
-# the ``present`` column, and the ``captain`` column by Captain seat (index -1: none,
-# a two-player-turn game), by player count; shared, read-only
-_PRESENT = {n: [1] * n for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
-_CAPTAINS = {n: [[p == c for p in range(n)] for c in range(n)] + [[False] * n]
-             for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+def decode(observation: np.ndarray, config: Config | None) -> SeatView:
+    """The :class:`~.view.SeatView` that ``observation`` (a seat's float32 observation,
+    written by :func:`encode`) encodes: its exact inverse. ``config`` is the game's,
+    which the view holds (the observation holds the public facts that change)."""
+    head = observation[:_HAND].tolist()
+    decision = _hot(head[:_ACTOR])
+    actor = None if decision is None else _hot(head[_ACTOR:])
+    table = decode_table(observation[_TABLE:_TABLE_END].tolist())
+    n = table.num_players
+    own = (observation[_OWN].reshape(-1, CARD_FEATURES) @ _SLOT_WEIGHTS).astype(np.intp).tolist()
+    hand, kept, passed, placing = [_filled(own[a:b]) for a, b in zip(_RUNS, _RUNS[1:])]
+    cells = observation[_TABLEAU].reshape(-1, TABLEAU_FEATURES)[: n * _PER_SEAT]
+    codes = (cells @ _TABLEAU_WEIGHTS).astype(np.intp).tolist()
+    divers = np.flatnonzero(cells[:, _DIVER]).tolist()  # by seat, round, slot
+    numbers = np.rint(observation[_PLAYERS].reshape(_PLAYER_SHAPE)[:n] * _DIVIDERS).astype(
+        int).tolist()
+    levels = (observation[_LEVELS].reshape(_LEVEL_SHAPE)[:n] @ _LEVEL_VALUES).astype(int).tolist()
+    rows = [_filled(codes[at : at + MAX_ROW]) for at in range(0, n * _PER_SEAT, MAX_ROW)]
+    placed = [[] for _ in range(n)]
+    for i in divers:
+        placed[i // _PER_SEAT].append(divmod(i % _PER_SEAT, MAX_ROW))
+    players = tuple([
+        PlayerView._make((bool(numbers[k][1]), *numbers[k][2:], tuple(levels[k]),
+                          tuple(rows[k * NUM_ROUNDS : (k + 1) * NUM_ROUNDS]), tuple(placed[k])))
+        for k in range(n)])  # numbers: "present", "captain", then the counts
+    return SeatView(None if decision is None else Decision(decision), actor, hand, kept, passed,
+                    placing[0] if placing else None, table, players, config)
+
+
+def decode_table(values: list[float]) -> TableView:
+    """The :class:`~.view.TableView` that the :data:`TABLE_PIECES`\\ ' ``values`` hold."""
+    kraken = values[_KRAKEN]  # per size: known, value
+    kraken = tuple(round(value * KRAKEN_SCALE) if known else None
+                   for known, value in zip(kraken[0::2], kraken[1::2]))
+    discards = values[_DISCARDS]
+    pile = pile_of_features([x * DISCARD_SCALE for x in discards]) if any(discards) else _NO_PILE
+    return TableView(values[_ROUND].index(1.0), values[_TURN].index(1.0),
+                     MIN_PLAYERS + values[_COUNT].index(1.0), bool(values[_VARIANTS]),
+                     bool(values[_VARIANTS + 1]), kraken, round(values[_DECK] * DECK_SCALE),
+                     pile, round(values[_BAG] * BAG_SCALE))
+
+
+_NO_PILE = pile_of([])

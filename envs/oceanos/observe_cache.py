@@ -7,12 +7,12 @@ An :class:`ObsCache` hangs on a state (``state._obs_cache``) and holds every sea
 tableau twice over (:class:`~envs.core.observer.SeatRows`), so that the rows seen by any
 observer are one contiguous run, and the player features once (:class:`SeatRowsOnce`,
 two runs), as they are written one value at a time. It also keeps the table pieces
-(:data:`.observe.TABLE_PIECES`) as bytes, rewritten by :func:`.observe.write_table`
-when :func:`.observe.table_key` changes.
+(:data:`.observe.TABLE_PIECES`) as bytes, rewritten from :func:`.observe.table_values`
+(of :func:`.view.table_view`) when :func:`.view.table_key` changes.
 
 :meth:`ObsCache.update` rewrites only what changed: rows of cards only grow and divers
 are never removed, so only the new ones are copied in (a row that shrank makes the
-writer start a new cache); the player features (:func:`.observe.player_columns`) and
+writer start a new cache); the player features (:func:`.view.player_columns`) and
 levels are compared with the copy they were last written from. A cache serves the
 state that made it alone: a loaded, cloned or copied state builds its own.
 """
@@ -28,28 +28,29 @@ import numpy as np
 
 from envs.core.observer import FLOAT_BYTES, SeatRows, StateCache, owned_cache, zeros
 
-from .actions import MAX_HAND
 from .cards_table import CARD_FEATURES, CardTable
-from .data import MAX_LEVEL, NUM_ROUNDS, PARTS
-from .observe import (
-    LAYOUT,
+from .data import (
+    MAX_HAND,
     MAX_KEPT,
+    MAX_LEVEL,
     MAX_PLAYERS,
     MAX_ROW,
     MIN_PLAYERS,
-    OWN_COUNTS,
+    NUM_ROUNDS,
+    PARTS,
+)
+from .observe import (
+    LAYOUT,
     PLAYER_FEATURES,
     PLAYER_SCALE,
     TABLE_PIECES,
     TABLEAU_FEATURES,
-    own_counts,
-    player_columns,
-    table_key,
-    write_table,
+    table_values,
 )
 from .rules import Decision, State
+from .view import OWN_COUNTS, own_counts, player_columns, table_key, table_view
 
-__all__ = ["MAX_KEPT", "MAX_ROW", "ObsCache", "write_observation"]
+__all__ = ["ObsCache", "write_observation"]
 
 TABLEAU_WIDTH = NUM_ROUNDS * MAX_ROW * TABLEAU_FEATURES  # one seat's rows of cards
 LEVEL_WIDTH = len(PARTS) * MAX_LEVEL  # one seat's part levels, one-hot per part
@@ -60,8 +61,6 @@ _ROUND_ROW = [itemgetter(r) for r in range(NUM_ROUNDS)]  # a seat's rows -> roun
 _DIVER = CARD_FEATURES  # a tableau slot's diver flag follows its card features
 _AT = {name: a for name, (a, _, _) in LAYOUT.offsets.items()}
 _LEVELS, _PLAYER, _TABLEAU = _AT["levels"], _AT["player"], _AT["tableau"]
-# the table pieces, kept as one run of bytes
-_TABLE, _TABLE_END = _AT[TABLE_PIECES[0]], LAYOUT.offsets[TABLE_PIECES[-1]][1]
 _CARD_BYTES = CARD_FEATURES * FLOAT_BYTES
 _KEEP, _KEEP_MORE = Decision.KEEP, Decision.KEEP_MORE
 _PLACED = (Decision.DIVER, Decision.UPGRADE)  # decisions about the card being placed
@@ -173,9 +172,8 @@ class ObsCache(StateCache):
 
     def new_table(self, state: State, key: tuple) -> bytes:
         """The table pieces as float32 bytes, rewritten for a new ``table_key``."""
-        _SCRATCH[_TABLE:_TABLE_END] = 0.0
-        write_table(state, _SCRATCH_VIEWS)
-        self.table, self.table_key = _SCRATCH[_TABLE:_TABLE_END].tobytes(), key
+        self.table = array("f", table_values(table_view(state))).tobytes()
+        self.table_key = key
         return self.table
 
     def _rows(self, state: State, sizes: list[int], placed: list[int]) -> bool:
@@ -216,11 +214,6 @@ class ObsCache(StateCache):
         self.animals[p] = functools.reduce(or_, map(cards.bits.__getitem__, new), self.animals[p])
         self.kinds[p] = self.animals[p].bit_count()
         return True
-
-
-# a whole observation that write_table writes the table pieces into, and its views
-_SCRATCH = np.zeros(LAYOUT.size, np.float32)
-_SCRATCH_VIEWS = LAYOUT.views(_SCRATCH)
 
 
 def _one_hots(decision: int | None, actor: int | None) -> bytes:
@@ -288,9 +281,9 @@ def write_observation(state: State, seat: int, out: np.ndarray) -> None:
         decision, actor = state.decision, state.actor
         choosing = decision == _KEEP or decision == _KEEP_MORE
         if decision == _KEEP_MORE and actor != seat:
-            decision = _KEEP  # as seen_decision(): another's extra keeps are secret
+            decision = _KEEP  # as view.seen_decision(): another's extra keeps are secret
         pending = _PENDING[decision][(actor - seat) % n]
-        placed = state.placing and state.decision in _PLACED  # as placing_card()
+        placed = state.placing and state.decision in _PLACED  # as view.placing_card()
         placing = card(state.placing[0][1]) if placed else _NO_CARD
     table = cache.table
     key = table_key(state)

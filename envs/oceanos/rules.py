@@ -24,14 +24,12 @@ from __future__ import annotations
 
 import functools
 from enum import IntEnum
+from itertools import compress
 
 import numpy as np
 
-from envs.core.config import validate
-from envs.core.errors import StateError
-from envs.core.fields import load_error, plain_copy
 from envs.core.game import TERMINAL
-from envs.core.rng import clone_rng, rng_from_dict, rng_to_dict
+from envs.core.schema import BOOL, INT, EnumOf, ListOf, OneOf, SavedState, StateSchema, TupleOf
 
 from . import scoring
 from .actions import (
@@ -98,11 +96,43 @@ ROUND_END = ("aid", "score_round")
 POINT_KINDS = ("animals", "propeller", "kraken", "coral", "treasure")
 ANIMALS_PTS, PROPELLER_PTS, KRAKEN_PTS, CORAL_PTS, TREASURE_PTS = range(len(POINT_KINDS))
 
+_CARDS = ListOf(INT)  # card ids in order
+_PER_SEAT = ListOf(INT)  # one count a seat
+_CARDS_PER_SEAT = ListOf(_CARDS)
+# What a State holds, saved and cloned from this one declaration (envs.core.schema).
+SCHEMA = StateSchema(
+    "Oceanos", Config,
+    shared=("config", "table", "num_players", "captain_mode"),  # from the config
+    fields={
+        "round": INT, "turn": INT, "captain": INT,
+        "decks": ListOf(_CARDS), "discards": ListOf(_CARDS),  # by round
+        "kraken": ListOf(INT), "bag": ListOf(INT),
+        "hands": _CARDS_PER_SEAT, "kept": _CARDS_PER_SEAT, "passed": _CARDS_PER_SEAT,
+        "rows": ListOf(ListOf(_CARDS)),  # [seat][round]
+        "divers": ListOf(ListOf(TupleOf(INT, 2))),  # [seat]: (round, slot) of each diver
+        "levels": ListOf(ListOf(INT)),  # [seat][part]
+        "fuel_ready": _PER_SEAT, "fuel_fresh": _PER_SEAT, "fuel_used": _PER_SEAT,
+        "divers_ready": _PER_SEAT, "divers_fresh": _PER_SEAT,
+        "green": _PER_SEAT, "yellow": _PER_SEAT, "score": _PER_SEAT,
+        "points": ListOf(ListOf(INT)),  # [seat][POINT_KINDS]
+        "treasure_values": ListOf(ListOf(INT)),
+        "program": OneOf({"captain": CAPTAIN_TURN, "duo": DUO_TURN, "round_end": ROUND_END}),
+        "pc": INT,
+        "queue": ListOf(INT),
+        "placing": ListOf(ListOf(INT)),  # [seat, card, sub-step] left to place
+        "decision": EnumOf(Decision), "actor": INT, "over": BOOL,
+    },
+)
 
-class State:
+
+class State(SavedState):
     """One game of Oceanos. Seats are 0..n-1; seat i+1 sits to the left of seat i."""
 
+    schema = SCHEMA  # to_dict, from_dict and clone
+
     def __init__(self, config: Config, rng: np.random.Generator, *, setup: bool = True):
+        """A game after setup; with ``setup=False`` only what the config gives (the
+        schema's shared part), for ``from_dict`` to fill in."""
         self.config = config
         self.table = card_table(config.cards)
         self.num_players = n = config.num_players
@@ -171,41 +201,22 @@ class State:
 
     def public_counts(self) -> tuple[list[int], list[int], list[int], list[int]]:
         """Every seat's hand size, face-down kept cards, ready fuel and spent fuel as the
-        other players see them.
-
-        During keep choices a seat's keeps are secret, so the others see it as it was
-        when the choices began: nothing kept, its whole hand, its fuel unspent (every
-        card kept after the first spent one Fuel token).
-        """
+        other players see them: while keeps are secret (:meth:`choosing`), as they were
+        when the choices began (:func:`counts_before_keeps`)."""
         hands, kept = list(map(len, self.hands)), list(map(len, self.kept))
         ready, used = list(self.fuel_ready), list(self.fuel_used)
         if self.choosing():
-            for s, k in enumerate(kept):
-                if k:
-                    hands[s] += k
-                    kept[s] = 0
-                    ready[s] += k - 1
-                    used[s] -= k - 1
+            for s in compress(range(self.num_players), kept):  # the seats that kept
+                hands[s], kept[s], ready[s], used[s] = counts_before_keeps(
+                    hands[s], kept[s], ready[s], used[s])
         return hands, kept, ready, used
 
     def periscopes(self, seat: int) -> int:
         return COCKPIT_PERISCOPES[self.levels[seat][COCKPIT] - 1]
 
     def upgrade_options(self, seat: int) -> list[int]:
-        """Parts that ``seat`` may upgrade now with its unspent crystals.
-
-        One colour: a level-1 part to 2. Both colours: a level-2 part to 3; only when
-        no part is at level 2, a level-1 part to 2. Never 1 -> 3.
-        """
-        g, y = self.green[seat], self.yellow[seat]
-        if not g and not y:
-            return []
-        levels = self.levels[seat]
-        if g and y:
-            twos = [p for p, lv in enumerate(levels) if lv == 2]
-            if twos:
-                return twos
-        return [p for p, lv in enumerate(levels) if lv == 1]
+        """Parts that ``seat`` may upgrade now (:func:`upgrade_options`)."""
+        return upgrade_options(self.levels[seat], self.green[seat], self.yellow[seat])
 
     def legal_actions(self) -> list[int]:
         if self.over:
@@ -504,97 +515,6 @@ class State:
         self.over = True
         self.queue = []
 
-    # ------------------------------------------------------ save and load
-    _FIELDS = (
-        "round", "turn", "captain", "decks", "discards", "kraken", "bag", "hands", "kept",
-        "passed", "rows", "levels", "fuel_ready", "fuel_fresh", "fuel_used", "divers_ready",
-        "divers_fresh", "green", "yellow", "score", "points", "treasure_values", "pc",
-        "queue", "placing", "actor", "over",
-    )
-
-    def to_dict(self) -> dict:
-        """The full state (config and generator included) as a JSON-able dict."""
-        data = {name: plain_copy(getattr(self, name)) for name in self._FIELDS}
-        data["divers"] = [[list(d) for d in ds] for ds in self.divers]
-        data["decision"] = int(self.decision)
-        data["program"] = "captain" if self.program is CAPTAIN_TURN else (
-            "duo" if self.program is DUO_TURN else "round_end")
-        data["config"] = self.config.model_dump(mode="json")
-        data["rng"] = rng_to_dict(self.rng)
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict) -> State:
-        """Rebuild a state saved by :meth:`to_dict`; ``StateError`` naming the field on
-        bad data, including a state no game can reach (``invariants.check_invariants``)."""
-        from .invariants import check_invariants
-
-        if not isinstance(data, dict):
-            raise StateError(f"corrupt Oceanos state: a {type(data).__name__}, not a dict")
-        field = "config"  # the field being read, named by any error
-        try:
-            config = validate(Config, data["config"])
-            field = "rng"
-            state = cls(config, rng_from_dict(data["rng"]), setup=False)
-            for field in cls._FIELDS:
-                setattr(state, field, plain_copy(data[field]))
-            field = "divers"
-            state.divers = [[tuple(d) for d in ds] for ds in data["divers"]]
-            field = "decision"
-            decision = data["decision"]
-            if type(decision) is not int or decision not in range(len(Decision)):
-                raise ValueError(f"decision = {str(decision)[:40]!r} is no decision kind")
-            field = "program"
-            program = data["program"]
-            if program not in ("captain", "duo", "round_end"):
-                raise ValueError(f"program = {str(program)[:40]!r} is not captain, duo or "
-                                 "round_end")
-            state.decision = Decision(decision)
-            state.program = {"captain": CAPTAIN_TURN, "duo": DUO_TURN,
-                             "round_end": ROUND_END}[program]
-        except StateError:  # the generator's, naming its field
-            raise
-        except (KeyError, TypeError, ValueError) as err:
-            raise load_error("Oceanos", err, field) from None
-        check_invariants(state)
-        return state
-
-    def clone(self) -> State:
-        """An independent copy, field by field: the config, card table, turn programs
-        and diver tuples are shared (never changed), every list is copied to its depth,
-        the generator is copied (``clone_rng``), and the observation cache stays
-        behind (the clone builds its own). Costs a few engine steps (``otrio bench``)."""
-        other = State.__new__(State)
-        other.config, other.table = self.config, self.table
-        other.num_players, other.captain_mode = self.num_players, self.captain_mode
-        other.rng = clone_rng(self.rng)
-        other.round, other.turn, other.captain = self.round, self.turn, self.captain
-        other.program, other.pc = self.program, self.pc
-        other.decision, other.actor, other.over = self.decision, self.actor, self.over
-        other.decks = [x[:] for x in self.decks]
-        other.discards = [x[:] for x in self.discards]
-        other.kraken = self.kraken[:]
-        other.bag = self.bag[:]
-        other.hands = [x[:] for x in self.hands]
-        other.kept = [x[:] for x in self.kept]
-        other.passed = [x[:] for x in self.passed]
-        other.rows = [[x[:] for x in rows] for rows in self.rows]
-        other.divers = [x[:] for x in self.divers]  # of (round, slot) tuples
-        other.levels = [x[:] for x in self.levels]
-        other.fuel_ready = self.fuel_ready[:]
-        other.fuel_fresh = self.fuel_fresh[:]
-        other.fuel_used = self.fuel_used[:]
-        other.divers_ready = self.divers_ready[:]
-        other.divers_fresh = self.divers_fresh[:]
-        other.green = self.green[:]
-        other.yellow = self.yellow[:]
-        other.score = self.score[:]
-        other.points = [x[:] for x in self.points]
-        other.treasure_values = [x[:] for x in self.treasure_values]
-        other.queue = self.queue[:]
-        other.placing = [x[:] for x in self.placing]
-        return other
-
 
 # step name -> its automatic part, and -> the check for a pending decision
 _ENTER = {
@@ -618,6 +538,40 @@ _PENDING = {
     "aid": State._pending_aid,
 }
 assert set(CAPTAIN_TURN + DUO_TURN + ROUND_END) == set(_ENTER)
+DECISION_STEPS = frozenset(_PENDING)  # the steps of a turn that wait for decisions
+
+
+def find_decision(state: State) -> bool:
+    """Whether the step in progress (one of ``DECISION_STEPS``) waits for a decision,
+    found as the engine finds it: it sets ``state.decision`` and ``state.actor`` (and
+    drops the seats and cards it has done with). The checker runs it on a clone."""
+    return _PENDING[state.program[state.pc]](state)
+
+
+def counts_before_keeps(hand: int, kept: int, ready: int, used: int) -> tuple[int, int, int, int]:
+    """A seat's hand size, face-down kept cards, ready fuel and spent fuel as they were
+    when this step's keep choices began, from what they are now: what the other players
+    see of it while the keeps are secret. Its keeps go back to its hand, and every card
+    kept after the first gives back the Fuel token it spent."""
+    if not kept:
+        return hand, kept, ready, used
+    extra = kept - 1
+    return hand + kept, 0, ready + extra, used - extra
+
+
+def upgrade_options(levels: list[int], green: int, yellow: int) -> list[int]:
+    """Parts a seat with these part ``levels`` and unspent crystals may upgrade.
+
+    One colour: a level-1 part to 2. Both colours: a level-2 part to 3; only when no
+    part is at level 2, a level-1 part to 2. Never 1 -> 3.
+    """
+    if not green and not yellow:
+        return []
+    if green and yellow:
+        twos = [p for p, lv in enumerate(levels) if lv == 2]
+        if twos:
+            return twos
+    return [p for p, lv in enumerate(levels) if lv == 1]
 
 
 @functools.cache

@@ -18,11 +18,17 @@ from .data import (
 )
 
 
-def animal_stars(rows: list[list[int]], aquarium_level: int, table) -> int:
-    """2 stars per different animal among all cards so far, up to the aquarium capacity."""
+def animals_collected(rows: list[list[int]], table) -> set[int]:
+    """The different animals (indices into ``ANIMALS``) among a player's cards so far."""
     kinds = set(map(table.animal.__getitem__, chain.from_iterable(rows)))
     kinds.discard(NO_ANIMAL)
-    return STARS_PER_ANIMAL * min(len(kinds), AQUARIUM_CAPACITY[aquarium_level - 1])
+    return kinds
+
+
+def animal_stars(rows: list[list[int]], aquarium_level: int, table) -> int:
+    """2 stars per different animal among all cards so far, up to the aquarium capacity."""
+    kinds = len(animals_collected(rows, table))
+    return STARS_PER_ANIMAL * min(kinds, AQUARIUM_CAPACITY[aquarium_level - 1])
 
 
 def propeller_stars(propeller_level: int) -> int:
@@ -32,7 +38,7 @@ def propeller_stars(propeller_level: int) -> int:
 
 def row_eyes(row: list[int], table) -> int:
     """Kraken eyes on one row of cards."""
-    return sum(table.eyes[c] for c in row)
+    return sum(map(table.eyes.__getitem__, row))
 
 
 def kraken_losers(eyes: list[int]) -> list[int]:

@@ -27,6 +27,35 @@ ROLL_OR_STOP, CHOOSE_PRIORITY, CHOOSE_STEAL, DECLARE_ORDER, COMMIT_ORDER, NO_DEC
 DECISION_NAMES = ("roll_or_stop", "priority", "steal", "declare", "commit", "none")
 
 
+def payable(rolled, pool_warriors: int, pool_beans: int) -> tuple[int, int]:
+    """Warriors and beans the pool pays for a turn's rolled faces (``rolled``, by face):
+    what was rolled, or what the pool still holds when it holds less."""
+    return min(rolled[WARRIOR], pool_warriors), min(rolled[BEAN], pool_beans)
+
+
+def theft_takers(armies, roller: int) -> list[int]:
+    """The neighbours of ``roller`` who take warriors for its saboteurs: those whose
+    armies (``armies``, by seat) are smaller than the roller's, the left one first."""
+    n = len(armies)
+    sides = [(roller + SIDE_STEP[side]) % n for side in (LEFT, RIGHT)]
+    return [s for s in sides if armies[s] < armies[roller]]
+
+
+def theft_amount(saboteurs: int, army: int) -> int:
+    """Warriors one taker takes: the roll's saboteurs, or the payer's whole army."""
+    return min(saboteurs, army)
+
+
+def taken_from(attack: int, defence: int, source: int, amount: int) -> tuple[int, int]:
+    """A payer's ``(attack, defence)`` after ``amount`` warriors are taken from its
+    ``source`` card (``ATTACK_CARD`` or ``DEFENCE_CARD``), the shortfall from the other."""
+    cards = [attack, defence]
+    first = min(amount, cards[source])
+    cards[source] -= first
+    cards[1 - source] -= amount - first
+    return cards[0], cards[1]
+
+
 class Campaign:
     """Campaign-phase behaviour of the rules state (mixed into ``State``)."""
 
@@ -46,7 +75,7 @@ class Campaign:
 
     def payable(self) -> tuple[int, int]:
         """Warriors and beans the pool would pay for this turn's faces now."""
-        return min(self.rolled[WARRIOR], self.pool_w), min(self.rolled[BEAN], self.pool_b)
+        return payable(self.rolled, self.pool_warriors, self.pool_beans)
 
     def _campaign_legal(self) -> list[int]:
         """Legal actions of a campaign decision."""
@@ -59,7 +88,7 @@ class Campaign:
         if self.decision == CHOOSE_PRIORITY:
             return list(PRIORITY)
         payer = self.active
-        cards = (self.atk[payer], self.dfn[payer])
+        cards = (self.attack[payer], self.defence[payer])
         return [
             steal_id(src, dst)
             for src in (ATTACK_CARD, DEFENCE_CARD)
@@ -81,28 +110,13 @@ class Campaign:
             self._steal(*steal_cards(action))
 
     # ------------------------------------------------------------------ dice
-    def script_rolls(self, rolls: list[list[tuple[int, int]]]) -> None:
-        """Queue exact rolls, each a list of ``(kind, face)``, used before the rng.
-
-        For tests and tutorials: the dice must be in the bag when the roll is made.
-        """
-        self.scripted.extend([[list(d) for d in roll] for roll in rolls])
-
     def _draw(self) -> list[list[int]]:
-        """Draw up to three dice from the bag and roll them: ``[[kind, face], ...]``."""
+        """Draw up to three dice from the bag and roll them: ``[[kind, face], ...]``
+        (two uniform floats a die from the generator: which die, then its face)."""
         bag = self.bag
-        if self.scripted:
-            roll = self.scripted.pop(0)
-            if len(roll) != min(DICE_PER_ROLL, sum(bag)):
-                raise ValueError(f"scripted roll {roll} has the wrong number of dice")
-            for kind, face in roll:
-                if bag[kind] <= 0 or face not in self.kinds[kind]:
-                    raise ValueError(f"scripted die {kind}:{face} is not in the bag")
-                bag[kind] -= 1
-            return roll
         remaining = sum(bag)
         count = min(DICE_PER_ROLL, remaining)
-        draws = self.dice_draws.take(2 * count)
+        draws = self.rng.random(2 * count).tolist()
         out = []
         for i in range(count):
             pick = int(draws[2 * i] * remaining)
@@ -137,16 +151,13 @@ class Campaign:
     # -------------------------------------------------------------- saboteurs
     def army(self, seat: int) -> int:
         """A leader's army: all warriors on its Attack and Defence cards."""
-        return self.atk[seat] + self.dfn[seat]
+        return self.attack[seat] + self.defence[seat]
 
     def _start_theft(self, k: int) -> None:
         """Neighbours with smaller armies (counted now) each take ``k`` warriors."""
-        a = self.active
-        army = self.army(a)
-        sides = [(a + SIDE_STEP[side]) % self.n for side in (LEFT, RIGHT)]
-        self.takers = [s for s in sides if self.army(s) < army]
+        self.takers = theft_takers([self.army(s) for s in range(self.n)], self.active)
         self.theft = k
-        if len(self.takers) == len(sides):
+        if len(self.takers) == len(SIDE_STEP):  # both neighbours take
             self.decision = CHOOSE_PRIORITY  # the payer orders them (left, right as listed)
         else:
             self._next_taker(0)
@@ -162,16 +173,14 @@ class Campaign:
     def _steal(self, source: int, destination: int) -> None:
         """The taker takes its warriors: from ``source`` (shortfall from the other card)."""
         payer, taker = self.active, self.takers[self.taker]
-        amount = min(self.theft, self.army(payer))
-        cards = [self.atk[payer], self.dfn[payer]]
-        first = min(amount, cards[source])
-        cards[source] -= first
-        cards[1 - source] -= amount - first
-        self.atk[payer], self.dfn[payer] = cards
+        amount = theft_amount(self.theft, self.army(payer))
+        self.attack[payer], self.defence[payer] = taken_from(
+            self.attack[payer], self.defence[payer], source, amount
+        )
         if destination == ATTACK_CARD:
-            self.atk[taker] += amount
+            self.attack[taker] += amount
         else:
-            self.dfn[taker] += amount
+            self.defence[taker] += amount
         self._next_taker(self.taker + 1)
 
     def _after_roll(self) -> None:
@@ -191,13 +200,13 @@ class Campaign:
         warriors, beans = self.payable()
         a = self.active
         if card == ATTACK_CARD:
-            self.atk[a] += warriors
+            self.attack[a] += warriors
         else:
-            self.dfn[a] += warriors
+            self.defence[a] += warriors
         self.beans[a] += beans
-        self.pool_w -= warriors
-        self.pool_b -= beans
-        if self.pool_w == 0 or self.pool_b == 0:
+        self.pool_warriors -= warriors
+        self.pool_beans -= beans
+        if self.pool_warriors == 0 or self.pool_beans == 0:
             self.final_round = True  # the pool is out: straight to Strategy
             self.run_out = True
         self._end_turn()
@@ -212,4 +221,6 @@ class Campaign:
             self.begin_turn()
 
 
-__all__ = ["Campaign", "DECISION_NAMES"]
+__all__ = [
+    "Campaign", "DECISION_NAMES", "payable", "taken_from", "theft_amount", "theft_takers",
+]

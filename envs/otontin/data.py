@@ -11,6 +11,9 @@ DEFAULT_PLAYERS = 5  # the middle of 3-8; the rulebook names no usual count
 
 # Rulebook set-up table: tokens per game, warriors = beans.
 POOL_BY_PLAYERS: dict[int, int] = {3: 45, 4: 50, 5: 55, 6: 60, 7: 65, 8: 70}
+# Counts of warriors, beans and dice are divided by this in the observation, and bean
+# changes in the dense reward (GameInfo.score_scale).
+COUNT_SCALE = 10.0
 
 # ----------------------------------------------------------------------- the dice
 # Die faces, by index (the index is what the rules store).

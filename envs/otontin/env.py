@@ -10,13 +10,15 @@ from envs.core import BoardGameEnv, Game, GameInfo
 
 from . import data
 from .actions import NUM_ACTIONS, TABLE
-from .data import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS
+from .data import COUNT_SCALE, DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS
 from .full_state import state_layout
 from .hidden import resample_hidden
-from .observe import COUNT_SCALE, LAYOUT
+from .invariants import check_invariants
+from .observe import LAYOUT, decode
 from .observe_cache import new_observation, write_observation
 from .render import render_text
 from .rules import COMMIT_PHASE, Config, State
+from .view import SeatView, view
 
 # the truncation guard (its reasoning: data.ROLLS_PER_TURN)
 MAX_DECISIONS = data.MAX_DECISIONS
@@ -40,22 +42,23 @@ class OtontinGame(Game):
     actions = TABLE
     layout = LAYOUT
     state_class = State
+    check_invariants = staticmethod(check_invariants)
     write_observation = staticmethod(write_observation)
-    writes_every_value = True
-    render_text = staticmethod(render_text)
+    render_text = staticmethod(render_text)  # a viewer sees its own secret order, if laid
+    resample_hidden = staticmethod(resample_hidden)
     full_state = state_layout(info)
 
     def observation(self, state: State, seat: int, scratch: np.ndarray) -> np.ndarray:
         """The view as a new array, gathered at once (``scratch`` is not needed)."""
         return new_observation(state, seat)
 
-    def render_for(self, state: State, viewer: int) -> str:
-        """The table as ``viewer`` may see it: with its own secret order, if laid."""
-        return render_text(state, viewer)
+    def view(self, state: State, seat: int) -> SeatView:
+        """What ``seat`` may know of ``state`` (``view.view``)."""
+        return view(state, seat)
 
-    def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
-        """Re-draw what ``seat`` cannot know (``hidden.resample_hidden``)."""
-        return resample_hidden(state, seat, rng)
+    def decode_view(self, observation: np.ndarray, config: Config) -> SeatView:
+        """The view an observation vector was written from (``observe.decode``)."""
+        return decode(observation, config)
 
     def simultaneous_step(self, state: State) -> tuple | None:
         """The secret orders of a round are laid "at the same time"."""
@@ -67,9 +70,9 @@ class OtontinGame(Game):
             "rounds": state.round,
             "capped": state.capped,
             "pool_run_out": state.run_out,
-            "attack": list(state.atk),
-            "defence": list(state.dfn),
-            "pool": [state.pool_w, state.pool_b],
+            "attack": list(state.attack),
+            "defence": list(state.defence),
+            "pool": [state.pool_warriors, state.pool_beans],
         }
 
 

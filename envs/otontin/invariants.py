@@ -1,9 +1,11 @@
 """What every Otontin position the rules can reach satisfies: one checker for loads and tests.
 
 :func:`check_invariants` raises :class:`~envs.core.errors.StateError` naming the first
-field that breaks a rule. ``State.from_dict`` runs it on every load, so a saved state
-is checked for meaning and not only for shape, and the random-game tests run it after
-every decision, so that these rules have one copy. No step of the engine calls it.
+field that breaks a rule. ``Game.state_from_dict`` runs it on every load (after the
+schema has checked the shape and types), so a saved state is checked for meaning and
+not only for shape, and the random-game tests run it after every decision, so that
+these rules have one copy. No step of the engine calls it, and the rules do not import
+it: it reads the state and the rules' public functions.
 
 What it checks:
 
@@ -30,7 +32,6 @@ import math
 from envs.core.fields import FieldChecks
 from envs.core.fields import show as _show
 
-from . import rules
 from .actions import NUM_ACTIONS
 from .campaign import (
     CHOOSE_PRIORITY,
@@ -51,7 +52,7 @@ from .data import (
     SABOTEUR,
 )
 from .orders import LEFT, NO_ORDER, NUM_ORDERS, RIGHT, SIDE_STEP
-from .rules import CAMPAIGN, COMMIT_PHASE, GAME_OVER, PHASE_NAMES, TALK, UNSAID
+from .rules import CAMPAIGN, COMMIT_PHASE, GAME_OVER, PHASE_NAMES, TALK, UNSAID, State
 
 _CHECKS = FieldChecks("Otontin")
 _bad, _int, _list, _ints, _flag = _CHECKS.bad, _CHECKS.int, _CHECKS.list, _CHECKS.ints, _CHECKS.flag
@@ -63,18 +64,6 @@ _PHASE_DECISIONS = {
     COMMIT_PHASE: (COMMIT_ORDER,),
     GAME_OVER: (NO_DECISION,),
 }
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 def _dice(value, field: str, kinds: list, most: int) -> list:
@@ -89,7 +78,7 @@ def _dice(value, field: str, kinds: list, most: int) -> list:
     return value
 
 
-def check_invariants(st: rules.State, loaded: bool = False) -> None:
+def check_invariants(st: State, loaded: bool = False) -> None:
     """Raise StateError naming the field if ``st`` breaks a rule of reachable positions.
 
     ``loaded`` (a state being loaded) also bounds the one count the rules leave open,
@@ -125,19 +114,19 @@ def check_invariants(st: rules.State, loaded: bool = False) -> None:
 def _check_tokens(st, n: int, config, phase: int, run_out: bool) -> None:
     warriors = config.pool_warriors or POOL_BY_PLAYERS[n]
     beans = config.pool_beans or POOL_BY_PLAYERS[n]
-    _ints(st.atk, "atk", n, 0, warriors)
-    _ints(st.dfn, "dfn", n, 0, warriors)
+    _ints(st.attack, "attack", n, 0, warriors)
+    _ints(st.defence, "defence", n, 0, warriors)
     _ints(st.beans, "beans", n, 0, beans)
-    pool_w = _int(st.pool_w, "pool_w", 0, warriors)
-    pool_b = _int(st.pool_b, "pool_b", 0, beans)
-    if sum(st.atk) + sum(st.dfn) + pool_w != warriors:
-        _bad("pool_w", f"= {pool_w}: warriors on the cards plus the pool must be {warriors}")
-    if sum(st.beans) + pool_b != beans:
-        _bad("pool_b", f"= {pool_b}: beans held plus the pool must be {beans}")
+    pool_warriors = _int(st.pool_warriors, "pool_warriors", 0, warriors)
+    pool_beans = _int(st.pool_beans, "pool_beans", 0, beans)
+    if sum(st.attack) + sum(st.defence) + pool_warriors != warriors:
+        _bad("pool_warriors", f"= {pool_warriors}: warriors on the cards plus the pool must be {warriors}")
+    if sum(st.beans) + pool_beans != beans:
+        _bad("pool_beans", f"= {pool_beans}: beans held plus the pool must be {beans}")
     if phase == CAMPAIGN and run_out:
         _bad("run_out", "says the pool ran out, but the campaign goes on")
-    if (not pool_w or not pool_b) and not run_out:  # only a collection empties the pool
-        _bad("pool_w" if not pool_w else "pool_b", "is empty, but run_out is not set")
+    if (not pool_warriors or not pool_beans) and not run_out:  # only a collection empties the pool
+        _bad("pool_warriors" if not pool_warriors else "pool_beans", "is empty, but run_out is not set")
 
 
 def _check_round(st, n: int, rnd: int, phase: int) -> None:
@@ -197,9 +186,6 @@ def _check_dice(st, phase: int, decision: int, big: float) -> None:
             _bad(f"bag[{k}]", f"= {bag[k]} with {aside[k]} aside: kind {k} has {count} dice")
     rolled = _ints(st.rolled, "rolled", NUM_FACES, 0, big)  # the other faces: see below
     last_roll = _dice(st.last_roll, "last_roll", kinds, DICE_PER_ROLL)
-    for i, roll in enumerate(_list(st.scripted, "scripted")):
-        if not _dice(roll, f"scripted[{i}]", kinds, DICE_PER_ROLL):
-            _bad(f"scripted[{i}]", "is an empty roll")
     takers = _ints(st.takers, "takers", None, 0, st.n - 1, most=2)
     theft = _int(st.theft, "theft", 0, DICE_PER_ROLL)
     taker = _int(st.taker, "taker", 0, max(len(takers) - 1, 0))
@@ -233,7 +219,7 @@ def _check_pending(st, n: int, decision: int) -> None:
                  f"{sides} take")
         if not takers or len(set(takers)) != len(takers) or not set(takers) <= set(sides):
             _bad("takers", f"= {takers} are not distinct neighbours of seat {a}")
-        if st.atk[a] + st.dfn[a] == 0:
+        if st.army(a) == 0:
             _bad("takers", f"take warriors from seat {a}, which has none")
     legal = st.legal_actions()
     if not legal:

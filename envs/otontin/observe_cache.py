@@ -20,15 +20,13 @@ import numpy as np
 from envs.core.observer import FLOAT_BYTES, StateCache, owned_cache, seat_gather
 
 from .campaign import NO_DECISION
+from .data import COUNT_SCALE, MAX_DIE_KINDS, NUM_FACES
 from .observe import (
-    COUNT_SCALE,
     LAYOUT,
     ORDER_FEATURES,
     ORDER_VEC,
     SEAT_COUNTS,
     SEAT_PIECES,
-    F,
-    K,
     face_shares,
 )
 from .orders import NO_ORDER, NUM_ORDERS
@@ -47,7 +45,8 @@ COUNTS = (
 # one-hot pieces, in the order update() gathers their index
 MARKS = ("starting_leader", "acting", "campaign_leader", "phase", "decision", "revealed_age")
 ZERO_SLOT = LAYOUT.size  # the cache's extra, always-zero float (for absent seats)
-_NO_ROLL = array("f", bytes(FLOAT_BYTES * K * F))  # the last_roll piece, all zero
+# the last_roll piece, all zero
+_NO_ROLL = array("f", bytes(FLOAT_BYTES * MAX_DIE_KINDS * NUM_FACES))
 # the values of the "game" piece
 GAME_ROUND, GAME_FINAL, GAME_TARGET, GAME_SPLIT = range(*LAYOUT.offsets["game"][:2])
 
@@ -91,7 +90,7 @@ class ObsCache(StateCache):
         # every count as one flat tuple (update()'s order), each count's float index
         # and divisor; the dice counts outside the campaign are zero
         kinds = len(state.kinds)
-        dice_lengths = [kinds, kinds, F, 2, 1]  # bag, priests aside, rolled, payable, theft
+        dice_lengths = [kinds, kinds, NUM_FACES, 2, 1]  # bag, priests aside, rolled, payable, theft
         lengths = [n] * len(SEAT_COUNTS) + [2, *dice_lengths]
         self.count_at = [_AT[name] + i for (name, _), length in zip(COUNTS, lengths)
                          for i in range(length)]
@@ -115,13 +114,13 @@ class ObsCache(StateCache):
         their divisor; one-hots moved)."""
         seen = self.seen
         campaign = state.phase == CAMPAIGN
-        atk, dfn, beans, busted, done = _seat_counts(state)
+        attack, defence, beans, busted, done = _seat_counts(state)
         if campaign:
-            counts = (*atk, *dfn, *beans, *busted, *done, state.pool_w, state.pool_b,
+            counts = (*attack, *defence, *beans, *busted, *done, state.pool_warriors, state.pool_beans,
                       *state.bag, *state.aside, *state.rolled, *state.payable(),
                       state.theft if state.takers else 0)  # fmt: skip
         else:
-            counts = (*atk, *dfn, *beans, *busted, *done, state.pool_w, state.pool_b,
+            counts = (*attack, *defence, *beans, *busted, *done, state.pool_warriors, state.pool_beans,
                       *self.no_dice)  # fmt: skip
         old_counts = seen["counts"]
         if counts != old_counts:
@@ -153,9 +152,9 @@ class ObsCache(StateCache):
         roll = state.last_roll if campaign else []
         if roll != seen["last_roll"]:
             at = _AT["last_roll"]
-            self.buf[at : at + K * F] = _NO_ROLL
+            self.buf[at : at + MAX_DIE_KINDS * NUM_FACES] = _NO_ROLL
             for kind, face in roll:
-                self.buf[at + kind * F + face] += 1.0
+                self.buf[at + kind * NUM_FACES + face] += 1.0
             seen["last_roll"] = [list(die) for die in roll]
         takers = state.takers if campaign else []
         committed = state.actives[: state.cursor] if state.phase == COMMIT_PHASE else []

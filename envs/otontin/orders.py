@@ -41,8 +41,8 @@ def _orders() -> list[tuple[int, int, int, int]]:
     for left, right in _card_pairs():
         left_offers = range(NUM_OFFERS) if left == HAND else (NO_OFFER,)
         right_offers = range(NUM_OFFERS) if right == HAND else (NO_OFFER,)
-        for lo, ro in product(left_offers, right_offers):
-            out.append((left, lo, right, ro))
+        for left_offer, right_offer in product(left_offers, right_offers):
+            out.append((left, left_offer, right, right_offer))
     return out
 
 
@@ -54,8 +54,8 @@ NO_ORDER = -1  # no order (not yet chosen, nothing declared, or a busted leader)
 
 def order_cards(order: int) -> tuple[tuple[int, int], tuple[int, int]]:
     """``((left_card, left_offer), (right_card, right_offer))`` of an order id."""
-    lc, lo, rc, ro = ORDERS[order]
-    return (lc, lo), (rc, ro)
+    left_card, left_offer, right_card, right_offer = ORDERS[order]
+    return (left_card, left_offer), (right_card, right_offer)
 
 
 def _side_name(card: int, offer: int) -> str:
@@ -66,14 +66,14 @@ def _side_name(card: int, offer: int) -> str:
 
 def order_name(order: int) -> str:
     """Readable name, e.g. ``L=spear/R=hand(pay1)``."""
-    lc, lo, rc, ro = ORDERS[order]
-    return f"L={_side_name(lc, lo)}/R={_side_name(rc, ro)}"
+    left_card, left_offer, right_card, right_offer = ORDERS[order]
+    return f"L={_side_name(left_card, left_offer)}/R={_side_name(right_card, right_offer)}"
 
 
 def has_card(order: int, card: int) -> bool:
     """Whether the order lays ``card`` on either side."""
-    lc, _, rc, _ = ORDERS[order]
-    return card in (lc, rc)
+    left_card, _, right_card, _ = ORDERS[order]
+    return card in (left_card, right_card)
 
 
 ORDER_NAMES: list[str] = [order_name(i) for i in range(NUM_ORDERS)]

@@ -119,10 +119,10 @@ def _leader(pic: Picture, state: State, s: int, viewer: int | None,
                  fill="#8a1c1c" if busted else MUTED)
     # warriors and beans
     _spear(pic, x + 14, y + 36)
-    pic.text(x + 26, y + 41, f"attack {state.atk[s]}", size=12, fill=INK, bold=True,
+    pic.text(x + 26, y + 41, f"attack {state.attack[s]}", size=12, fill=INK, bold=True,
              title=f"warriors on player_{s}'s Attack card")
     _shield(pic, x + 100, y + 36)
-    pic.text(x + 112, y + 41, f"def {state.dfn[s]}", size=12, fill=INK, bold=True,
+    pic.text(x + 112, y + 41, f"def {state.defence[s]}", size=12, fill=INK, bold=True,
              title=f"warriors on player_{s}'s Defence card")
     _bean(pic, x + 14, y + 58)
     target = state.config.bean_target
@@ -164,9 +164,9 @@ def _plural(count: int, word: str) -> str:
 
 def _short(order: int) -> str:
     """``L spear | R hand pay 1`` style name of an order."""
-    lc, lo, rc, ro = ORDERS[order]
-    left = CARD_NAMES[lc] + (f" {OFFER_SHORT[lo]}" if lc == HAND else "")
-    right = CARD_NAMES[rc] + (f" {OFFER_SHORT[ro]}" if rc == HAND else "")
+    left_card, left_offer, right_card, right_offer = ORDERS[order]
+    left = CARD_NAMES[left_card] + (f" {OFFER_SHORT[left_offer]}" if left_card == HAND else "")
+    right = CARD_NAMES[right_card] + (f" {OFFER_SHORT[right_offer]}" if right_card == HAND else "")
     return f"L {left} | R {right}"
 
 
@@ -175,9 +175,10 @@ def _border_marks(pic: Picture, state: State, s: int, centres: list) -> None:
     order = state.revealed[s]
     if order == NO_ORDER:
         return
-    lc, lo, rc, ro = ORDERS[order]
+    left_card, left_offer, right_card, right_offer = ORDERS[order]
     n = state.n
-    for card, offer, neighbour in ((lc, lo, (s + 1) % n), (rc, ro, (s - 1) % n)):
+    for card, offer, neighbour in ((left_card, left_offer, (s + 1) % n),
+                                   (right_card, right_offer, (s - 1) % n)):
         (x1, y1), (x2, y2) = centres[s], centres[neighbour]
         dx, dy = x2 - x1, y2 - y1
         length = math.hypot(dx, dy) or 1.0
@@ -269,7 +270,7 @@ def _panel(pic: Picture, state: State, viewer: int | None, acting: int | None) -
     pic.text(x, 64, f"round {state.round}{final} · {PHASE_NAMES[state.phase]}", size=13,
              fill=INK)
     pic.text(x, 82, f"Starting Leader: player_{state.start}", size=12, fill=INK)
-    pic.text(x, 100, f"pool: {state.pool_w} warriors, {state.pool_b} beans", size=12, fill=INK)
+    pic.text(x, 100, f"pool: {state.pool_warriors} warriors, {state.pool_beans} beans", size=12, fill=INK)
     pic.text(x, 118, f"bean target {state.config.bean_target} · round cap "
              f"{state.config.round_cap}", size=11, fill=MUTED)
     pic.text(x, 136, "whole table" if viewer is None else f"as player_{viewer} sees it",

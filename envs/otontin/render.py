@@ -34,15 +34,15 @@ def render_text(state: State, viewer: int | None = None) -> str:
     final = " (final)" if state.final_round else ""
     lines = [
         f"Otontin round {state.round}{final} | Starting Leader player_{state.start} | "
-        f"phase {PHASE_NAMES[state.phase]} | pool {state.pool_w} warriors, "
-        f"{state.pool_b} beans | target {state.config.bean_target}",
+        f"phase {PHASE_NAMES[state.phase]} | pool {state.pool_warriors} warriors, "
+        f"{state.pool_beans} beans | target {state.config.bean_target}",
         f"{'seat':<10}{'atk':>4}{'def':>4}{'beans':>6}  {'status':<8} declared",
     ]
     for s in range(state.n):
         mark = "*" if s == state.start else " "
         status = "busted" if state.busted[s] else ("done" if state.done[s] else "")
         lines.append(
-            f"{f'player_{s}{mark}':<10}{state.atk[s]:>4}{state.dfn[s]:>4}{state.beans[s]:>6}  "
+            f"{f'player_{s}{mark}':<10}{state.attack[s]:>4}{state.defence[s]:>4}{state.beans[s]:>6}  "
             f"{status:<8} {_declared(state.declared[s])}"
         )
     if viewer is not None and state.committed[viewer] != NO_ORDER:

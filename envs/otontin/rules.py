@@ -7,22 +7,13 @@ when the last order is in, :mod:`.war`). The rules in words: ``RULES.md`` beside
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from pydantic import Field
 
-from envs.core import (
-    TERMINAL,
-    GameConfig,
-    StateError,
-    StrictModel,
-    rng_from_dict,
-    rng_to_dict,
-    validate,
-)
-from envs.core.fields import load_error, plain_copy, show
-from envs.core.rng import DoubleDraws
+from envs.core import TERMINAL, GameConfig, StrictModel
+from envs.core.schema import BOOL, INT, TEXT, ListOf, SavedState, StateSchema
 
 from .actions import COMMIT, DECLARE, DECLARE_NOTHING, committed_order, declared_order
 from .campaign import (
@@ -76,6 +67,16 @@ class Config(GameConfig):
     pool_beans: int | None = Field(None, ge=1)
 
 
+def game_warriors(config: Config) -> int:
+    """The warriors of the game: all in the pool at the start (config or rulebook table)."""
+    return config.pool_warriors or POOL_BY_PLAYERS[config.num_players]
+
+
+def game_beans(config: Config) -> int:
+    """The cocoa beans of the game: all in the pool at the start."""
+    return config.pool_beans or POOL_BY_PLAYERS[config.num_players]
+
+
 def dice_table(config: Config) -> list[tuple[str, int, tuple[int, ...]]]:
     """``(colour, count, face indices)`` per die kind, from config or ``data.DICE``."""
     if config.dice is not None:
@@ -85,39 +86,54 @@ def dice_table(config: Config) -> list[tuple[str, int, tuple[int, ...]]]:
     return [(c, k, tuple(FACE_NAMES.index(f) for f in faces)) for c, k, faces in rows]
 
 
-# Fields saved by to_dict (besides config and rng), all plain ints/bools/lists.
-_FIELDS = (
-    "round", "start", "final_round", "run_out", "capped", "phase", "decision",
-    "atk", "dfn", "beans", "busted", "done", "pool_w", "pool_b",
-    "turn", "active", "bag", "aside", "rolled", "last_roll", "takers", "theft", "taker",
-    "actives", "cursor", "declared", "committed", "revealed", "revealed_round",
-    "war_log", "scripted",
-)  # fmt: skip
+_INTS, _FLAGS = ListOf(INT), ListOf(BOOL)  # one a seat (or a die kind, a face)
+# What a State holds, saved and cloned from this one declaration (envs.core.schema).
+SCHEMA = StateSchema(
+    "Otontin", Config,
+    shared=("config", "n", "num_players", "colours", "kind_counts", "kinds"),  # from the config
+    fields={
+        "round": INT, "start": INT, "final_round": BOOL, "run_out": BOOL, "capped": BOOL,
+        "phase": INT, "decision": INT,
+        "attack": _INTS, "defence": _INTS, "beans": _INTS, "busted": _FLAGS, "done": _FLAGS,
+        "pool_warriors": INT, "pool_beans": INT,
+        "turn": INT, "active": INT, "bag": _INTS, "aside": _INTS, "rolled": _INTS,
+        "last_roll": ListOf(ListOf(INT)),  # [kind, face] of each die
+        "takers": _INTS, "theft": INT, "taker": INT,
+        "actives": _INTS, "cursor": INT, "declared": _INTS, "committed": _INTS,
+        "revealed": _INTS, "revealed_round": INT, "war_log": ListOf(TEXT),
+    },
+)
 
 _DECLARE_ACTIONS = [DECLARE_NOTHING, *DECLARE]
 _COMMIT_ACTIONS = list(COMMIT)
 
 
-class State(Campaign):
+class State(Campaign, SavedState):
     """The whole game: public table, dice, secret orders and the generator."""
 
-    def __init__(self, config: Config, rng, begin: bool = True):
+    schema = SCHEMA  # to_dict, from_dict and clone
+
+    def __init__(self, config: Config, rng: np.random.Generator, begin: bool = True,
+                 setup: bool = True):
         """Set up a game. With ``begin=False`` the first campaign turn is not started
-        (tests set a position, then call :meth:`begin_turn`)."""
+        (tests set a position, then call :meth:`begin_turn`); with ``setup=False`` only
+        what the config gives is set (the schema's shared part), for ``from_dict``."""
         self.config = config
         self.rng = rng
         n = self.n = self.num_players = config.num_players
         table = dice_table(config)
-        self.colours = [c for c, _, _ in table]
-        self.kind_counts = [k for _, k, _ in table]
-        self.kinds = [faces for _, _, faces in table]
+        self.colours = tuple(c for c, _, _ in table)
+        self.kind_counts = tuple(k for _, k, _ in table)
+        self.kinds = tuple(faces for _, _, faces in table)
+        if not setup:
+            return
         self.round, self.start = 1, 0
         self.final_round = self.run_out = self.capped = False
         self.phase, self.decision = CAMPAIGN, NO_DECISION
-        self.atk, self.dfn, self.beans = [0] * n, [0] * n, [0] * n
+        self.attack, self.defence, self.beans = [0] * n, [0] * n, [0] * n
         self.busted, self.done = [False] * n, [False] * n
-        self.pool_w = config.pool_warriors or POOL_BY_PLAYERS[n]
-        self.pool_b = config.pool_beans or POOL_BY_PLAYERS[n]
+        self.pool_warriors = game_warriors(config)
+        self.pool_beans = game_beans(config)
         self.turn = self.active = 0
         self.bag = list(self.kind_counts)
         self.aside = [0] * len(self.kinds)
@@ -132,7 +148,6 @@ class State(Campaign):
         self.revealed = [NO_ORDER] * n
         self.revealed_round = 0
         self.war_log: list[str] = []
-        self.scripted: list[list[list[int]]] = []
         if begin:
             self.begin_turn()
 
@@ -182,7 +197,7 @@ class State(Campaign):
 
     def winners(self) -> list[int]:
         """Most beans; tie: most warriors; still tied: all of them share."""
-        key = [(self.beans[s], self.atk[s] + self.dfn[s]) for s in range(self.n)]
+        key = [(self.beans[s], self.attack[s] + self.defence[s]) for s in range(self.n)]
         best = max(key)
         return [s for s in range(self.n) if key[s] == best]
 
@@ -213,9 +228,9 @@ class State(Campaign):
         """Reveal the orders, resolve the war, end the round."""
         orders = list(self.committed)
         result = resolve_war(
-            self.n, self.start, orders, self.atk, self.dfn, self.beans, self.config.split_spoils
+            self.n, self.start, orders, self.attack, self.defence, self.beans, self.config.split_spoils
         )
-        self.pool_w += result.dead
+        self.pool_warriors += result.dead
         self.revealed, self.revealed_round = orders, self.round
         self.war_log = result.log
         self.committed = [NO_ORDER] * self.n
@@ -237,76 +252,3 @@ class State(Campaign):
         self.actives, self.cursor, self.turn = [], 0, 0
         self.phase = CAMPAIGN
         self.begin_turn()
-
-    # --------------------------------------------------------- save and load
-    def to_dict(self) -> dict[str, Any]:
-        """The full state, generator included, as a JSON-able dict."""
-        out = {"config": self.config.model_dump(mode="json"), "rng": rng_to_dict(self.rng)}
-        for name in _FIELDS:
-            out[name] = plain_copy(getattr(self, name))
-        return out
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> State:
-        """Rebuild a state saved by :meth:`to_dict` (``StateError`` naming the field on
-        bad data, including a state no game can reach: ``invariants.check_invariants``)."""
-        from .invariants import check_invariants
-
-        if not isinstance(data, dict):
-            raise StateError(f"corrupt Otontin state: a {type(data).__name__}, not a dict")
-        field = "config"  # the field being read, named by any error
-        try:
-            config = validate(Config, data["config"])
-            field = "rng"
-            state = cls(config, rng_from_dict(data["rng"]), begin=False)
-            for field in _FIELDS:
-                value = data[field]
-                current = getattr(state, field)
-                if type(current) is not type(value):
-                    kind = type(current).__name__
-                    raise TypeError(f"{field} = {show(value)} is not a"
-                                    f"{'n' if kind[0] in 'aeiou' else ''} {kind}")
-                setattr(state, field, plain_copy(value))
-        except StateError:  # the generator's, naming its field
-            raise
-        except (KeyError, TypeError, ValueError, AttributeError) as err:
-            raise load_error("Otontin", err, field) from None
-        check_invariants(state, loaded=True)
-        return state
-
-    @property
-    def rng(self) -> np.random.Generator:
-        """The game's generator, as numpy's own draws would have left it: the dice are
-        drawn through a :class:`~envs.core.rng.DoubleDraws` stream over it."""
-        return self.dice_draws.generator()
-
-    @rng.setter
-    def rng(self, rng: np.random.Generator) -> None:
-        self.dice_draws = DoubleDraws(rng)
-
-    def clone(self) -> State:
-        """An independent copy, field by field: the config is shared, every list is
-        copied to its depth, the dice stream and its generator are copied
-        (``DoubleDraws.clone``), and the observation cache stays behind (the clone
-        builds its own). Costs a few engine steps (``otrio bench``)."""
-        other = State.__new__(State)
-        other.config, other.dice_draws = self.config, self.dice_draws.clone()
-        other.n = other.num_players = self.n
-        other.colours, other.kind_counts = self.colours[:], self.kind_counts[:]
-        other.kinds = self.kinds[:]  # of face tuples
-        other.round, other.start, other.final_round = self.round, self.start, self.final_round
-        other.run_out, other.capped = self.run_out, self.capped
-        other.phase, other.decision = self.phase, self.decision
-        other.pool_w, other.pool_b = self.pool_w, self.pool_b
-        other.turn, other.active, other.theft, other.taker = (
-            self.turn, self.active, self.theft, self.taker)
-        other.cursor, other.revealed_round = self.cursor, self.revealed_round
-        other.atk, other.dfn, other.beans = self.atk[:], self.dfn[:], self.beans[:]
-        other.busted, other.done = self.busted[:], self.done[:]
-        other.bag, other.aside, other.rolled = self.bag[:], self.aside[:], self.rolled[:]
-        other.last_roll = [x[:] for x in self.last_roll]
-        other.takers, other.actives = self.takers[:], self.actives[:]
-        other.declared, other.committed = self.declared[:], self.committed[:]
-        other.revealed, other.war_log = self.revealed[:], self.war_log[:]
-        other.scripted = [[x[:] for x in roll] for roll in self.scripted]
-        return other

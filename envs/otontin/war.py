@@ -3,11 +3,16 @@ deployment, battles, stealing, the return home. Pure functions on plain lists.
 
 Seats form a ring: the left neighbour of ``s`` is ``s+1``, the right ``s-1`` (mod n).
 Border ``b`` lies between seat ``b`` (its left side) and seat ``b+1`` (its right side).
+A seat's laid cards are ``(left card, right card)`` and its offers ``(left offer, right
+offer)`` (:func:`laid_orders`; ``NO_CARDS`` for a leader who lays nothing).
 
-The battles and the stealing live in one place, :func:`resolve_battles`, on plain
-inputs (the Spears, Shields and helpers, the counts, the battle order): the engine's
-:class:`War` calls it once the pacts, payments and joins are settled, and greedy's
-lookahead calls it on the wars it imagines.
+Every fact of a war has one function here, on plain values: the pacts
+(:func:`forms_pact`, :func:`pacts_of`), where a join offer sends its warriors
+(:func:`may_join`, :func:`walk`, :func:`join`), the payments (:func:`payment`,
+:func:`payments`), the deployment (:func:`deployment`, :func:`deploy`), the battle
+order (:func:`battle_ranks`) and the battles and thefts (:func:`resolve_battles`).
+:func:`resolve_war` plays a whole war with them for the engine; greedy's lookahead
+calls the same functions on the wars it imagines.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from .data import (
 from .orders import LEFT, NO_ORDER, ORDERS, RIGHT, SIDE_STEP
 
 SIDES = (LEFT, RIGHT)
+NO_CARDS = None  # the cards of a leader who lays no order (busted)
 
 
 def border_of(seat: int, side: int, n: int) -> int:
@@ -90,10 +96,12 @@ def deployment(seat: int, pair, n: int) -> tuple[tuple, tuple]:
     return tuple(spears), tuple(shields)
 
 
-def battle_ranks(atk, dfn, beans, near) -> list[int]:
+def battle_ranks(attack, defence, beans, near) -> list[int]:
     """Each seat's place in the battle order: own army, then beans, then ``near[s]``
     (the distance from the Starting Leader)."""
-    order = sorted(range(len(atk)), key=lambda s: (-(atk[s] + dfn[s]), -beans[s], near[s]))
+    order = sorted(
+        range(len(attack)), key=lambda s: (-(attack[s] + defence[s]), -beans[s], near[s])
+    )
     rank = [0] * len(order)
     for place, seat in enumerate(order):
         rank[seat] = place
@@ -101,7 +109,8 @@ def battle_ranks(atk, dfn, beans, near) -> list[int]:
 
 
 def resolve_battles(
-    spears, shields, helpers, atk, dfn, beans, rank, split_spoils, shield_helpers=(), log=None
+    spears, shields, helpers, attack, defence, beans, rank, split_spoils, shield_helpers=(),
+    log=None,
 ):
     """The battles and thefts of a war whose pacts and payments are settled.
 
@@ -111,32 +120,32 @@ def resolve_battles(
     leader's Shield there, each list by distance along the chain of pacts (a helper
     without warriors, or whose leader lays no such card, stays home). Attack leaders
     fight in ``rank`` order (:func:`battle_ranks`); ``log``, a list, gets one line per
-    fight and theft. Returns the new ``(atk, dfn, beans)``; an input list comes back
+    fight and theft. Returns the new ``(attack, defence, beans)``; an input list comes back
     unchanged (the same object) where the war leaves it so: never modify the result.
     """
     if not spears:
-        return atk, dfn, beans  # no attack: every warrior goes home, no bean moves
-    rest_a, rest_d = list(atk), list(dfn)
+        return attack, defence, beans  # no attack: every warrior goes home, no bean moves
+    resting_attack, resting_defence = list(attack), list(defence)
     attacks: dict[int, list] = {}  # leader -> [target, side, warriors per member, members]
     for s, target, side in spears:
-        attacks[s] = [target, side, [atk[s]], [s]]
-        rest_a[s] = 0
+        attacks[s] = [target, side, [attack[s]], [s]]
+        resting_attack[s] = 0
     guards: dict[tuple[int, int], list] = {}  # (seat, side) -> [warriors per member, members]
     for s, side in shields:
-        guards[(s, side)] = [[dfn[s]], [s]]
-        rest_d[s] = 0
+        guards[(s, side)] = [[defence[s]], [s]]
+        resting_defence[s] = 0
     for seat, leader in helpers:
-        if atk[seat] > 0 and leader in attacks:
+        if attack[seat] > 0 and leader in attacks:
             group = attacks[leader]
-            group[2].append(atk[seat])
+            group[2].append(attack[seat])
             group[3].append(seat)
-            rest_a[seat] = 0
+            resting_attack[seat] = 0
     for seat, key in shield_helpers:
-        if dfn[seat] > 0 and key in guards:
+        if defence[seat] > 0 and key in guards:
             guard = guards[key]
-            guard[0].append(dfn[seat])
+            guard[0].append(defence[seat])
             guard[1].append(seat)
-            rest_d[seat] = 0
+            resting_defence[seat] = 0
     order = sorted(attacks, key=rank.__getitem__) if len(attacks) > 1 else list(attacks)
     new_beans = beans  # copied at the first theft
     for s in order:
@@ -167,18 +176,20 @@ def resolve_battles(
                 total = sum(counts)
         if not total:
             continue
-        ra, rd = rest_a[target], rest_d[target]
-        if ra + rd:
-            lost, won = fight(total, ATTACK_VALUE, ra + rd, RESTING_VALUE)
+        city_attack, city_defence = resting_attack[target], resting_defence[target]
+        resting = city_attack + city_defence
+        if resting:
+            lost, won = fight(total, ATTACK_VALUE, resting, RESTING_VALUE)
             if log is not None:
-                log.append(f"p{s} attack {total} vs p{target} city {ra + rd}: -{lost}/-{won}")
+                log.append(f"p{s} attack {total} vs p{target} city {resting}: -{lost}/-{won}")
             _lose(counts, lost)
-            a_lost, d_lost = share_losses([ra, rd], won)
-            ra -= a_lost
-            rd -= d_lost
-            rest_a[target], rest_d[target] = ra, rd
+            attack_lost, defence_lost = share_losses([city_attack, city_defence], won)
+            city_attack -= attack_lost
+            city_defence -= defence_lost
+            resting_attack[target], resting_defence[target] = city_attack, city_defence
+            resting = city_attack + city_defence
             total = sum(counts)
-        if total and ra + rd == 0:
+        if total and resting == 0:
             if new_beans is beans:
                 new_beans = list(beans)
             loot, new_beans[target] = new_beans[target], 0
@@ -192,11 +203,11 @@ def resolve_battles(
             new_beans[s] += loot
     for _, _, counts, members in attacks.values():
         for seat, count in zip(members, counts):
-            rest_a[seat] += count
+            resting_attack[seat] += count
     for counts, members in guards.values():
         for seat, count in zip(members, counts):
-            rest_d[seat] += count
-    return rest_a, rest_d, new_beans
+            resting_defence[seat] += count
+    return resting_attack, resting_defence, new_beans
 
 
 @dataclass
@@ -208,131 +219,168 @@ class WarResult:
     log: list[str] = field(default_factory=list)
 
 
-class War:
-    """One War phase over the orders of the active leaders (``NO_ORDER`` = busted)."""
+# ---------------------------------------------------------------- the laid orders
+def laid_orders(orders: list[int]) -> tuple[list, list]:
+    """Each seat's ``(left card, right card)`` and ``(left offer, right offer)`` from its
+    order id (``NO_CARDS`` for ``NO_ORDER``: a busted leader lays nothing)."""
+    cards, offers = [], []
+    for order in orders:
+        if order == NO_ORDER:
+            cards.append(NO_CARDS)
+            offers.append(NO_CARDS)
+        else:
+            left_card, left_offer, right_card, right_offer = ORDERS[order]
+            cards.append((left_card, right_card))
+            offers.append((left_offer, right_offer))
+    return cards, offers
 
-    def __init__(self, n: int, start: int, orders: list[int], split_spoils: bool):
-        self.n = n
-        self.start = start
-        self.orders = orders
-        self.split_spoils = split_spoils
-        self.cards = [[-1, -1] for _ in range(n)]
-        self.offers = [[-1, -1] for _ in range(n)]
-        for s, order in enumerate(orders):
-            if order != NO_ORDER:
-                lc, lo, rc, ro = ORDERS[order]
-                self.cards[s] = [lc, rc]
-                self.offers[s] = [lo, ro]
-        self.pacts = [
-            self.cards[b][LEFT] == HAND and self.cards[(b + 1) % n][RIGHT] == HAND
-            for b in range(n)
-        ]
 
-    # ------------------------------------------------------------------ pacts
-    def has_pact(self, seat: int, side: int) -> bool:
-        """Whether a pact stands on ``side`` of ``seat``."""
-        return self.pacts[border_of(seat, side, self.n)]
+# ------------------------------------------------------------------------- pacts
+def forms_pact(card: int, facing_card: int) -> bool:
+    """Whether a card and the neighbour's card facing it make a pact (two Hands)."""
+    return card == HAND and facing_card == HAND
 
-    def neighbour(self, seat: int, side: int) -> int:
-        """The seat on ``side`` of ``seat``."""
-        return (seat + SIDE_STEP[side]) % self.n
 
-    def payments(self, beans: list[int]) -> list[int]:
-        """Pay the pay offers of formed pacts at once; return what each seat paid.
-
-        A payer is limited to the beans it held before any payment and pays its left
-        pact first.
-        """
-        paid = [0] * self.n
-        received = [0] * self.n
-        for s in range(self.n):
-            budget = beans[s]
-            for side in SIDES:
-                amount = OFFER_PAYMENT.get(self.offers[s][side], 0)
-                if amount and self.cards[s][side] == HAND and self.has_pact(s, side):
-                    amount = min(amount, budget)
-                    budget -= amount
-                    paid[s] += amount
-                    received[self.neighbour(s, side)] += amount
-        for s in range(self.n):
-            beans[s] += received[s] - paid[s]
-        return paid
-
-    def walk(self, sender: int, side: int, card: int) -> tuple[int, int] | None:
-        """Follow formed pacts from ``sender`` towards ``side`` to a leader whose far
-        side holds ``card``; ``(that leader, pacts crossed)`` or None (stay home)."""
-        step = SIDE_STEP[side]
-        seat, dist = (sender + step) % self.n, 1
-        while seat != sender:
-            if self.cards[seat][side] == card:
-                if (seat + step) % self.n == sender:
-                    return None  # that card faces the sender's own city
-                return seat, dist
-            if self.cards[seat][side] != HAND or not self.has_pact(seat, side):
-                return None
-            seat, dist = (seat + step) % self.n, dist + 1
-        return None
-
-    def _join(self, sender: int, card: int, offer: int) -> tuple[int, int, int] | None:
-        """Where a join offer of ``sender`` takes its warriors: ``(leader, side, dist)``."""
-        if card in self.cards[sender]:
-            return None  # a leader with its own Spear (Shield) does not join
-        for side in SIDES:
-            if (
-                self.cards[sender][side] == HAND
-                and self.offers[sender][side] == offer
-                and self.has_pact(sender, side)
-            ):
-                found = self.walk(sender, side, card)
-                if found is not None:
-                    return found[0], side, found[1]
-        return None
-
-    def deploy(self) -> tuple[tuple, tuple, list, list]:
-        """The Spears, Shields, attack helpers and shield helpers of the war, in the
-        form :func:`resolve_battles` takes (helpers nearest along the chain first)."""
-        spears, shields = (), ()
-        helpers_atk, helpers_def = [], []
-        for s in range(self.n):
-            if self.orders[s] == NO_ORDER:
-                continue
-            sp, sh = deployment(s, self.cards[s], self.n)
-            spears += sp
-            shields += sh
-            found = self._join(s, SPEAR, JOIN_ATTACK)
-            if found is not None:
-                helpers_atk.append((found[2], s, found[0]))
-            found = self._join(s, SHIELD, JOIN_DEFENCE)
-            if found is not None:
-                helpers_def.append((found[2], s, (found[0], found[1])))
-        helpers = [(s, leader) for _, s, leader in sorted(helpers_atk)]
-        shield_helpers = [(s, key) for _, s, key in sorted(helpers_def)]
-        return spears, shields, helpers, shield_helpers
-
-    # ---------------------------------------------------------------- battles
-    def run(self, atk: list[int], dfn: list[int], beans: list[int]) -> WarResult:
-        """Resolve the whole war, updating ``atk``, ``dfn`` and ``beans`` in place."""
-        result = WarResult()
-        before = sum(atk) + sum(dfn)
-        result.paid = self.payments(beans)
-        spears, shields, helpers, shield_helpers = self.deploy()
-        rank = battle_ranks(atk, dfn, beans, [(s - self.start) % self.n for s in range(self.n)])
-        atk[:], dfn[:], beans[:] = resolve_battles(
-            spears, shields, helpers, atk, dfn, beans, rank, self.split_spoils,
-            shield_helpers, result.log,
+def pacts_of(cards: list) -> list[bool]:
+    """``pacts[b]``: a pact stands on border ``b`` (seat ``b``'s left card and seat
+    ``b+1``'s right card are both Hands); ``cards[s]`` is a pair or ``NO_CARDS``."""
+    n = len(cards)
+    out = []
+    for b in range(n):
+        left_seat, right_seat = cards[b], cards[(b + 1) % n]
+        out.append(
+            left_seat is not NO_CARDS
+            and right_seat is not NO_CARDS
+            and forms_pact(left_seat[LEFT], right_seat[RIGHT])
         )
-        result.dead = before - sum(atk) - sum(dfn)
-        return result
+    return out
 
 
+def has_pact(pacts: list[bool], seat: int, side: int) -> bool:
+    """Whether a pact stands on ``side`` of ``seat``."""
+    return pacts[border_of(seat, side, len(pacts))]
+
+
+# ------------------------------------------------------------------------- joins
+def may_join(pair, card: int) -> bool:
+    """Whether a leader laying ``pair`` may send warriors by a join offer toward ``card``
+    (only a leader without its own Spear joins an attack; without a Shield, a defence)."""
+    return pair is not NO_CARDS and card not in pair
+
+
+def walk(cards: list, pacts: list[bool], sender: int, side: int, card: int):
+    """Follow formed pacts from ``sender`` towards ``side`` to a leader whose far side
+    holds ``card``; ``(that leader, pacts crossed)`` or None (the warriors stay home)."""
+    n = len(cards)
+    step = SIDE_STEP[side]
+    seat, crossed = (sender + step) % n, 1
+    while seat != sender:
+        pair = cards[seat]
+        if pair is NO_CARDS:
+            return None
+        if pair[side] == card:
+            if (seat + step) % n == sender:
+                return None  # that card faces the sender's own city
+            return seat, crossed
+        if pair[side] != HAND or not has_pact(pacts, seat, side):
+            return None
+        seat, crossed = (seat + step) % n, crossed + 1
+    return None
+
+
+def join(cards: list, offers: list, pacts: list[bool], sender: int, card: int, offer: int):
+    """Where a join offer of ``sender`` takes its warriors: ``(leader, side, pacts
+    crossed)``, or None. ``offer`` is JOIN_ATTACK with ``card`` SPEAR (Attack warriors)
+    or JOIN_DEFENCE with SHIELD (Defence warriors); the left Hand is tried first."""
+    pair = cards[sender]
+    if not may_join(pair, card):
+        return None
+    for side in SIDES:
+        if (
+            pair[side] == HAND
+            and offers[sender][side] == offer
+            and has_pact(pacts, sender, side)
+        ):
+            found = walk(cards, pacts, sender, side, card)
+            if found is not None:
+                return found[0], side, found[1]
+    return None
+
+
+def deploy(cards: list, offers: list, pacts: list[bool]) -> tuple[tuple, tuple, list, list]:
+    """The Spears, Shields, attack helpers and shield helpers of the war, in the form
+    :func:`resolve_battles` takes (helpers nearest along the chain first)."""
+    n = len(cards)
+    spears, shields = (), ()
+    attack_helpers, shield_helpers = [], []
+    for s, pair in enumerate(cards):
+        if pair is NO_CARDS:
+            continue
+        seat_spears, seat_shields = deployment(s, pair, n)
+        spears += seat_spears
+        shields += seat_shields
+        found = join(cards, offers, pacts, s, SPEAR, JOIN_ATTACK)
+        if found is not None:
+            attack_helpers.append((found[2], s, found[0]))
+        found = join(cards, offers, pacts, s, SHIELD, JOIN_DEFENCE)
+        if found is not None:
+            shield_helpers.append((found[2], s, (found[0], found[1])))
+    helpers = [(s, leader) for _, s, leader in sorted(attack_helpers)]
+    shield_helpers = [(s, key) for _, s, key in sorted(shield_helpers)]
+    return spears, shields, helpers, shield_helpers
+
+
+# ---------------------------------------------------------------------- payments
+def payment(offer: int, budget: int) -> int:
+    """Beans a Hand's ``offer`` pays through a formed pact, from a payer who has
+    ``budget`` beans left for it (0 for an offer that pays nothing)."""
+    return min(OFFER_PAYMENT.get(offer, 0), budget)
+
+
+def payments(cards: list, offers: list, pacts: list[bool], beans: list[int]) -> tuple[list, list]:
+    """The pay offers of formed pacts, paid at once: ``(beans after, paid by each seat)``.
+
+    A payer is limited to the beans it held before any payment and pays its left pact
+    first."""
+    n = len(cards)
+    paid = [0] * n
+    received = [0] * n
+    for s, pair in enumerate(cards):
+        if pair is NO_CARDS:
+            continue
+        budget = beans[s]
+        for side in SIDES:
+            if pair[side] == HAND and has_pact(pacts, s, side):
+                amount = payment(offers[s][side], budget)
+                budget -= amount
+                paid[s] += amount
+                received[(s + SIDE_STEP[side]) % n] += amount
+    return [b + r - p for b, r, p in zip(beans, received, paid)], paid
+
+
+# ----------------------------------------------------------------------- the war
 def resolve_war(
     n: int,
     start: int,
     orders: list[int],
-    atk: list[int],
-    dfn: list[int],
+    attack: list[int],
+    defence: list[int],
     beans: list[int],
     split_spoils: bool = False,
 ) -> WarResult:
-    """Resolve a War phase in place; the caller returns ``result.dead`` to the pool."""
-    return War(n, start, orders, split_spoils).run(atk, dfn, beans)
+    """Resolve a War phase over the orders (``NO_ORDER``: a busted leader), updating
+    ``attack``, ``defence`` and ``beans`` in place; the caller returns ``result.dead``
+    to the pool."""
+    result = WarResult()
+    before = sum(attack) + sum(defence)
+    cards, offers = laid_orders(orders)
+    pacts = pacts_of(cards)
+    beans[:], result.paid = payments(cards, offers, pacts, beans)
+    spears, shields, helpers, shield_helpers = deploy(cards, offers, pacts)
+    rank = battle_ranks(attack, defence, beans, [(s - start) % n for s in range(n)])
+    attack[:], defence[:], beans[:] = resolve_battles(
+        spears, shields, helpers, attack, defence, beans, rank, split_spoils,
+        shield_helpers, result.log,
+    )
+    result.dead = before - sum(attack) - sum(defence)
+    return result

@@ -7,7 +7,7 @@ turns it into :class:`Tables`, the plain tuples the rules read in the hot path.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
@@ -157,9 +157,28 @@ class Config(GameConfig):
         return components
 
 
+class Contract(NamedTuple):
+    """A contract card as the rules and a seat read it (plain values)."""
+
+    number: bool  # a specific-number card (else a specific combination)
+    needs: tuple[int, ...]  # a combination's count per colour (MPFT); a number card's numbers, largest first
+    pp: int
+    credits: int  # bonus credits
+    batteries: int  # bonus batteries
+
+
+class Token(NamedTuple):
+    """A reward token as the rules and a seat read it (plain values)."""
+
+    kind: int  # immediate effect, an index of ``data.TOKEN_KINDS``
+    colours: tuple[int, ...]  # the colours a resource token shows, in increasing order
+    back: int  # permanent back: ``data.BACK_CREDITS`` or ``data.BACK_PP``
+
+
 class Tables:
     """The config's component data as plain tuples of ints (read-only but for the
-    ``fits`` memo, which the rules fill)."""
+    ``fits`` memo, which the rules fill); ``contracts`` and ``tokens`` hold each card and
+    token as one record (:class:`Contract`, :class:`Token`), by id."""
 
     def __init__(self, config: Config):
         comp = config.components
@@ -189,6 +208,11 @@ class Tables:
         )
         self.token_back = tuple(D.TOKEN_BACKS.index(t.back) for t in comp.reward_tokens)
         self.num_tokens = len(comp.reward_tokens)
+        self.contracts = tuple(
+            Contract(*card) for card in zip(self.contract_number, self.contract_needs, self.contract_pp,
+                                            self.contract_credits, self.contract_batteries))
+        self.tokens = tuple(Token(kind, tuple(sorted(colours)), back) for kind, colours, back
+                            in zip(self.token_kind, self.token_colours, self.token_back))
         self.capacity = comp.level_capacity
         self.store_credits = comp.store_credits
         self.store_pp = comp.store_pp

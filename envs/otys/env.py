@@ -13,11 +13,13 @@ from .actions import NUM_ACTIONS, TABLE
 from .config import Config
 from .full_state import state_layout
 from .hidden import resample_hidden
-from .observe import LAYOUT, OBS_SIZE
+from .invariants import check_invariants
+from .observe import LAYOUT, OBS_SIZE, decode
 from .observe_cache import write_observation
 from .records import NUM_YIELDS, PP_SOURCES, YIELD_KINDS
 from .render import render_text
 from .rules import State
+from .view import SeatView, view
 
 # the truncation guard (its reasoning: data.DECISIONS_PER_TURN)
 MAX_DECISIONS = D.MAX_DECISIONS
@@ -43,18 +45,20 @@ class OtysGame(Game):
     actions = TABLE
     layout = LAYOUT
     state_class = State
+    check_invariants = staticmethod(check_invariants)
     write_observation = staticmethod(write_observation)
-    writes_every_value = True  # the adapter need not zero its buffer first
-    render_text = staticmethod(render_text)
+    render_text = staticmethod(render_text)  # a viewer sees only its own private contracts
+    resample_hidden = staticmethod(resample_hidden)
     full_state = state_layout(info)
 
-    def render_for(self, state: State, viewer: int) -> str:
-        """The table as ``viewer`` may see it: only its own private contracts."""
-        return render_text(state, viewer)
+    def view(self, state: State, seat: int) -> SeatView:
+        """What ``seat`` may know of ``state`` (``view.view``)."""
+        return view(state, seat)
 
-    def resample_hidden(self, state: State, seat: int, rng: np.random.Generator) -> State:
-        """Re-draw what ``seat`` cannot know (``hidden.resample_hidden``)."""
-        return resample_hidden(state, seat, rng)
+    def decode_view(self, observation: np.ndarray, config: Config) -> SeatView:
+        """The seat view an observation was written from (``observe.decode``, its exact
+        inverse)."""
+        return decode(observation, config)
 
     def game_summary(self, state: State) -> dict[str, Any]:
         """Per-game facts for balance studies (JSON-able; lists are per seat).

@@ -1,9 +1,11 @@
 """What every Otys position the rules can reach satisfies: one checker for loads and tests.
 
 :func:`check_invariants` raises :class:`~envs.core.errors.StateError` naming the first
-field that breaks a rule. ``State.from_dict`` runs it on every load, so a saved state
-is checked for meaning and not only for shape, and the random-game tests run it after
-every decision, so that these rules have one copy. No step of the engine calls it.
+field that breaks a rule. ``Game.state_from_dict`` runs it on every load (after the
+schema has checked the shape and types), so a saved state is checked for meaning and
+not only for shape, and the random-game tests run it after every decision, so that
+these rules have one copy. No step of the engine calls it, and the rules do not import
+it: it reads the state and the rules' public functions.
 
 What it checks:
 
@@ -39,10 +41,10 @@ from envs.core.fields import FieldChecks
 
 from . import actions as A
 from . import data as D
-from . import rules
-from .effects import SPONSOR_DOUBLE_TILE
+from .effects import SPONSOR_DOUBLE_TILE, free_space, neighbour_seats
 from .phases import MAIN_PHASES, NUM_PHASES, Phase
 from .records import NUM_YIELDS, PP_SOURCES
+from .rules import State
 
 _CHECKS = FieldChecks("Otys")
 _bad, _int, _list, _ints = _CHECKS.bad, _CHECKS.int, _CHECKS.list, _CHECKS.ints
@@ -58,16 +60,6 @@ _BIG = D.LOADED_COUNT_MAX  # a loaded count the rules leave open stays below thi
 _SPONSOR_PHASES = (Phase.SPONSOR_TOKEN, Phase.SPONSOR_FLIP, Phase.SPONSOR5)  # resume at step 1
 _TOKEN_KIND = {Phase.TOKEN_RESOURCE: D.RESOURCE, Phase.TOKEN_FLIP: D.UPGRADE, Phase.KEEP: D.DRAW}
 _MAX_COPY_DEPTH = D.MAX_COPY_DEPTH
-
-
-
-
-
-
-
-
-
-
 
 
 def _rows_ok(rows, n: int, lo: int, hi: int, length: int | None = None,
@@ -95,15 +87,13 @@ def _rows(value, field: str, n: int, length: int | None, lo: int, hi: int, most=
     return value
 
 
-def check_invariants(s: rules.State, loaded: bool = False) -> None:
+def check_invariants(s: State, loaded: bool = False) -> None:
     """Raise StateError naming the field if ``s`` breaks a rule of reachable positions.
 
     ``loaded`` (a state being loaded) also bounds the counts the rules leave open
     (credits, batteries, PP and the record counters can grow turn after turn) by
     ``_BIG``: play may pass any such bound, so it is no invariant of play."""
-    n = _int(s.n, "n", 2, D.MAX_PLAYERS)
-    if n != s.config.num_players:
-        _bad("n", f"= {n} disagrees with config.num_players = {s.config.num_players}")
+    n = s.n  # the config's
     _check_seats(s, n, _BIG if loaded else math.inf)
     _check_components(s, n)
     _check_keys(s, n)
@@ -264,7 +254,7 @@ def _check_turn(s, n: int) -> None:
     contract_level = _int(s.contract_level, "contract_level", -1, D.NUM_LEVELS - 1)
     picks = _ints(s.colour_picks, "colour_picks", None, 0, NC - 1, most=D.MAX_NUMBERS)
     marks = _ints(s.marks, "marks", None, 0, n - 1, most=2)
-    neighbours = s._neighbours()
+    neighbours = neighbour_seats(n, seat)
     if len(set(marks)) != len(marks) or not set(marks) <= set(neighbours):
         _bad("marks", f"= {marks} are not distinct neighbours of seat {seat}")
     if marks and not tables.spy_variant:
@@ -379,7 +369,8 @@ def _check_turn(s, n: int) -> None:
             _bad("marks", f"= {marks}: the variant's choice needs a marked seat with a battery")
     if phase == Phase.SPONSOR_FLIP and s.credits[p] < D.SPONSOR_UPGRADE_COST:
         _bad(f"credits[{p}]", f"= {s.credits[p]}: Sponsor #4 costs {D.SPONSOR_UPGRADE_COST}")
-    if phase == Phase.TOKEN_RESOURCE and s._space(p, level) <= 0:
+    if phase == Phase.TOKEN_RESOURCE and free_space(
+            s.tables.capacity[level], s.resources[p][level * D.NUM_COLOURS : (level + 1) * D.NUM_COLOURS]) <= 0:
         _bad(f"resources[{p}]", f"has no room on level {level + 1} for the token's resource")
     legal = s.legal_actions()
     if not legal:

@@ -7,23 +7,26 @@ a size, the bag as its composition (public by counting), and cards drawn for a k
 decision only to the player who drew them. The layout table is ``LAYOUT.markdown()``
 (copied into the README).
 
-:func:`write_plain` fills the layout's named views straight from the state; it is the
-definition of the observation. The env uses the cached writer of
-:mod:`.observe_cache`, which must give the same bytes (its tests compare).
+:func:`write_plain` is the definition of the observation: it writes the seat's view
+(:func:`envs.otys.view.view`) with :func:`encode`, which fills the layout's named views;
+:func:`decode` is its exact inverse, observation -> view. The env uses the cached
+writer of :mod:`.observe_cache`, which must give the same bytes (its tests compare).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from struct import Struct
 
 import numpy as np
 
-from envs.core.observer import ObservationLayout, Values
+from envs.core.observer import FLOAT_BYTES, ObservationLayout, Values
 
 from . import data as D
-from .config import Config, Tables, tables_for
-from .phases import CONTRACT_COLOUR, COPY, KEEP, NUM_PHASES, Phase
+from .config import Config, Contract, Tables, Token, tables_for
+from .phases import CONTRACT_COLOUR, COPY, NO_PHASE, NUM_PHASES, Phase
 from .rules import State
+from .view import NO_TOKEN, PlayerView, SeatView, new_view, view
 
 S = D.MAX_PLAYERS
 MIN_PLAYERS = 2
@@ -42,7 +45,7 @@ CONTRACT_FEATURE_NAMES = ("present", "number_card", *(f"needs_{c}" for c in D.CO
 CONTRACT_FEATS = len(CONTRACT_FEATURE_NAMES)
 LEVELS = tuple(f"level{k}" for k in range(1, D.NUM_LEVELS + 1))
 __all__ = ["CONTRACT_FEATS", "CONTRACT_FEATURE_NAMES", "LAYOUT", "OBS_SIZE", "TOKEN_FEATS",
-           "TOKEN_FEATURE_NAMES", "write_plain"]
+           "TOKEN_FEATURE_NAMES", "decode", "encode", "observed_players", "write_plain"]
 
 
 # The bounds that depend on the config (each a function of the Config). Counts are
@@ -209,124 +212,388 @@ PENDING_PIECES = tuple(_NAMES[_NAMES.index("phase") :])
 
 
 def write_plain(s: State, seat: int, out: np.ndarray) -> None:
-    """Write ``seat``'s view of ``s`` into the float32 vector ``out``, every value
-    computed from the state (seat blocks rotated so that block 0 is ``seat``)."""
+    """Write ``seat``'s view of ``s`` into the float32 vector ``out``: the observation's
+    definition, ``encode(view(s, seat), out)``."""
+    encode(view(s, seat), out)
+
+
+def encode(v: SeatView, out: np.ndarray) -> None:
+    """Write the seat view ``v`` into the float32 vector ``out`` (every value): seat
+    blocks as the view's (block 0 the viewer), the facts the rules derive from the
+    view (free spaces, the track's room, the reach, the active and copied divers)
+    written beside it."""
     out[:] = 0.0
-    v = LAYOUT.views(out)
-    n, t = s.n, s.tables
-    tokens, contracts, _ = feature_rows(t)
-    for k in range(n):
-        q = (seat + k) % n
-        v["present"][k] = 1
-        v["first_player"][k] = q == 0  # seat 0 holds the marker all game
-        for slot, dtype in enumerate(s.divers[q]):
-            v["divers"][k, slot, dtype] = 1
-            v["upgraded"][k, slot] = s.upgraded[q][dtype] != 0
-        v["resources"][k] = np.reshape(s.resources[q], (D.NUM_LEVELS, NCOL))
-        v["free_space"][k] = np.subtract(t.capacity, v["resources"][k].sum(axis=1))
-        v["keys_home"][k] = s.keys_home[q]
-        track = s.hacker_track[q]
-        for code in track:
-            if code != D.NEUTRAL_X:
-                v["keys_track"][k, code] = 1
-        v["neutral_track"][k] = track.count(D.NEUTRAL_X)
-        v["track_room"][k] = t.hacker_capacity[s.hacker[q]] - len(track)
-        v["hacker"][k] = s.hacker[q]
-        v["mechanic"][k] = s.mechanic[q]
-        v["max_move"][k] = t.moves[s.mechanic[q]]
-        for name in ("credits", "batteries", "pp", "neutral_held"):
-            v[name][k] = getattr(s, name)[q]
-        for level, token in enumerate(s.board_tokens[q]):
-            if token >= 0:
-                v["reward_backs"][k, level, t.token_back[token]] = 1
-        v["hand_size"][k] = len(s.hands[q])
-    v["num_players"][n - MIN_PLAYERS] = 1
-    v["round"][0] = s.round
-    v["end_triggered"][0] = s.end_triggered
-    for level, tile in enumerate(s.sponsors):
-        v["sponsor_tile"][level, tile] = 1
-        v["sponsor_advanced"][level] = s.advanced[tile]
-    v["display"].reshape(-1, TOKEN_FEATS)[: len(s.display)] = tokens[s.display]
-    for colour, filled in enumerate(s.store):
-        v["store"][colour, :filled] = 1
-    v["public"][: len(s.public)] = contracts[s.public]
-    v["hand"][: len(s.hands[seat])] = contracts[s.hands[seat]]
-    v["deck_size"][0] = len(s.deck)
-    v["discard_size"][0] = len(s.discard)
-    v["neutral_supply"][0] = s.neutral_supply
-    v["bag_size"][0] = len(s.bag)
-    for token in s.bag:
-        v["bag_kinds"][t.token_kind[token], t.token_back[token]] += 1
-        for colour in t.token_colours[token]:
-            v["bag_colours"][colour] += 1
-    for token in s.token_discard:
-        v["token_discard"][t.token_kind[token], t.token_back[token]] += 1
-    if not s.over:
-        write_pending(s, seat, v, contracts, tokens)
+    w = LAYOUT.views(out)
+    n = v.num_players
+    first = -v.seat % n  # the block of seat 0, which holds the First Player marker
+    for k, player in enumerate(v.players):
+        w["present"][k] = 1
+        w["first_player"][k] = k == first
+        for slot, dtype in enumerate(player.divers):
+            w["divers"][k, slot, dtype] = 1
+            w["upgraded"][k, slot] = player.upgraded[dtype] != 0
+        w["resources"][k] = player.resources
+        w["free_space"][k] = [v.free_space(k, level) for level in range(D.NUM_LEVELS)]
+        w["keys_home"][k] = player.keys_home
+        w["keys_track"][k] = player.keys_track
+        w["neutral_track"][k] = player.neutral_track
+        w["track_room"][k] = v.track_room(k)
+        w["hacker"][k] = player.hacker
+        w["mechanic"][k] = player.mechanic
+        w["max_move"][k] = v.reach(k)
+        w["credits"][k] = player.credits
+        w["batteries"][k] = player.batteries
+        w["pp"][k] = player.pp
+        w["neutral_held"][k] = player.neutral_held
+        for level, back in enumerate(player.backs):
+            if back != NO_TOKEN:
+                w["reward_backs"][k, level, back] = 1
+        w["hand_size"][k] = player.hand_size
+    w["num_players"][n - MIN_PLAYERS] = 1
+    w["round"][0] = v.round
+    w["end_triggered"][0] = v.end_triggered
+    for level, tile in enumerate(v.sponsors):
+        w["sponsor_tile"][level, tile] = 1
+        w["sponsor_advanced"][level] = v.advanced[tile]
+    _write_rows(w["display"].reshape(-1, TOKEN_FEATS), v.display, token_features)
+    for colour, filled in enumerate(v.store):
+        w["store"][colour, :filled] = 1
+    _write_rows(w["public"], v.public, contract_features)
+    _write_rows(w["hand"], v.hand, contract_features)
+    w["deck_size"][0] = v.deck_size
+    w["discard_size"][0] = v.discard_size
+    w["neutral_supply"][0] = v.neutral_supply
+    w["bag_size"][0] = v.bag_size
+    w["bag_kinds"][:] = v.bag_kinds
+    w["bag_colours"][:] = v.bag_colours
+    w["token_discard"][:] = v.token_discard
+    if v.phase != NO_PHASE:
+        _encode_pending(v, w)
 
 
-def write_pending(s: State, seat: int, v: dict[str, np.ndarray], contracts: np.ndarray,
-                  tokens: np.ndarray) -> None:
-    """The pending decision and its context (:data:`PENDING_PIECES`) into zeroed views
-    ``v``; ``contracts`` and ``tokens`` are the :func:`feature_rows`."""
-    n, p, phase, level = s.n, s.seat, s.phase, s.level
-    v["phase"][phase] = 1
-    v["actor"][(s.actor - seat) % n] = 1
-    v["turn_seat"][(p - seat) % n] = 1
-    for q in s.marks:
-        v["marks"][(q - seat) % n] = 1
-    if phase == CONTRACT_COLOUR:  # asked before any key is chosen too
-        v["contract"][:] = contracts[s.contract]
-        v["contract_level"][s.contract_level] = 1
-        for number, colour in enumerate(s.colour_picks):
-            v["contract_picks"][number, colour] = 1
-    if level < 0:  # no key chosen yet this turn
+def _encode_pending(v: SeatView, w: dict[str, np.ndarray]) -> None:
+    """The pending decision and its context (:data:`PENDING_PIECES`) into zeroed views."""
+    w["phase"][v.phase] = 1
+    w["actor"][v.actor] = 1
+    w["turn_seat"][v.turn_seat] = 1
+    for k in v.marks:
+        w["marks"][k] = 1
+    if v.contract is not None:  # a number card's colours (asked before any key too)
+        w["contract"][:] = contract_features(v.contract)
+        w["contract_level"][v.contract_level] = 1
+        for number, colour in enumerate(v.colour_picks):
+            w["contract_picks"][number, colour] = 1
+    if v.level < 0:  # no key chosen yet this turn
         return
-    v["key_level"][level] = 1
-    v["key_kind"][s.key - D.OWN_X + 1 if s.key >= D.OWN_X else 0] = 1
-    v["uses_left"][0] = s.uses_left
-    v["sponsor_used"][0] = s.sponsor_used
-    v["free_costs"][0] = s.free_costs
-    dtype = s.divers[p][D.level_slot(level)]  # the diver at the key's level
-    v["active_diver"][dtype] = 1
-    v["active_upgraded"][0] = s.upgraded[p][dtype]
-    if phase == COPY:
-        dtype, upgraded = s._copied()
-        v["copy_diver"][dtype] = 1
-        v["copy_upgraded"][0] = upgraded
-        v["copy_owner"][(s.copy_seat - seat) % n] = 1
-        v["copy_depth"][0] = s.copy_depth
-    if s.token >= 0:
-        v["token"][:] = tokens[s.token]
-    if s.drawn:
-        v["drawn_count"][0] = len(s.drawn)
-        if phase == KEEP and seat == p:  # only the drawer sees the cards
-            v["drawn"][: len(s.drawn)] = contracts[s.drawn]
+    w["key_level"][v.level] = 1
+    w["key_kind"][v.key_kind] = 1
+    w["uses_left"][0] = v.uses_left
+    w["sponsor_used"][0] = v.sponsor_used
+    w["free_costs"][0] = v.free_costs
+    dtype, upgraded = v.active_diver()
+    w["active_diver"][dtype] = 1
+    w["active_upgraded"][0] = upgraded
+    if v.copy_owner >= 0:
+        dtype, upgraded = v.copied_diver()
+        w["copy_diver"][dtype] = 1
+        w["copy_upgraded"][0] = upgraded
+        w["copy_owner"][v.copy_owner] = 1
+        w["copy_depth"][0] = v.copy_depth
+    if v.token is not None:
+        w["token"][:] = token_features(v.token)
+    w["drawn_count"][0] = v.drawn_count
+    _write_rows(w["drawn"], v.drawn, contract_features)
+
+
+def _write_rows(rows: np.ndarray, items, features) -> None:
+    for row, item in zip(rows, items):
+        if item is not None:
+            row[:] = features(item)
+
+
+def token_features(token: Token) -> list[float]:
+    """A reward token's features (:data:`TOKEN_FEATURE_NAMES`)."""
+    row = [0.0] * TOKEN_FEATS
+    row[0] = row[1 + token.kind] = row[1 + NKIND + NCOL + token.back] = 1.0
+    for c in token.colours:
+        row[1 + NKIND + c] = 1.0
+    return row
+
+
+def contract_features(card: Contract) -> list[float]:
+    """A contract's features (:data:`CONTRACT_FEATURE_NAMES`)."""
+    row = [0.0] * CONTRACT_FEATS
+    row[0] = 1.0
+    if card.number:
+        row[1] = 1.0
+        row[_NUMBERS : _NUMBERS + len(card.needs)] = card.needs
+    else:
+        row[_NEEDS : _NEEDS + NCOL] = card.needs
+    row[_PAYOUT : _PAYOUT + 3] = card.pp, card.credits, card.batteries
+    return row
+
+
+_NEEDS, _NUMBERS, _PAYOUT = 2, 2 + NCOL, 2 + NCOL + D.MAX_NUMBERS  # contract feature columns
 
 
 @lru_cache(maxsize=64)
 def feature_rows(t: Tables) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """Feature rows of every reward token and contract, each with an extra all-zero
-    last row (index -1, an empty space, reads zeros), and each token's (effect, back)
-    index into a flat (effect, back) table. Derived from the config's tables only."""
+    """Feature rows of every reward token and contract (:func:`token_features`,
+    :func:`contract_features`), each with an extra all-zero last row (index -1, an empty
+    space, reads zeros), and each token's (effect, back) index into a flat (effect,
+    back) table. Derived from the config's tables only."""
     tokens = np.zeros((t.num_tokens + 1, TOKEN_FEATS), np.float32)
-    for tid in range(t.num_tokens):
-        tokens[tid, [0, 1 + t.token_kind[tid]]] = 1
-        for c in t.token_colours[tid]:
-            tokens[tid, 1 + NKIND + c] = 1
-        tokens[tid, 1 + NKIND + NCOL + t.token_back[tid]] = 1
+    tokens[: t.num_tokens] = [token_features(token) for token in t.tokens]
     contracts = np.zeros((t.num_contracts + 1, CONTRACT_FEATS), np.float32)
-    tail = 2 + NCOL + D.MAX_NUMBERS
-    for card in range(t.num_contracts):
-        row, needs = contracts[card], t.contract_needs[card]
-        row[0] = 1
-        if t.contract_number[card]:
-            row[1] = 1
-            row[2 + NCOL : 2 + NCOL + len(needs)] = needs
-        else:
-            row[2 : 2 + NCOL] = needs
-        row[tail] = t.contract_pp[card]
-        row[tail + 1] = t.contract_credits[card]
-        row[tail + 2] = t.contract_batteries[card]
+    contracts[: t.num_contracts] = [contract_features(card) for card in t.contracts]
     kind_back = [k * NBACK + b for k, b in zip(t.token_kind, t.token_back)]
     return tokens, contracts, kind_back
+
+
+# ------------------------------------------------------------------ the inverse
+# The decoder reads the observation in sections (each seat's block, the sponsors, the
+# display, the store, the contracts, the counts, the pending decision), each parsed from
+# its float32 bytes and remembered by them in a bounded memo: a section's facts are a
+# pure function of its bytes, and most sections repeat from one decision to the next.
+_AT = {name: a for name, (a, _, _) in LAYOUT.offsets.items()}
+_MEMO_SIZE = 4096  # parsed sections kept per memo (cleared when full)
+_TABLES: dict[int, tuple[Config, Tables]] = {}  # id(config) -> (config, its tables)
+_STRUCTS: dict[int, Struct] = {}
+
+
+def _tables(config: Config) -> Tables:
+    """``tables_for(config)``, remembered by identity (hashing a config costs more than
+    decoding an observation)."""
+    hit = _TABLES.get(id(config))
+    if hit is None or hit[0] is not config:
+        if len(_TABLES) >= 64:
+            _TABLES.clear()
+        hit = _TABLES[id(config)] = (config, tables_for(config))
+    return hit[1]
+
+
+def _unpack(key: bytes) -> tuple[float, ...]:
+    """The float32 values of ``key``."""
+    size = len(key) // FLOAT_BYTES
+    unpack = _STRUCTS.get(size) or _STRUCTS.setdefault(size, Struct(f"{size}f"))
+    return unpack.unpack(key)
+
+
+def _memo(memo: dict, key: bytes, parse, raw: bool = False):
+    """``parse(floats of key)`` (``raw``: ``parse(key)``), remembered in ``memo`` by ``key``."""
+    value = memo.get(key)
+    if value is None:
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        value = memo[key] = parse(key if raw else _unpack(key))
+    return value
+
+
+def _one_hot(o, at: int, size: int) -> int:
+    """The index of the 1 in ``o[at:at+size]``, or -1 when all are zero."""
+    part = o[at : at + size]
+    return part.index(1.0) if 1.0 in part else -1
+
+
+def _ints(o, at: int, size: int) -> tuple[int, ...]:
+    return tuple(map(int, o[at : at + size]))
+
+
+def _token(o, at: int) -> Token | None:
+    """The reward token whose features start at ``o[at]`` (None: an empty space)."""
+    if not o[at]:
+        return None
+    colours = tuple(c for c in range(NCOL) if o[at + 1 + NKIND + c])
+    return Token(_one_hot(o, at + 1, NKIND), colours, _one_hot(o, at + 1 + NKIND + NCOL, NBACK))
+
+
+def _contract(o, at: int) -> Contract | None:
+    """The contract whose features start at ``o[at]`` (None: an empty slot)."""
+    if not o[at]:
+        return None
+    number = o[at + 1] > 0
+    if number:
+        needs = tuple(int(x) for x in o[at + _NUMBERS : at + _NUMBERS + D.MAX_NUMBERS] if x)
+    else:
+        needs = _ints(o, at + _NEEDS, NCOL)
+    pp, credits, batteries = _ints(o, at + _PAYOUT, 3)
+    return Contract(number, needs, pp, credits, batteries)
+
+
+# one seat's block as the decoder reads it: these pieces' entries of the seat, in order
+# (the others are derived: free spaces, the track's room, the reach)
+_SEAT_READ = ("divers", "upgraded", "resources", "keys_home", "keys_track", "neutral_held",
+              "neutral_track", "hacker", "mechanic", "credits", "batteries", "pp", "reward_backs",
+              "hand_size")
+_SEAT_WIDTHS = {name: (b - a) // shape[0] for name, (a, b, shape) in LAYOUT.offsets.items()
+                if name in SEAT_PIECES}
+_IN_SEAT = dict(zip(_SEAT_READ, np.cumsum([0] + [_SEAT_WIDTHS[name] for name in _SEAT_READ]).tolist()))
+_SEAT_SIZE = sum(_SEAT_WIDTHS[name] for name in _SEAT_READ)
+_SEAT_INDEX = np.array([_AT[name] + k * _SEAT_WIDTHS[name] + i for k in range(S) for name in _SEAT_READ
+                        for i in range(_SEAT_WIDTHS[name])], np.intp)  # every seat's, seat by seat
+
+
+def _parse_column(o) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A seat's divers per slot and upgraded flags per diver type, from its ``divers``
+    then ``upgraded`` entries."""
+    flags = _IN_SEAT["upgraded"]
+    divers = [o.index(1.0, slot * D.NUM_DIVERS, (slot + 1) * D.NUM_DIVERS) - slot * D.NUM_DIVERS
+              for slot in range(D.NUM_SLOTS)]
+    upgraded = [0] * D.NUM_DIVERS
+    for slot, dtype in enumerate(divers):
+        upgraded[dtype] = int(o[flags + slot])
+    return tuple(divers), tuple(upgraded)
+
+
+def _parse_resources(o) -> tuple[tuple[int, ...], ...]:
+    counts = tuple(map(int, o))
+    return tuple(counts[b : b + NCOL] for b in range(0, D.NUM_LEVELS * NCOL, NCOL))
+
+
+_COLUMNS: dict[bytes, tuple] = {}
+_RESOURCES: dict[bytes, tuple] = {}
+_COLUMN_END = FLOAT_BYTES * _IN_SEAT["resources"]  # a seat's bytes: its column, then
+_RESOURCES_END = FLOAT_BYTES * _IN_SEAT["keys_home"]  # its resources, then the rest
+_REST = {name: _IN_SEAT[name] - _IN_SEAT["keys_home"] for name in _SEAT_READ[3:]}
+assert _SEAT_READ[:4] == ("divers", "upgraded", "resources", "keys_home")  # (the split above)
+assert NBACK == 2  # (a back is credits or PP: _parse_seat reads them so)
+
+
+def _parse_seat(key: bytes) -> PlayerView:
+    """One seat's block (its ``_SEAT_READ`` entries' bytes), the column and the
+    resources remembered apart (they change less often than the counts)."""
+    part = key[:_COLUMN_END]
+    divers, upgraded = _COLUMNS.get(part) or _memo(_COLUMNS, part, _parse_column)
+    part = key[_COLUMN_END:_RESOURCES_END]
+    resources = _RESOURCES.get(part) or _memo(_RESOURCES, part, _parse_resources)
+    o, at = _unpack(key[_RESOURCES_END:]), _REST
+    backs = at["reward_backs"]
+    return PlayerView(
+        divers, upgraded, resources, _ints(o, at["keys_home"], D.NUM_OWN_KEYS),
+        _ints(o, at["keys_track"], D.NUM_OWN_KEYS), int(o[at["neutral_track"]]), int(o[at["neutral_held"]]),
+        int(o[at["hacker"]]), int(o[at["mechanic"]]), int(o[at["credits"]]), int(o[at["batteries"]]),
+        int(o[at["pp"]]),
+        tuple([D.BACK_CREDITS if o[b + D.BACK_CREDITS] else D.BACK_PP if o[b + D.BACK_PP] else NO_TOKEN
+               for b in range(backs, backs + D.NUM_LEVELS * NBACK, NBACK)]),
+        int(o[at["hand_size"]]),
+    )  # fmt: skip
+
+
+def _parse_sponsors(o) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    tiles = [_one_hot(o, level * D.NUM_SPONSORS, D.NUM_SPONSORS) for level in range(D.NUM_LEVELS)]
+    advanced = [0] * D.NUM_SPONSORS
+    for level, tile in enumerate(tiles):
+        advanced[tile] = int(o[D.NUM_LEVELS * D.NUM_SPONSORS + level])
+    return tuple(tiles), tuple(advanced)
+
+
+def _parse_display(o) -> tuple[Token | None, ...]:
+    return tuple(_token(o, i * TOKEN_FEATS) for i in range(D.NUM_LEVELS * D.DISPLAY_TOKENS))
+
+
+def _parse_store(o) -> tuple[int, ...]:
+    return tuple(int(sum(o[c * D.STORE_ROWS : (c + 1) * D.STORE_ROWS])) for c in range(NCOL))
+
+
+def _parse_contracts(o) -> tuple[tuple[Contract | None, ...], tuple[Contract | None, ...]]:
+    """Every public slot, every hand slot (None where empty)."""
+    hand = D.MAX_PUBLIC * CONTRACT_FEATS
+    return (tuple(_contract(o, i * CONTRACT_FEATS) for i in range(D.MAX_PUBLIC)),
+            tuple(_contract(o, hand + i * CONTRACT_FEATS) for i in range(D.MAX_HAND)))
+
+
+_IN_COUNTS = {name: _AT[name] - _AT["deck_size"] for name in ("bag_kinds", "bag_colours", "token_discard")}
+_IN_PENDING = {name: _AT[name] - _AT["phase"] for name in PENDING_PIECES}
+
+
+def _parse_counts(o) -> tuple:
+    """deck_size .. token_discard (``_COUNTS``): the decks' and the bag's counts."""
+    at = _IN_COUNTS
+    return (*map(int, o[:4]), tuple(_ints(o, at["bag_kinds"] + k * NBACK, NBACK) for k in range(NKIND)),
+            _ints(o, at["bag_colours"], NCOL),
+            tuple(_ints(o, at["token_discard"] + k * NBACK, NBACK) for k in range(NKIND)))
+
+
+def _parse_pending(o) -> tuple:
+    """The pending decision's fields (``SeatView`` order from ``phase``)."""
+    at = _IN_PENDING
+    phase = _one_hot(o, at["phase"], NUM_PHASES)
+    if phase < 0:
+        return (NO_PHASE, -1, -1, (), -1, -1, 0, 0, 0, -1, 0, None, 0, (), None, -1, ())
+    marks = tuple(k for k in range(S) if o[at["marks"] + k])
+    contract, contract_level, picks = None, -1, ()
+    if phase == CONTRACT_COLOUR:
+        contract, contract_level = _contract(o, at["contract"]), _one_hot(o, at["contract_level"], D.NUM_LEVELS)
+        picks = tuple(c for c in (_one_hot(o, at["contract_picks"] + i * NCOL, NCOL)
+                                  for i in range(D.MAX_NUMBERS)) if c >= 0)
+    head = (phase, _one_hot(o, at["actor"], S), _one_hot(o, at["turn_seat"], S), marks)
+    tail = (contract, contract_level, picks)
+    level = _one_hot(o, at["key_level"], D.NUM_LEVELS)
+    if level < 0:
+        return (*head, -1, -1, 0, 0, 0, -1, 0, None, 0, (), *tail)
+    kind = _one_hot(o, at["key_kind"], len(KEY_KINDS))
+    copy_owner, copy_depth = -1, 0
+    if phase == COPY:
+        copy_owner, copy_depth = _one_hot(o, at["copy_owner"], S), int(o[at["copy_depth"]])
+    drawn_count = int(o[at["drawn_count"]])
+    drawn = ()
+    if o[at["drawn"]]:
+        drawn = tuple(_contract(o, at["drawn"] + i * CONTRACT_FEATS) for i in range(drawn_count))
+    return (*head, level, kind, int(o[at["uses_left"]]), int(o[at["sponsor_used"]]),
+            int(o[at["free_costs"]]), copy_owner, copy_depth, _token(o, at["token"]), drawn_count,
+            drawn, *tail)
+
+
+def _span(first: str, last: str) -> slice:
+    """The bytes of the pieces ``first`` to ``last`` (in layout order)."""
+    return slice(FLOAT_BYTES * _AT[first], FLOAT_BYTES * LAYOUT.offsets[last][1])
+
+
+# (byte span, parser, memo) of each table section
+_SPONSORS = (_span("sponsor_tile", "sponsor_advanced"), _parse_sponsors, {})
+_DISPLAY = (_span("display", "display"), _parse_display, {})
+_STORE = (_span("store", "store"), _parse_store, {})
+_CONTRACTS = (_span("public", "hand"), _parse_contracts, {})
+_COUNTS = (_span("deck_size", "token_discard"), _parse_counts, {})
+_PENDING = (_span(PENDING_PIECES[0], PENDING_PIECES[-1]), _parse_pending, {})
+_SEATS: dict[bytes, PlayerView] = {}
+_SEAT_BYTES = FLOAT_BYTES * _SEAT_SIZE
+
+
+def _section(raw: bytes, section: tuple):
+    span, parse, memo = section
+    key = raw[span]
+    return memo.get(key) or _memo(memo, key, parse)
+
+
+def observed_players(observation: np.ndarray) -> int:
+    """The player count of the game an observation was written in."""
+    return int(observation[_AT["present"] : _AT["present"] + S].sum())
+
+
+_HEAD = _span("present", "first_player")  # who is in the game, who holds the marker
+_ROUND = _span("round", "end_triggered")
+
+
+def decode(observation: np.ndarray, config: Config) -> SeatView:
+    """The seat view an observation of a game at ``config`` was written from: the
+    exact inverse of :func:`encode` (``decode(observation, config) == view(state, seat)``)."""
+    if observation.dtype != np.float32:
+        observation = observation.astype(np.float32)
+    t = _tables(config)
+    raw = observation.tobytes()
+    head = _unpack(raw[_HEAD])
+    n = int(sum(head[:S]))
+    seat = -head[S : S + n].index(1.0) % n
+    blocks = observation.take(_SEAT_INDEX[: n * _SEAT_SIZE]).tobytes()
+    players = []
+    for k in range(n):
+        key = blocks[k * _SEAT_BYTES : (k + 1) * _SEAT_BYTES]
+        players.append(_SEATS.get(key) or _memo(_SEATS, key, _parse_seat, raw=True))
+    public, hand = _section(raw, _CONTRACTS)
+    round_, end_triggered = _unpack(raw[_ROUND])
+    return new_view(
+        config, t, seat, tuple(players), hand[: players[0].hand_size], int(round_), int(end_triggered),
+        *_section(raw, _SPONSORS), _section(raw, _DISPLAY), _section(raw, _STORE), public[: t.public],
+        *_section(raw, _COUNTS), *_section(raw, _PENDING),
+    )  # fmt: skip

@@ -18,7 +18,7 @@ Nothing here changes a game. ``State.apply_action`` plays the rules and calls
 from __future__ import annotations
 
 from . import actions, data
-from .effects import SPONSOR_CREDIT_TILE, SPONSOR_DOUBLE_TILE
+from .effects import SPONSOR_CREDIT_TILE, SPONSOR_DOUBLE_TILE, buy_price, diver_cost
 from .phases import CONTRACT_COLOUR, STEP1, STEP2
 
 YIELD_KINDS = ("pp", "credits", "batteries", "resources", "contracts", "upgrades", "keys")
@@ -34,21 +34,16 @@ _DIVER_EFFECTS = frozenset(
 )  # fmt: skip
 _SPONSOR = actions.SPONSOR
 
-# counter -> its value at the start of a game (also for a state saved before it existed)
-START = {
-    "sponsor_setup": lambda s: list(s.sponsors),
-    "yield_tile": lambda s: -1,
-    "yield_base": lambda s: [0] * NUM_YIELDS,
-    "sponsor_uses": lambda s: [[0] * data.NUM_SPONSORS for _ in range(s.n)],
-    "sponsor_yield": lambda s: [[0] * (data.NUM_SPONSORS * NUM_YIELDS) for _ in range(s.n)],
-    "pp_by_source": lambda s: [[0] * len(PP_SOURCES) for _ in range(s.n)],
-}
-
 
 def start(state) -> None:
     """Set every counter of a new game (its sponsor setup as dealt)."""
-    for name, value in START.items():
-        setattr(state, name, value(state))
+    n = state.n
+    state.sponsor_setup = list(state.sponsors)
+    state.yield_tile = -1
+    state.yield_base = [0] * NUM_YIELDS
+    state.sponsor_uses = [[0] * data.NUM_SPONSORS for _ in range(n)]
+    state.sponsor_yield = [[0] * (data.NUM_SPONSORS * NUM_YIELDS) for _ in range(n)]
+    state.pp_by_source = [[0] * len(PP_SOURCES) for _ in range(n)]
 
 
 def before(state, action: int) -> tuple[int, int, int, int]:
@@ -110,10 +105,10 @@ def _count_saving(state, p: int, action: int) -> None:
     if diver == data.TRADER:
         if action not in actions.BUY:
             return
-        cost = state.tables.store_credits[state.store[action - actions.BUY.start] - 1]
-        saved = max(cost - (data.TRADER_UPGRADE_DISCOUNT if upgraded else 0), 0)
+        filled = state.store[action - actions.BUY.start]
+        saved = buy_price(state.tables.store_credits, filled, upgraded, 0, free_costs=0)
     elif diver in data.SPONSOR1_FREE:
-        saved = data.DIVER_COST[diver][upgraded]
+        saved = diver_cost(diver, upgraded, 0, free_costs=0)
     else:
         return
     state.sponsor_yield[p][SPONSOR_CREDIT_TILE * NUM_YIELDS + YIELD_CREDITS] += saved

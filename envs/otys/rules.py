@@ -18,18 +18,16 @@ menu they came from. The effects live in :mod:`envs.otys.effects`.
 from __future__ import annotations
 
 from itertools import compress
-from typing import Any
 
 import numpy as np
 
-from envs.core import TERMINAL, StateError, rng_from_dict, rng_to_dict, validate
-from envs.core.fields import load_error, plain_copy, show
-from envs.core.rng import clone_rng
+from envs.core import TERMINAL, StateError
+from envs.core.schema import INT, ListOf, SavedState, StateSchema
 
 from . import actions, data, records
 from .config import Config, tables_for
 from .contracts import ContractsMixin
-from .effects import EffectsMixin
+from .effects import EffectsMixin, StateSite, diver_options, moved
 from .phases import (
     CONTRACT_COLOUR,
     COPY,
@@ -49,38 +47,30 @@ from .phases import (
 
 NC = data.NUM_COLOURS
 
-# fields saved by to_dict, by how deep their lists nest (0: plain value)
-_FLAT = (
-    "n", "seat", "actor", "round", "end_triggered", "over", "capped", "phase", "key",
-    "level", "sponsor_used", "uses_left", "free_costs", "resume_phase", "token",
-    "token_to_board", "token_slot", "copy_seat", "copy_depth", "contract", "contract_source",
-    "contract_level", "neutral_supply", "yield_tile", "copy_gift", "copy_marked",
+_INTS = ListOf(INT)
+_ROWS = ListOf(_INTS)  # one list of ints a seat
+# What a State holds, saved and cloned from this one declaration (envs.core.schema):
+# plain ints (flags 0/1, -1 where nothing is set), lists of ints, a list a seat.
+SCHEMA = StateSchema(
+    "Otys", Config,
+    shared=("config", "tables", "num_players", "n"),  # from the config
+    fields={
+        **dict.fromkeys((
+            "seat", "actor", "round", "end_triggered", "over", "capped", "phase", "key",
+            "level", "sponsor_used", "uses_left", "free_costs", "resume_phase", "token",
+            "token_to_board", "token_slot", "copy_seat", "copy_depth", "contract",
+            "contract_source", "contract_level", "neutral_supply", "yield_tile", "copy_gift",
+            "copy_marked"), INT),
+        **dict.fromkeys((
+            "neutral_held", "mechanic", "hacker", "credits", "batteries", "pp", "sponsors",
+            "advanced", "display", "bag", "token_discard", "store", "public", "deck",
+            "deck_seen", "discard", "drawn", "colour_picks", "marks", "sponsor_setup",
+            "yield_base"), _INTS),
+        **dict.fromkeys((
+            "divers", "upgraded", "resources", "keys_home", "hacker_track", "board_tokens",
+            "hands", "sponsor_uses", "sponsor_yield", "pp_by_source"), _ROWS),
+    },
 )  # fmt: skip
-_LISTS = (
-    "neutral_held", "mechanic", "hacker", "credits", "batteries", "pp", "sponsors", "advanced",
-    "display", "bag", "token_discard", "store", "public", "deck", "deck_seen", "discard",
-    "drawn", "colour_picks", "marks", "sponsor_setup", "yield_base",
-)  # fmt: skip
-_NESTED = (
-    "divers", "upgraded", "resources", "keys_home", "hacker_track", "board_tokens", "hands",
-    "sponsor_uses", "sponsor_yield", "pp_by_source",
-)  # fmt: skip
-# saved keys renamed since (old key -> new key): saves made before the renames still load
-RENAMED_KEYS = {
-    "lvl": "level", "uses": "uses_left", "free": "free_costs", "resume": "resume_phase",
-    "tok": "token", "tok_board": "token_to_board", "tok_slot": "token_slot",
-    "ctr": "contract", "ctr_src": "contract_source", "ctr_lvl": "contract_level",
-    "neutral": "neutral_supply", "sp_tile": "yield_tile", "nx": "neutral_held",
-    "mech": "mechanic", "hack": "hacker", "adv": "advanced", "tdiscard": "token_discard",
-    "seen": "deck_seen", "picks": "colour_picks", "sp_base": "yield_base", "col": "divers",
-    "up": "upgraded", "res": "resources", "home": "keys_home", "track": "hacker_track",
-    "rtok": "board_tokens", "sp_uses": "sponsor_uses", "sp_yield": "sponsor_yield",
-    "pp_src": "pp_by_source",
-}  # fmt: skip
-
-# every field a save may lack: the record's counters, and what the pending Spy copy did in the
-# designer's variant (a copy pending in such a save: declining it undoes nothing)
-_DEFAULTS = {**records.START, "copy_gift": lambda s: 0, "copy_marked": lambda s: 0}
 
 
 def shuffled(rng: np.random.Generator, items: list) -> list:
@@ -88,10 +78,14 @@ def shuffled(rng: np.random.Generator, items: list) -> list:
     return [items[i] for i in rng.permutation(len(items)).tolist()]
 
 
-class State(ContractsMixin, EffectsMixin):
+class State(ContractsMixin, EffectsMixin, SavedState):
     """One game of Otys. Seats 0..n-1; seat 0 holds the First Player marker."""
 
+    schema = SCHEMA  # to_dict, from_dict and clone
+
     def __init__(self, config: Config, rng: np.random.Generator, setup: bool = True):
+        """A game after setup; with ``setup=False`` only what the config gives (the
+        schema's shared part), for ``from_dict`` to fill in."""
         self.config = config
         self.tables = tables_for(config)
         self.rng = rng
@@ -212,13 +206,15 @@ class State(ContractsMixin, EffectsMixin):
             self._contract_options(out)
             if self.uses_left:
                 dtype = self.divers[p][data.level_slot(level)]
-                self._diver_options(dtype, self.upgraded[p][dtype], 0, self.credits[p], out)
+                out.extend(diver_options(dtype, self.upgraded[p][dtype], 0, self.credits[p],
+                                         self.free_costs, StateSite(self)))
             out.append(actions.RESURFACE)
             if self.batteries[p]:
                 out.append(actions.OXYGEN)
         elif phase == COPY:
             dtype, upg = self._copied()
-            self._diver_options(dtype, upg, self.copy_depth, self.credits[p], out)
+            out.extend(diver_options(dtype, upg, self.copy_depth, self.credits[p], self.free_costs,
+                                     StateSite(self)))
             out.append(actions.DECLINE)
         elif phase == KEEP:  # no decline: a draw starts only with room in the hand
             out.extend(actions.KEEP.start + i for i in range(len(self.drawn)))
@@ -264,8 +260,7 @@ class State(ContractsMixin, EffectsMixin):
             elif action in actions.PROP:
                 source, target = actions.prop_of(action)
                 self.batteries[p] -= 1
-                column = self.divers[p]
-                column.insert(target, column.pop(source))
+                self.divers[p] = moved(self.divers[p], source, target)
             elif action == actions.SPONSOR:
                 self._use_sponsor()
             else:  # a diver effect: step 2 begins (or goes on)
@@ -345,8 +340,7 @@ class State(ContractsMixin, EffectsMixin):
             self.batteries[p] -= 1
             self.marks = []  # the Spy stays down, so do the divers it used
         else:
-            column = self.divers[p]
-            column.insert(0, column.pop(data.level_slot(self.level)))
+            self.divers[p] = moved(self.divers[p], data.level_slot(self.level), 0)
         track = self.hacker_track[p]
         if len(track) >= self.tables.hacker_capacity[self.hacker[p]]:
             for code in track:
@@ -374,8 +368,7 @@ class State(ContractsMixin, EffectsMixin):
         if oxygen:
             self.batteries[target] -= 1
         else:
-            column = self.divers[target]
-            column.insert(0, column.pop(data.level_slot(self.level)))
+            self.divers[target] = moved(self.divers[target], data.level_slot(self.level), 0)
         self._run_marks()
 
     def _next_turn(self) -> None:
@@ -391,73 +384,3 @@ class State(ContractsMixin, EffectsMixin):
                 return
             self.round += 1
         self._start_turn((self.seat + 1) % self.n)
-
-    # ------------------------------------------------------------------ copies
-    def clone(self) -> State:
-        """An independent copy, field by field: the config and tables are shared (never
-        changed), the saved fields are copied to their depth, the generator is copied
-        (``clone_rng``), and the caches stay behind (the observation's and
-        ``_fitting``: the clone builds its own). Costs a few engine steps (``otrio bench``)."""
-        other = State.__new__(State)
-        mine = self.__dict__
-        fields = {name: mine[name] for name in _FLAT}
-        fields.update({name: mine[name][:] for name in _LISTS})
-        fields.update({name: [x[:] for x in mine[name]] for name in _NESTED})
-        fields["config"], fields["tables"] = self.config, self.tables
-        fields["num_players"] = self.num_players
-        fields["rng"] = clone_rng(self.rng)
-        other.__dict__.update(fields)
-        return other
-
-    def to_dict(self) -> dict[str, Any]:
-        """The full state, generator included, as a JSON-able dict."""
-        out: dict[str, Any] = {
-            "game": "otys",
-            "config": self.config.model_dump(mode="json"),
-            "rng": rng_to_dict(self.rng),
-        }
-        for name in (*_FLAT, *_LISTS, *_NESTED):
-            out[name] = plain_copy(getattr(self, name))
-        return out
-
-    @classmethod
-    def from_dict(cls, saved: dict[str, Any]) -> State:
-        """Inverse of :meth:`to_dict`; raises StateError naming the field on bad data,
-        including a state no game can reach (``invariants.check_invariants``)."""
-        from .invariants import check_invariants
-
-        if not isinstance(saved, dict):
-            raise StateError(f"not a saved Otys state: a {type(saved).__name__}, not a dict")
-        if saved.get("game") != "otys":
-            raise StateError(f"not a saved Otys state: game = {show(saved.get('game'))}, "
-                             "not 'otys'")
-        saved = {RENAMED_KEYS.get(key, key): value for key, value in saved.items()}
-
-        def whole(value, name: str) -> int:  # an integer as saved: no bool, float or text
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise TypeError(f"{name} holds {str(value)[:40]!r}, not an integer")
-            return value
-
-        field = "config"  # the field being read, named by any error
-        try:
-            config = validate(Config, saved["config"])
-            field = "rng"
-            state = cls(config, rng_from_dict(saved["rng"]), setup=False)
-            missing = [name for name in _DEFAULTS if name not in saved]
-            for field in _FLAT:
-                if field not in missing:
-                    setattr(state, field, whole(saved[field], field))
-            for field in _LISTS:
-                if field not in missing:
-                    setattr(state, field, [whole(v, field) for v in saved[field]])
-            for field in _NESTED:
-                if field not in missing:
-                    setattr(state, field, [[whole(v, field) for v in x] for x in saved[field]])
-            for field in missing:  # saved before these fields existed
-                setattr(state, field, _DEFAULTS[field](state))
-        except StateError:  # the generator's, naming its field
-            raise
-        except (KeyError, TypeError, ValueError, AttributeError) as err:
-            raise load_error("Otys", err, field) from None
-        check_invariants(state, loaded=True)
-        return state

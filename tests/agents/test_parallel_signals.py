@@ -29,9 +29,15 @@ except KeyboardInterrupt:
 """
 
 
+def _default_sigint() -> None:
+    """A terminal's run takes Ctrl-C: the child hears SIGINT even when the tests run as a
+    background job (whose children a shell starts with SIGINT ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start() -> subprocess.Popen:
     child = subprocess.Popen([sys.executable, "-c", RUN], cwd=ROOT, start_new_session=True,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)},
+                             env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=_default_sigint,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert child.stdout.readline().strip() == "running"
     return child

@@ -14,7 +14,7 @@ import pytest
 
 import envs
 from envs.core.observer import owned_cache
-from envs.core.rng import DoubleDraws, clone_rng, make_rng
+from envs.core.rng import clone_rng, make_rng
 
 GAMES_PER_SETUP = 3
 SHARED = {"config", "table", "tables"}  # immutable config and tables, shared on purpose
@@ -155,18 +155,3 @@ def test_clone_rng_is_an_independent_copy(bit_generator):
     assert clone.bit_generator is not rng.bit_generator
     clone.random(5)  # drawing from the copy leaves the original where it was
     assert clone_rng(rng).integers(2**40, size=9).tolist() == rng.integers(2**40, size=9).tolist()
-
-
-def test_double_draws_clone_takes_the_same_floats_independently():
-    for skip in (0, 5, 64, 70):  # before any fetch, inside a block, at its end, past it
-        source = DoubleDraws(make_rng(3))
-        source.take(skip)
-        clone = source.clone()
-        assert clone.generator().bit_generator.state == source.generator().bit_generator.state
-        ahead = clone.take(100)  # the clone first: the source must not move
-        assert source.take(100) == ahead
-        assert clone.generator().bit_generator.state == source.generator().bit_generator.state
-        again = source.clone()
-        taken = source.take(3)
-        assert again.generator().bit_generator.state != source.generator().bit_generator.state
-        assert again.take(3) == taken

@@ -59,11 +59,12 @@ def test_hidden_and_render_live_in_the_same_place(name):
 
 @pytest.mark.parametrize("name", GAMES)
 def test_check_invariants_signature(name):
-    """The state first; ``loaded`` (default False) where the game has counts its rules
-    leave open (Otys, Otontin), absent in Oceanos, which has none (its README says so)."""
+    """The state first, then ``loaded`` (default False), which ``Game.state_from_dict``
+    sets: it bounds the counts the rules leave open (Otys, Otontin); Oceanos has none
+    (its README says so), so there it changes nothing."""
     check = importlib.import_module(f"envs.{name}.invariants").check_invariants
     params = _params(check)
-    assert params[1:] == ([] if name == "oceanos" else [("loaded", False)])
+    assert params[1:] == [("loaded", False)]
     assert params[0][1] is inspect.Parameter.empty
 
 

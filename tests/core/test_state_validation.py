@@ -334,8 +334,8 @@ def test_an_inner_player_count_that_disagrees_with_the_config_is_refused():
     saved["state"] = three["state"]  # a whole, valid three-player game
     _refused("oceanos_v0", saved, "num_players", num_players=4)
     _, saved = _saved("otys_v0", 7, num_players=3)
-    saved["state"]["n"] = 2
-    _refused("otys_v0", saved, "n = 2 disagrees with config.num_players = 3", num_players=3)
+    saved["state"]["n"] = 2  # the player count is the config's alone: no field holds it
+    _refused("otys_v0", saved, "'n' is no Otys state field", num_players=3)
 
 
 def test_round_99_is_refused():

@@ -115,7 +115,8 @@ def test_render_ansi_shows_the_table():
     "corrupt",
     [
         {},
-        {"format": 1, "env_id": "otys_v0"},
+        {"format": 2, "env_id": "otys_v0"},
+        {"format": 1, "env_id": "oceanos_v0"},
         "not a dict",
     ],
 )

@@ -8,6 +8,7 @@ beans, pool and who acted are checked exactly.
 from __future__ import annotations
 
 import pytest
+from otontin_dice import script_rolls
 
 from envs.core import make_rng
 from envs.otontin.actions import ROLL, STOP, TABLE
@@ -26,17 +27,17 @@ def position(n=3, atk=None, dfn=None, beans=None, active=0, rolls=(), busted=(),
     The pool holds what the leaders do not, so warriors and beans are conserved.
     """
     st = State(Config(num_players=n, **cfg), make_rng(0), begin=False)
-    st.atk = list(atk or [0] * n)
-    st.dfn = list(dfn or [0] * n)
+    st.attack = list(atk or [0] * n)
+    st.defence = list(dfn or [0] * n)
     st.beans = list(beans or [0] * n)
-    st.pool_w = (cfg.get("pool_warriors") or POOL_BY_PLAYERS[n]) - sum(st.atk) - sum(st.dfn)
-    st.pool_b = (cfg.get("pool_beans") or POOL_BY_PLAYERS[n]) - sum(st.beans)
+    st.pool_warriors = (cfg.get("pool_warriors") or POOL_BY_PLAYERS[n]) - sum(st.attack) - sum(st.defence)
+    st.pool_beans = (cfg.get("pool_beans") or POOL_BY_PLAYERS[n]) - sum(st.beans)
     for s in busted:
         st.busted[s] = st.done[s] = True
     for s in range(active):
         st.done[s] = True
     st.turn = active
-    st.script_rolls([list(r) for r in rolls] + [QUIET] * n)
+    script_rolls(st, [list(r) for r in rolls] + [QUIET] * n)
     st.begin_turn()
     return st
 
@@ -118,12 +119,12 @@ CASES = [
 def test_campaign(setup, rolls, actions, actors, want_atk, want_dfn, want_beans, want_busted):
     """Exact cards, beans, pool and actors after the scripted turn."""
     st = position(rolls=rolls, **setup)
-    warriors, beans = sum(st.atk) + sum(st.dfn) + st.pool_w, sum(st.beans) + st.pool_b
+    warriors, beans = sum(st.attack) + sum(st.defence) + st.pool_warriors, sum(st.beans) + st.pool_beans
     assert play(st, actions) == actors
-    assert (st.atk, st.dfn, st.beans) == (want_atk, want_dfn, want_beans)
+    assert (st.attack, st.defence, st.beans) == (want_atk, want_dfn, want_beans)
     assert [s for s in range(3) if st.busted[s]] == want_busted
-    assert sum(st.atk) + sum(st.dfn) + st.pool_w == warriors
-    assert sum(st.beans) + st.pool_b == beans
+    assert sum(st.attack) + sum(st.defence) + st.pool_warriors == warriors
+    assert sum(st.beans) + st.pool_beans == beans
     assert st.active == (setup.get("active", 0) + 1) % 3  # the dice passed left
 
 
@@ -165,7 +166,7 @@ def test_priest_return_cycle():
     assert st.bag == [0, 0, 0] and st.aside == [0, 0, 0]
     assert st.legal_actions() == list(STOP)
     play(st, ["stop:defence"])
-    assert (st.dfn[0], st.beans[0], st.pool_w, st.pool_b) == (2, 13, 43, 32)
+    assert (st.defence[0], st.beans[0], st.pool_warriors, st.pool_beans) == (2, 13, 43, 32)
 
 
 def test_priests_stay_aside_while_bag_has_dice():
@@ -198,7 +199,7 @@ def test_pool_run_out(pool, roll, want):
     round) and p1..p3, who have not campaigned, take part."""
     st = position(n=4, rolls=[roll], **pool)
     play(st, ["stop:attack"])
-    assert (st.atk[0], st.beans[0], st.pool_w, st.pool_b) == want
+    assert (st.attack[0], st.beans[0], st.pool_warriors, st.pool_beans) == want
     assert st.phase == TALK and st.final_round and st.decision == DECLARE_ORDER
     assert st.actives == [0, 1, 2, 3] and st.done == [True, False, False, False]
 
@@ -207,7 +208,7 @@ def test_pool_exactly_empty_runs_out():
     """Taking the last warrior exactly also runs the pool out."""
     st = position(n=3, rolls=[[(G, W), (G, W), (G, B)]], pool_warriors=2)
     play(st, ["stop:defence"])
-    assert st.pool_w == 0 and st.final_round and st.phase == TALK
+    assert st.pool_warriors == 0 and st.final_round and st.phase == TALK
 
 
 def test_campaign_turn_order_and_strategy():

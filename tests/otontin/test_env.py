@@ -89,7 +89,7 @@ def test_dice_override():
     )
     env.reset(seed=0)
     state = env.unwrapped.state_
-    assert state.rolled == [3, 0, 0, 0] and state.bag == [0] and state.colours == ["gold"]
+    assert state.rolled == [3, 0, 0, 0] and state.bag == [0] and state.colours == ("gold",)
 
 
 def test_illegal_action_raises():
@@ -144,7 +144,7 @@ def test_state_round_trip_and_bad_data():
     state = env.unwrapped.state_
     data = json.loads(json.dumps(state.to_dict()))
     assert State.from_dict(data).to_dict() == state.to_dict()
-    broken = dict(data, atk="many")
+    broken = dict(data, attack="many")
     with pytest.raises(StateError):
         State.from_dict(broken)
     with pytest.raises(StateError):
@@ -156,7 +156,7 @@ def test_observation_is_relative():
     env = envs.make("otontin_v0", num_players=3)
     env.reset(seed=0)
     state = env.unwrapped.state_
-    state.atk[:] = [1, 2, 3]
+    state.attack[:] = [1, 2, 3]
     views = GAME.layout.views(env.observe("player_1")["observation"])
     assert views["attack"][:4].tolist() == pytest.approx([0.2, 0.3, 0.1, 0.0])
     assert views["seat_present"].tolist() == [1, 1, 1, 0, 0, 0, 0, 0]

@@ -83,7 +83,7 @@ def test_copied_edited_and_reloaded_states_match_the_plain_writer():
         random_games({"num_players": 5}), write_observation, plain, seats, LAYOUT.size,
         State.clone, edit, every=11)
     # edited by hand (as tests do)
-    state.atk[:] = [1, 2, 3, 4, 5]
+    state.attack[:] = [1, 2, 3, 4, 5]
     state.declared[2] = NO_ORDER
     state.revealed[0] = 3
     for seat in range(state.n):

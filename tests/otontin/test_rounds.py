@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from otontin_dice import script_rolls
 
 from envs.core import make_rng
 from envs.otontin.actions import COMMIT, DECLARE, DECLARE_NOTHING, STOP
@@ -26,10 +27,10 @@ def built(n=3, beans=None, atk=None, **cfg) -> State:
     """Round 1, every campaign roll scripted quiet, the pool conserving the tokens."""
     st = State(Config(num_players=n, **cfg), make_rng(0), begin=False)
     st.beans = list(beans or [0] * n)
-    st.atk = list(atk or [0] * n)
-    st.pool_b -= sum(st.beans)
-    st.pool_w -= sum(st.atk)
-    st.script_rolls([QUIET] * (n * (cfg.get("round_cap", 3) + 1)))
+    st.attack = list(atk or [0] * n)
+    st.pool_beans -= sum(st.beans)
+    st.pool_warriors -= sum(st.attack)
+    script_rolls(st, [QUIET] * (n * (cfg.get("round_cap", 3) + 1)))
     st.begin_turn()
     return st
 
@@ -71,10 +72,10 @@ def test_bean_target_makes_next_round_final(target, beans, final):
 def test_pool_run_out_ends_after_this_war():
     """A run-out makes the current round final: the game ends after its war."""
     st = State(Config(num_players=3, pool_beans=2), make_rng(0), begin=False)
-    st.script_rolls([[[G, 1], [G, 1], [G, 1]]] + [QUIET] * 3)
+    script_rolls(st, [[[G, 1], [G, 1], [G, 1]]] + [QUIET] * 3)
     st.begin_turn()
     st.apply_action(STOP.start)
-    assert st.phase == TALK and st.pool_b == 0
+    assert st.phase == TALK and st.pool_beans == 0
     play_round(st)
     assert st.is_terminal() and st.round == 1 and st.winners() == [0]
 
@@ -199,17 +200,17 @@ def test_render_for_shows_only_the_viewers_own_secret_order():
 def test_war_through_actions():
     """The same war as the ``shield_win`` row, reached through Strategy actions."""
     st = built(n=3, atk=[5, 0, 0])
-    st.dfn[1] = 2
-    st.pool_w -= 2
+    st.defence[1] = 2
+    st.pool_warriors -= 2
     st.beans[1] = 4
-    st.pool_b -= 4
+    st.pool_beans -= 4
     commits = {
         0: SPEAR_LEFT,
         1: ORDERS.index((2, 0, 1, -1)),
         2: TRUCE_BOTH,
     }
     play_round(st, commits)
-    assert (st.atk, st.dfn, st.beans, st.pool_w) == ([1, 0, 0], [0, 0, 0], [4, 0, 0], 44)
+    assert (st.attack, st.defence, st.beans, st.pool_warriors) == ([1, 0, 0], [0, 0, 0], [4, 0, 0], 44)
     assert st.phase == CAMPAIGN and st.round == 2
 
 

@@ -149,14 +149,3 @@ def test_variant_pending_copy_survives_a_save():
     s = State.from_dict(s.to_dict())
     play(s, "decline")
     assert s.credits == [3, 3] and s.marks == []
-
-
-def test_variant_save_without_the_copy_fields_loads():
-    """A save made before the copy's undo was recorded loads; the next copy undoes."""
-    s = variant()
-    play(s, "key:L3")
-    assert s.phase == Phase.STEP1
-    data = {k: v for k, v in s.to_dict().items() if k not in ("copy_gift", "copy_marked")}
-    s = State.from_dict(data)
-    play(s, "spy:left", "decline")
-    assert s.credits == [3, 3] and s.marks == []

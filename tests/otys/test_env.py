@@ -207,14 +207,14 @@ def test_bad_saved_state_is_rejected():
     s = position()
     data = s.to_dict()
     with pytest.raises(StateError):
-        State.from_dict({"game": "oceanos"})
+        GAME.state_from_dict({"game": "oceanos"})
     broken = dict(data)
     broken["resources"] = [[0] * 3, [0] * 20]
     with pytest.raises(StateError):
-        State.from_dict(broken)
+        GAME.state_from_dict(broken)
     del broken["resources"]
     with pytest.raises(StateError):
-        State.from_dict(broken)
+        GAME.state_from_dict(broken)
     assert State.from_dict(json.loads(json.dumps(data))).to_dict() == data
 
 

@@ -1,9 +1,9 @@
-"""A save made before the state fields were renamed still loads and plays on exactly as
-the code that wrote it did (``rules.RENAMED_KEYS`` maps the old keys to the new).
+"""A save made by an older otrio is refused in one clear line, not translated.
 
-``old_save_31bfe1d.json`` was written by the code of commit 31bfe1d: a mid-game env save
-(a sponsor's yield being measured, a reward token in play), the decisions played after it
-with the scores and legal actions after each, and that code's saved state at the end.
+``old_save_31bfe1d.json`` was written by the code of commit 31bfe1d (a mid-game env
+save with the state's old field names). The state schema (``envs.core.schema``) has no
+rename shims: an env save of another format, or a game state of another format, is
+refused with one line saying so, and the env is left as it was.
 """
 
 from __future__ import annotations
@@ -11,41 +11,34 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 import envs
-from envs.core import validate
-from envs.otys.config import Config
-from envs.otys.rules import RENAMED_KEYS
+from envs.core.errors import StateError
+from envs.otys.env import GAME
 
 FIXTURE = Path(__file__).with_name("old_save_31bfe1d.json")
 
 
-def _renamed(state: dict) -> dict:
-    """A saved state's keys under their current names, but for the config (compared as
-    validated: keys added to it since take their defaults)."""
-    return {RENAMED_KEYS.get(key, key): value for key, value in state.items() if key != "config"}
+def _refusal(call) -> str:
+    with pytest.raises(StateError) as err:
+        call()
+    text = str(err.value)
+    assert "\n" not in text and len(text) <= 300, text
+    return text
 
 
-def _now(env) -> dict:
-    """The env's saved game state, but for the config."""
-    state = env.save_state()["state"]
-    del state["config"]
-    return state
-
-
-def test_old_save_loads_and_plays_on_as_before():
-    record = json.loads(FIXTURE.read_text())
-    saved = record["saved"]
-    old_keys = set(saved["state"]) & set(RENAMED_KEYS)
-    assert old_keys == set(RENAMED_KEYS), "the fixture uses every old key"
+def test_an_old_env_save_is_refused_in_one_line():
+    saved = json.loads(FIXTURE.read_text())["saved"]
     env = envs.make("otys_v0", **saved["config"])
     env.reset(seed=0)
-    env.load_state(saved)
-    assert env.unwrapped.state_.config == validate(Config, saved["state"]["config"])
-    assert _now(env) == _renamed(saved["state"])
-    assert record["after"], "the fixture plays on"
-    for step in record["after"]:
-        env.step(step["action"])
-        state = env.unwrapped.state_
-        assert state.scores() == step["scores"]
-        assert state.legal_actions() == step["legal"]
-    assert _now(env) == _renamed(record["final_state"])
+    before = env.unwrapped.save_state()
+    text = _refusal(lambda: env.unwrapped.load_state(saved))
+    assert "format 1, not 2" in text and "another version of otrio" in text, text
+    assert env.unwrapped.save_state() == before
+
+
+def test_an_old_game_state_is_refused_in_one_line():
+    state = json.loads(FIXTURE.read_text())["saved"]["state"]
+    text = _refusal(lambda: GAME.state_from_dict(state))
+    assert "Otys state in format None, not 1" in text, text

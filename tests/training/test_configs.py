@@ -21,3 +21,12 @@ def test_shipped_training_config_is_valid(path):
 def test_every_game_has_a_training_config():
     games = {load_train_config(p).game for p in CONFIGS}
     assert games == set(envs.available())
+
+
+def test_every_shipped_training_config_is_named_in_a_readme():
+    """configs/train/ holds only configs a user runs, each named where a user reads."""
+    root = Path(__file__).parents[2]
+    readmes = " ".join(p.read_text() for p in root.rglob("README.md")
+                       if ".venv" not in p.parts and "runs" not in p.parts)
+    unnamed = [p.name for p in CONFIGS if p.name not in readmes]
+    assert not unnamed, f"no README names {unnamed}"
