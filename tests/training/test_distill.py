@@ -202,3 +202,15 @@ def test_a_cuda_fit_without_cuda_is_a_clear_error(tmp_path):
     with pytest.raises(ConfigError, match="no CUDA device"):
         distill(tiny(tmp_path, device="cuda"), progress=False)
     assert not (tmp_path / "run").exists()
+
+
+def test_held_out_games_are_spread_over_the_game_order():
+    from training.distill import held_out_games
+
+    aside = held_out_games(40, 4)  # every tenth game
+    assert aside.sum() == 4
+    assert np.flatnonzero(aside).tolist() == [9, 19, 29, 39]
+    # a round's games come by player count, ascending: each count keeps games aside
+    counts = np.repeat([3, 5], [30, 10])
+    assert set(counts[held_out_games(40, 4)]) == {3, 5}
+    assert not held_out_games(40, 0).any() and held_out_games(5, 5).all()
