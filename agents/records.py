@@ -187,17 +187,40 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 
 # ------------------------------------------------------------------ run folder
+def _agent_files(text: str) -> list[tuple[str, str]]:
+    """The files an agent spec or an mcts option string names, as (how it is named,
+    path): ``ppo:PATH``, ``net:PATH`` and mcts's ``net=PATH`` (e.g. in
+    ``mcts:prior=net,net=PATH`` or search-bench's ``options``)."""
+    kind, _, rest = text.partition(":")
+    if kind in ("ppo", "net") and rest:
+        return [(text, rest)]
+    options = rest if kind == "mcts" else text
+    return [(part, part[4:]) for part in options.split(",") if part.startswith("net=") and part[4:]]
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
 def run_identity(config: dict[str, Any]) -> dict[str, Any]:
     """What makes a run of agents the same run: its config, plus the content of every
-    ``ppo:PATH`` checkpoint it names (a checkpoint retrained in place is another agent,
-    so its old records must not be resumed as its own)."""
+    agent file it names (``ppo:PATH``, ``net:PATH``, mcts's ``net=PATH``, in its agents,
+    tiers, opponent or search options): a network retrained or replaced in place is
+    another agent, so its old records must not be resumed as its own."""
     import hashlib
 
     digests = {}
-    for spec in sorted(set(config.get("agents", {}).values())):
-        kind, _, path = spec.partition(":")
-        if kind == "ppo" and Path(path).is_file():
-            digests[spec] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    for text in sorted(set(_strings(config))):
+        for name, path in _agent_files(text):
+            if Path(path).is_file():
+                digests[name] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
     return {**config, "checkpoints": digests} if digests else config
 
 

@@ -179,3 +179,20 @@ def test_schemaless_reading_needs_objects_only(tmp_path):
     with pytest.raises(ConfigError, match="verify must be one of"):
         open_run(tmp_path / "fresh", CONFIG, verify="most")
     assert os.listdir(tmp_path / "fresh") == ["run.json"]
+
+
+def test_a_network_replaced_in_place_is_another_run(tmp_path, monkeypatch):
+    """A run names its networks by path (net:PATH, mcts's net=PATH in an agent or in
+    search-bench's options); their content is part of the run's identity."""
+    from agents.records import run_identity
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.json").write_text('{"weights": 1}')
+    configs = [{"agents": {"n": "net:a.json"}}, {"agents": {"m": "mcts:prior=net,net=a.json"}},
+               {"options": "crn=1,net=a.json,rollout=net"}, {"tiers": ["greedy", "net:a.json"]}]
+    before = [run_identity(c) for c in configs]
+    assert all(b["checkpoints"] for b in before)
+    (tmp_path / "a.json").write_text('{"weights": 2}')
+    assert all(run_identity(c) != b for c, b in zip(configs, before))
+    assert run_identity({"agents": {"g": "greedy"}, "output": "runs/x"}) == {
+        "agents": {"g": "greedy"}, "output": "runs/x"}
