@@ -1,5 +1,5 @@
-"""The shipped agents (agents/pretrained/) load as ppo:PATH, play legal moves, and play
-as they were recorded.
+"""The shipped agents (agents/pretrained/) load as ppo:PATH (the distilled networks as
+net:PATH), play legal moves, and play as they were recorded.
 
 ``reference_actions.json`` holds, for each shipped agent, the action it chose at each of
 300 decisions of seeded games (and a digest of each observation, so a change to the
@@ -8,8 +8,9 @@ Stable-Baselines3 zips the agents shipped as before the safe format (commit 6cf6
 where the zips and the safetensors agents were also compared directly: bit-identical
 logits and the same action at every one of ~460 observations each); the safetensors
 agents must choose the same actions. ``python tests/agents/test_pretrained.py --record``
-rewrites it from the agents as they load now -- for a game whose observations changed,
-and only with an agent known to be unchanged.
+adds a newly shipped agent (the distilled ``<game>_net`` networks were recorded so, from
+the files as shipped); ``--record --all`` rewrites every agent's -- for a game whose
+observations changed, and only with agents known to be unchanged.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ import envs
 
 PRETRAINED = Path(__file__).resolve().parents[2] / "agents" / "pretrained"
 AGENTS = sorted(PRETRAINED.glob("*_ppo.json"))
+NETS = sorted(PRETRAINED.glob("*_net.json"))  # distilled from search (training/distill.py)
+SHIPPED = AGENTS + NETS
 REFERENCE = PRETRAINED / "reference_actions.json"
 REFERENCE_DECISIONS = 300
 REFERENCE_SEED = 20_000
@@ -37,13 +40,21 @@ def test_every_game_ships_an_agent_in_the_safe_format_only():
     for manifest in AGENTS:
         assert manifest.with_suffix(".safetensors").exists()
     assert not list(PRETRAINED.glob("*.zip")), "shipped agents are never SB3 zips (code runs on load)"
+    for manifest in NETS:
+        assert manifest.with_suffix(".safetensors").exists()
+        assert json.loads(manifest.read_text())["env_id"] in envs.available()
 
 
-@pytest.mark.parametrize("manifest", AGENTS, ids=lambda p: p.stem)
+def spec_of(manifest: Path) -> str:
+    """How a shipped file is played: ``net:`` for a distilled network, else ``ppo:``."""
+    return f"{'net' if manifest in NETS else 'ppo'}:{manifest}"
+
+
+@pytest.mark.parametrize("manifest", SHIPPED, ids=lambda p: p.stem)
 def test_a_shipped_agent_plays_a_whole_game_legally(manifest):
     meta = json.loads(manifest.read_text())
     env = envs.make(meta["env_id"], **meta["game_config"])
-    agent = agents.make(f"ppo:{manifest}", env)
+    agent = agents.make(spec_of(manifest), env)
     agent.reset(0)
     env.reset(seed=1)
     ended = set()
@@ -96,10 +107,10 @@ def play_reference(spec: str, meta: dict, count: int = REFERENCE_DECISIONS):
     return games
 
 
-@pytest.mark.parametrize("manifest", AGENTS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("manifest", SHIPPED, ids=lambda p: p.stem)
 def test_a_shipped_agent_plays_as_recorded(manifest):
     recorded = json.loads(REFERENCE.read_text())["agents"][manifest.stem]
-    played = play_reference(f"ppo:{manifest}", json.loads(manifest.read_text()),
+    played = play_reference(spec_of(manifest), json.loads(manifest.read_text()),
                             sum(len(g["decisions"]) for g in recorded))
     for want, got in zip(recorded, played):
         assert got["seed"] == want["seed"]
@@ -113,16 +124,19 @@ def test_a_shipped_agent_plays_as_recorded(manifest):
             assert got_action == want_action, f"{where}: chose {got_action}, recorded {want_action}"
 
 
-def record() -> None:
-    """Write ``reference_actions.json`` from the shipped agents as they load now."""
-    out = {"about": "actions of each shipped agent at seeded decisions "
-                    "(tests/agents/test_pretrained.py)", "agents": {}}
-    for manifest in AGENTS:
-        out["agents"][manifest.stem] = play_reference(f"ppo:{manifest}",
-                                                      json.loads(manifest.read_text()))
+def record(every: bool = False) -> None:
+    """Write ``reference_actions.json`` from the shipped agents as they load now: the
+    agents it does not hold yet (a newly shipped one), or with ``every`` all of them."""
+    out = json.loads(REFERENCE.read_text()) if REFERENCE.exists() else {
+        "about": "actions of each shipped agent at seeded decisions "
+                 "(tests/agents/test_pretrained.py)", "agents": {}}
+    for manifest in SHIPPED:
+        if every or manifest.stem not in out["agents"]:
+            out["agents"][manifest.stem] = play_reference(spec_of(manifest),
+                                                          json.loads(manifest.read_text()))
     REFERENCE.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
 
 
 if __name__ == "__main__" and "--record" in sys.argv:
-    record()
+    record(every="--all" in sys.argv)
 
