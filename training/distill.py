@@ -225,8 +225,12 @@ def new_network(cfg: TrainConfig, seed: int):
     import envs
     from agents.encoders import policy_kwargs
 
-    info = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info
-    space = gymnasium.spaces.Box(-np.inf, np.inf, (info.observation_size,), np.float32)
+    from agents.hints import observation_size
+
+    env = envs.make(cfg.game, **cfg.game_config)
+    size = observation_size(env, cfg.hints)  # with greedy's hints appended, if it reads them
+    info = env.unwrapped.game.info
+    space = gymnasium.spaces.Box(-np.inf, np.inf, (size,), np.float32)
     kwargs = policy_kwargs("trunk", [], trunk=list(cfg.distill.trunk))
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
@@ -241,7 +245,7 @@ def _meta(cfg: TrainConfig, k: int) -> dict:
     info = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info
     return {"env_id": info.env_id, "observation_size": info.observation_size,
             "num_actions": info.num_actions, "game_config": cfg.game_config,
-            "seed": cfg.seed, "hints": None,
+            "seed": cfg.seed, "hints": cfg.hints,
             "exported_from": f"{cfg.output} (distillation round {k})"}
 
 
@@ -267,7 +271,8 @@ def fit_round(cfg: TrainConfig, k: int, data: list[list[dict]], here: Path,
     params = cfg.distill
     start = time.perf_counter()
     rows = Examples.concatenate([examples(records, params.temperature, params.margin,
-                                          progress, params.value_mix) for records in data])
+                                          progress, params.value_mix, cfg.hints)
+                                 for records in data])
     games = int(rows.game_index.max()) + 1
     aside = held_out_games(games, int(round(games * params.held_out)))[rows.game_index]
     train_rows = rows.subset(~aside)

@@ -238,10 +238,13 @@ def check_labels(record: dict[str, Any], num_actions: int) -> list[list]:
 
 
 def examples(records: list[dict[str, Any]], temperature: float, margin: float,
-             progress: bool = False, value_mix: float = 0.0) -> Examples:
+             progress: bool = False, value_mix: float = 0.0,
+             hints: str | None = None) -> Examples:
     """The training rows of teacher-game records (see the module docstring): each
     record is re-played and checked (:func:`agents.replay.replay_record`); a label whose
-    seat is not the one to act or whose candidates are not legal there is refused."""
+    seat is not the one to act or whose candidates are not legal there is refused.
+    ``hints`` (``"greedy"``): each row's observation carries greedy's hints of it
+    (:mod:`agents.hints`), as a network of that kind reads it when it plays."""
     from tqdm import tqdm
 
     import envs
@@ -250,9 +253,13 @@ def examples(records: list[dict[str, Any]], temperature: float, margin: float,
 
     if not records:
         raise StateError("no teacher games to learn from")
+    from agents.hints import hint_size, make_hints
+
     env_id, config, _, _ = record_actions(records[0])
     info = envs.make(env_id, **config).unwrapped.game.info
     size, num_actions, scale = info.observation_size, info.num_actions, float(info.score_scale)
+    if hints is not None:
+        size += hint_size(num_actions)
     counted = [check_labels(r, num_actions) for r in records]
     total = sum(len(labels) for labels in counted)
     if total > MAX_EXAMPLES:
@@ -272,8 +279,9 @@ def examples(records: list[dict[str, Any]], temperature: float, margin: float,
             raise StateError(f"teacher game {record.get('game')} is a game of {rid}, "
                              f"not {env_id}")
         by_step = {label[0]: label for label in labels}
+        hinter = {}  # the game's hints, made with its env (greedy reads the game's config)
 
-        def visit(step, env, action, by_step=by_step, record=record, g=g):
+        def visit(step, env, action, by_step=by_step, record=record, g=g, hinter=hinter):
             nonlocal row
             label = by_step.get(step)
             if label is None:
@@ -289,7 +297,13 @@ def examples(records: list[dict[str, Any]], temperature: float, margin: float,
                 raise ReplayError(f"teacher game {record.get('game')}: label at step {step} "
                                   "names a candidate that is not legal there, or not the "
                                   "move played", step)
-            obs[row] = seen["observation"]
+            if hints is None:
+                obs[row] = seen["observation"]
+            else:
+                if "hints" not in hinter:
+                    hinter["hints"] = make_hints(hints, env)
+                    hinter["hints"].reset(None)
+                obs[row] = hinter["hints"].hinted(seen)
             masks[row] = legal
             policy[row] = policy_target(candidates, values, num_actions, temperature)
             game_index[row] = g

@@ -214,3 +214,27 @@ def test_held_out_games_are_spread_over_the_game_order():
     counts = np.repeat([3, 5], [30, 10])
     assert set(counts[held_out_games(40, 4)]) == {3, 5}
     assert not held_out_games(40, 0).any() and held_out_games(5, 5).all()
+
+
+def test_a_hinted_distillation_fits_and_plays_with_greedy_hints(tmp_path):
+    """hints: greedy: the rows carry greedy's hints of each observation and the exported
+    network reads them, computed by the agent that plays it (agents/hints.py)."""
+    from agents.hints import hint_size
+
+    cfg = tiny(tmp_path, rounds=[{"teacher": TEACHER, "games": {2: 2}}])
+    cfg = cfg.model_copy(update={"hints": "greedy"})
+    record = teacher_game(round_tasks(cfg, 1, TEACHER)[0])
+    plain = examples([record], 0.1, 0.25)
+    hinted = examples([record], 0.1, 0.25, hints="greedy")
+    num_actions = plain.masks.shape[1]
+    assert hinted.observations.shape[1] == plain.observations.shape[1] + hint_size(num_actions)
+    assert np.array_equal(hinted.observations[:, :plain.observations.shape[1]], plain.observations)
+    best = hinted.observations[:, plain.observations.shape[1]:][:, :num_actions]
+    assert (best.sum(axis=1) >= 1).all() and not (best * ~hinted.masks).any()  # a legal best
+    net = distill(cfg, progress=False)
+    assert json.loads(net.read_text())["hints"] == "greedy"
+    env = envs.make("oceanos_v0", num_players=2)
+    agent = agents.make(f"net:{net}", env)
+    env.reset(seed=0)
+    obs = env.last()[0]
+    assert obs["action_mask"][agent.act(obs)] == 1
