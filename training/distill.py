@@ -224,7 +224,6 @@ def new_network(cfg: TrainConfig, seed: int):
 
     import envs
     from agents.encoders import policy_kwargs
-
     from agents.hints import observation_size
 
     env = envs.make(cfg.game, **cfg.game_config)
