@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import agents
+import envs
+from envs.core import testing
 from envs.core.rng import make_rng
 from envs.oceanos.config import Config
 from envs.oceanos.rules import State
@@ -43,3 +46,20 @@ def config(**overrides) -> Config:
 def fresh(num_players: int = 3, seed: int = 0, **overrides) -> State:
     """A new game on the test deck (at its first decision)."""
     return State(config(num_players=num_players, **overrides), make_rng(seed))
+
+
+GAMES = 2  # seeded games of each kind that the observation and seat-view tests walk
+
+
+def random_games(config: dict):
+    """Every state of a few seeded random games (one state object, played on)."""
+    return testing.random_states(lambda seed: State(Config(**config), make_rng(seed)), GAMES)
+
+
+def greedy_games(config: dict):
+    """Every state of a few greedy games played through the env."""
+    def env_fn():
+        return envs.make("oceanos_v0", **config)
+
+    agent = agents.make("greedy", env_fn())
+    return testing.policy_states(env_fn, lambda env, obs: agent.act(obs), range(GAMES))

@@ -10,16 +10,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents
-import envs
 from envs.core import testing
-from envs.core.rng import make_rng
-from envs.oceanos.config import Config
 from envs.oceanos.observe import LAYOUT, write_plain
 from envs.oceanos.observe_cache import write_observation
 from envs.oceanos.rules import State
 
-GAMES = 2
+from .helpers import greedy_games, random_games
 
 
 def written(state: State, seat: int) -> np.ndarray:
@@ -29,19 +25,6 @@ def written(state: State, seat: int) -> np.ndarray:
 def plain(state: State, seat: int) -> np.ndarray:
     return testing.written(write_plain, state, seat, LAYOUT.size, fill=7.0)
 
-
-def random_games(config: dict):
-    """Every state of a few seeded random games (one state object, played on)."""
-    return testing.random_states(lambda seed: State(Config(**config), make_rng(seed)), GAMES)
-
-
-def greedy_games(config: dict):
-    """Every state of a few greedy games played through the env."""
-    def env_fn():
-        return envs.make("oceanos_v0", **config)
-
-    agent = agents.make("greedy", env_fn())
-    return testing.policy_states(env_fn, lambda env, obs: agent.act(obs), range(GAMES))
 
 
 def seats(state: State) -> int:

@@ -8,8 +8,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents
-import envs
 from envs.core import testing
 from envs.core.rng import make_rng
 from envs.oceanos.cards_table import Card
@@ -21,24 +19,14 @@ from envs.oceanos.observe_cache import write_observation
 from envs.oceanos.rules import Decision, State
 from envs.oceanos.view import SeatView, view
 
-GAMES = 2
+from .helpers import greedy_games, random_games
+
 CONFIGS = [
     {"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 5},
     {"num_players": 2, "two_player_variant": False},
     {"num_players": 4, "troubled_waters": True, "kraken": {"mode": "fixed", "values": [0, -3, -4]}},
 ]
 
-
-def random_games(config: dict):
-    return testing.random_states(lambda seed: State(Config(**config), make_rng(seed)), GAMES)
-
-
-def greedy_games(config: dict):
-    def env_fn():
-        return envs.make("oceanos_v0", **config)
-
-    agent = agents.make("greedy", env_fn())
-    return testing.policy_states(env_fn, lambda env, obs: agent.act(obs), range(GAMES))
 
 
 def observed(state: State, seat: int) -> np.ndarray:

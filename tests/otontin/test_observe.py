@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from otontin_states import greedy_games, random_games
 
-import agents
-import envs
-from envs.core import make_rng, testing
+from envs.core import testing
 from envs.otontin.observe import LAYOUT, write_plain
 from envs.otontin.observe_cache import new_observation, write_observation
 from envs.otontin.orders import NO_ORDER
-from envs.otontin.rules import Config, State
+from envs.otontin.rules import State
 
-GAMES = 2
 DICE = [
     {"colour": "gold", "count": 5, "faces": ["warrior", "saboteur", "priest"]},
     {"colour": "jade", "count": 4, "faces": ["bean", "bean", "priest"]},
@@ -32,19 +30,6 @@ def written(state: State, seat: int) -> np.ndarray:
 def plain(state: State, seat: int) -> np.ndarray:
     return testing.written(write_plain, state, seat, LAYOUT.size, fill=7.0)
 
-
-def random_games(config: dict):
-    """Every state of a few seeded random games (one state object, played on)."""
-    return testing.random_states(lambda seed: State(Config(**config), make_rng(seed)), GAMES)
-
-
-def greedy_games(config: dict):
-    """Every state of a few greedy games played through the env."""
-    def env_fn():
-        return envs.make("otontin_v0", **config)
-
-    agent = agents.make("greedy", env_fn())
-    return testing.policy_states(env_fn, lambda env, obs: agent.act(obs), range(GAMES))
 
 
 def seats(state: State) -> int:

@@ -11,10 +11,9 @@ import dataclasses
 
 import numpy as np
 import pytest
+from otontin_states import greedy_games, random_games
 
-import agents
-import envs
-from envs.core import make_rng, testing
+from envs.core import make_rng
 from envs.otontin.env import GAME
 from envs.otontin.observe import LAYOUT, decode, write_view
 from envs.otontin.observe_cache import new_observation
@@ -22,7 +21,6 @@ from envs.otontin.orders import NO_ORDER
 from envs.otontin.rules import COMMIT_PHASE, Config, State
 from envs.otontin.view import SeatView, view
 
-GAMES = 2
 DICE = [
     {"colour": "gold", "count": 5, "faces": ["warrior", "saboteur", "priest"]},
     {"colour": "jade", "count": 4, "faces": ["bean", "bean", "priest"]},
@@ -32,17 +30,6 @@ CONFIGS = [
     {"num_players": 4, "dice": DICE, "split_spoils": True, "bean_target": 10, "round_cap": 7},
 ]
 
-
-def random_games(config: dict):
-    return testing.random_states(lambda seed: State(Config(**config), make_rng(seed)), GAMES)
-
-
-def greedy_games(config: dict):
-    def env_fn():
-        return envs.make("otontin_v0", **config)
-
-    agent = agents.make("greedy", env_fn())
-    return testing.policy_states(env_fn, lambda env, obs: agent.act(obs), range(GAMES))
 
 
 def check_views(states) -> int:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from envs.core import make_rng, validate
+import agents
+import envs
+from envs.core import make_rng, testing, validate
 from envs.otys import data as D
 from envs.otys.actions import TABLE
 from envs.otys.config import Config
@@ -107,3 +109,20 @@ BATTERY_C = token_id("battery", "credits")
 RES_MP_C = token_id("resource", "credits", "MP")
 DRAW_PP = token_id("draw", "pp")
 UPGRADE_C = token_id("upgrade", "credits")
+
+
+GAMES = 2  # seeded games of each kind that the observation and seat-view tests walk
+
+
+def random_games(setup: dict):
+    """Every state of a few seeded random games (one state object, played on)."""
+    return testing.random_states(lambda seed: State(validate(Config, setup), make_rng(seed)), GAMES)
+
+
+def greedy_games(setup: dict):
+    """Every state of a few greedy games played through the env."""
+    def env_fn():
+        return envs.make("otys_v0", **setup)
+
+    agent = agents.make("greedy", env_fn())
+    return testing.policy_states(env_fn, lambda env, obs: agent.act(obs), range(GAMES))

@@ -10,17 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from otys_helpers import contract_id, position, token_id
+from otys_helpers import contract_id, greedy_games, position, random_games, token_id
 
-import agents
-import envs
-from envs.core import make_rng, testing, validate
-from envs.otys.config import Config
+from envs.core import testing
 from envs.otys.observe import LAYOUT, write_plain
 from envs.otys.observe_cache import write_observation
 from envs.otys.rules import State
 
-GAMES = 2
 SETUPS = [
     {"num_players": 2}, {"num_players": 3}, {"num_players": 4},
     {"num_players": 3, "sponsors": {"sides": "advanced"}, "spy_designer_variant": True},
@@ -35,19 +31,6 @@ def written(s: State, seat: int) -> np.ndarray:
 def plain(s: State, seat: int) -> np.ndarray:
     return testing.written(write_plain, s, seat, LAYOUT.size, fill=7.0)
 
-
-def random_games(setup: dict):
-    """Every state of a few seeded random games (one state object, played on)."""
-    return testing.random_states(lambda seed: State(validate(Config, setup), make_rng(seed)), GAMES)
-
-
-def greedy_games(setup: dict):
-    """Every state of a few greedy games played through the env."""
-    def env_fn():
-        return envs.make("otys_v0", **setup)
-
-    agent = agents.make("greedy", env_fn())
-    return testing.policy_states(env_fn, lambda env, obs: agent.act(obs), range(GAMES))
 
 
 def seats(s: State) -> int:

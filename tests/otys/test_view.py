@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from otys_helpers import contract_id, play, position
+from otys_helpers import contract_id, greedy_games, play, position, random_games
 
-import agents
-import envs
-from envs.core import make_rng, testing, validate
+from envs.core import validate
 from envs.otys.config import Config
 from envs.otys.effects import Site, StateSite
 from envs.otys.env import GAME
@@ -21,7 +19,6 @@ from envs.otys.phases import Phase
 from envs.otys.rules import State
 from envs.otys.view import SeatView, view
 
-GAMES = 2
 SETUPS = [
     {"num_players": 2}, {"num_players": 3}, {"num_players": 4},
     {"num_players": 3, "sponsors": {"sides": "advanced"}, "spy_designer_variant": True},
@@ -29,17 +26,6 @@ SETUPS = [
                                       "level_capacity": [2, 3, 4, 5, 9]}},
 ]
 
-
-def random_games(setup: dict):
-    return testing.random_states(lambda seed: State(validate(Config, setup), make_rng(seed)), GAMES)
-
-
-def greedy_games(setup: dict):
-    def env_fn():
-        return envs.make("otys_v0", **setup)
-
-    agent = agents.make("greedy", env_fn())
-    return testing.policy_states(env_fn, lambda env, obs: agent.act(obs), range(GAMES))
 
 
 def observed(s: State, seat: int) -> np.ndarray:
