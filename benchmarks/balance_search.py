@@ -575,32 +575,28 @@ def _search(cfg: BalanceConfig, plan: Plan, folder: Path, progress: bool, comman
                                exploration=spec.exploration, neighbours=spec.neighbours,
                                startup=spec.startup_trials, batch=spec.batch)
     trial_rows: list[dict[str, Any]] = []
-
-    def evaluate(numbers, points):
-        cands = [candidate(plan, p) for p in points]
-        records = games.play([t for n, c in zip(numbers, cands)
-                              for t in tasks_for(plan, "search", n, c)])
-        per = len(plan.lineups) * plan.games
-        values = []
-        for k, (n, c) in enumerate(zip(numbers, cands)):
-            parts = objective(records[k * per:(k + 1) * per], plan, "search", spec)
-            trial_rows.append({"trial": n, "setup": c.label, "point": list(c.point), **parts})
-            values.append(parts["value"])
-        return values
-
     final_rows: list[dict[str, Any]] = []
 
-    def evaluate_final(numbers, points):
-        cands = [candidate(plan, p) for p in points]
-        records = games.play([t for n, c in zip(numbers, cands)
-                              for t in tasks_for(plan, "final", n, c)])
-        per = len(plan.lineups) * plan.final_games
-        values = []
-        for k, c in enumerate(cands):
-            parts = objective(records[k * per:(k + 1) * per], plan, "final", spec)
-            final_rows.append({"finalist": k, "setup": c.label, **parts})
-            values.append(parts["value"])
-        return values
+    def evaluator(stage: str, games_each: int, rows: list[dict[str, Any]]):
+        """The objective of a batch of points at ``stage`` ("search" trials or "final"
+        re-plays), each point's games played together; one row per point into ``rows``."""
+        def evaluate(numbers, points):
+            cands = [candidate(plan, p) for p in points]
+            records = games.play([t for n, c in zip(numbers, cands)
+                                  for t in tasks_for(plan, stage, n, c)])
+            per = len(plan.lineups) * games_each
+            values = []
+            for k, (n, c) in enumerate(zip(numbers, cands)):
+                parts = objective(records[k * per:(k + 1) * per], plan, stage, spec)
+                key = {"trial": n, "setup": c.label, "point": list(c.point)} if stage == "search" \
+                    else {"finalist": k, "setup": c.label}
+                rows.append({**key, **parts})
+                values.append(parts["value"])
+            return values
+        return evaluate
+
+    evaluate = evaluator("search", plan.games, trial_rows)
+    evaluate_final = evaluator("final", plan.final_games, final_rows)
 
     try:
         trials = search_loop(optimiser, plan.trials, spec.batch, evaluate)
