@@ -90,6 +90,10 @@ class DistillParams(StrictModel):
     # stay on the CPU
     device: Literal["cpu", "cuda", "auto"] = "cpu"
     warm: bool = True  # a round's network starts from the previous round's weights
+    # round 1's network starts from this exported agent (its .json manifest, e.g. a shipped
+    # ppo agent that cloned greedy) instead of fresh weights; it must read the run's
+    # observation (the same game and hints). Its architecture replaces `trunk`.
+    init: str | None = None
     held_out: float = Field(0.05, ge=0, lt=0.5)  # share of games kept aside to report fit
 
     @field_validator("trunk")

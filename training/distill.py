@@ -12,7 +12,7 @@ network, and so on. Each round ``k`` of ``distill.rounds``:
    heads: sb3's ``MaskableActorCriticPolicy`` with the ``trunk`` encoder) is trained by
    soft cross-entropy to the search's root statistics and mean squared error to the
    outcome, on the games of the last ``window`` rounds; it starts from the previous
-   round's weights (``warm``);
+   round's weights (``warm``), round 1 from ``init`` (an exported agent) or fresh ones;
 3. **export and evaluate**: the network is written in the safe format
    (``round_K/net.json`` + ``net.safetensors``; play it as ``net:PATH``) and plays
    ``eval.games`` games against each ``eval.opponents`` agent, seats rotated.
@@ -82,6 +82,8 @@ def check_distill(cfg: TrainConfig) -> None:
     env = envs.make(cfg.game, **cfg.game_config)
     for spec in cfg.eval.opponents:
         agents.check_spec(spec, env)
+    if params.init is not None:
+        initial_network(cfg)
 
 
 def _compare_config(folder: Path, cfg: TrainConfig) -> None:
@@ -238,6 +240,29 @@ def new_network(cfg: TrainConfig, seed: int):
     return policy
 
 
+def initial_network(cfg: TrainConfig):
+    """Round 1's network loaded from ``distill.init``, refused unless it reads the run's
+    observation (game, hints) and plays its actions."""
+    import envs
+    from agents.hints import observation_size
+    from agents.weights import load_policy
+
+    init = cfg.distill.init
+    policy, manifest = load_policy(init)
+    env = envs.make(cfg.game, **cfg.game_config)
+    want = {"env_id": cfg.game, "hints": cfg.hints,
+            "policy_observation_size": observation_size(env, cfg.hints),
+            "num_actions": env.unwrapped.game.info.num_actions}
+    have = {"env_id": manifest.env_id, "hints": manifest.hints,
+            "policy_observation_size": manifest.policy_observation_size,
+            "num_actions": manifest.num_actions}
+    wrong = [f"{k} {have[k]!r} (the run's: {want[k]!r})" for k in want if have[k] != want[k]]
+    if wrong:
+        raise ConfigError(f"distill.init {init}: the network does not fit this run: "
+                          + "; ".join(wrong))
+    return policy
+
+
 def _meta(cfg: TrainConfig, k: int) -> dict:
     import envs
 
@@ -278,6 +303,8 @@ def fit_round(cfg: TrainConfig, k: int, data: list[list[dict]], here: Path,
     test_rows = rows.subset(aside) if aside.any() else None
     if previous is not None:
         policy, _ = load_policy(previous)
+    elif params.init is not None:
+        policy = initial_network(cfg)
     else:
         policy = new_network(cfg, derive_seed(cfg.seed, "distill-net"))
     lines = fit(policy, train_rows, test_rows, params, derive_seed(cfg.seed, "distill-fit", k),

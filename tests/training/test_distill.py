@@ -238,3 +238,32 @@ def test_a_hinted_distillation_fits_and_plays_with_greedy_hints(tmp_path):
     env.reset(seed=0)
     obs = env.last()[0]
     assert obs["action_mask"][agent.act(obs)] == 1
+
+
+def test_round_one_starts_from_init_and_a_network_of_another_observation_is_refused(tmp_path):
+    """distill.init: round 1 fits the exported agent's own weights (here a run's first
+    network, the second run one epoch on from it), not fresh ones; a network that reads
+    another observation (hints, game) is a ConfigError before any folder is made."""
+    import torch
+
+    from agents.weights import load_policy
+
+    first = distill(tiny(tmp_path, "first", rounds=[{"teacher": TEACHER, "games": {2: 2}}]),
+                    progress=False)
+    start, _ = load_policy(first)
+    cfg = tiny(tmp_path, "second", init=str(first), learning_rate=1e-6, epochs=1,
+               rounds=[{"teacher": TEACHER, "games": {2: 2}}])
+    second, _ = load_policy(distill(cfg, progress=False))
+    fresh = distill_module.new_network(cfg, 0)
+    gap = {k: float((v - start.state_dict()[k]).abs().max()) for k, v in second.state_dict().items()}
+    assert max(gap.values()) < 1e-4  # a tiny step away from init's weights
+    assert any(not torch.equal(v, start.state_dict()[k]) for k, v in fresh.state_dict().items())
+    hinted = cfg.model_copy(update={"hints": "greedy", "output": str(tmp_path / "third")})
+    with pytest.raises(ConfigError, match="distill.init .*hints None"):
+        distill(hinted, progress=False)
+    with pytest.raises(ConfigError, match="distill.init .*env_id 'oceanos_v0'"):
+        other = hinted.model_dump(mode="json")
+        other["distill"]["rounds"] = [{"teacher": TEACHER, "games": {3: 1}}]
+        distill(validate(TrainConfig, {**other, "hints": None, "game": "otontin_v0",
+                                       "game_config": {"num_players": 3}}), progress=False)
+    assert not (tmp_path / "third").exists()
