@@ -244,7 +244,13 @@ def test_shipped_tier_configs_build_their_setups():
     assert sorted({(s.env_id, s.players) for s in depth}) == [
         ("oceanos_v0", 2), ("oceanos_v0", 4), ("otontin_v0", 3), ("otontin_v0", 5),
         ("otys_v0", 2), ("otys_v0", 3)]
-    assert all(len(s.tiers) >= 4 for s in depth)
+    assert all(len(s.tiers) >= (3 if s.env_id == "otys_v0" else 4) for s in depth)
+    strong = build_setups(load_config(CONFIGS / "oceanos_kraken_strong.yaml"))
+    assert [len([s for s in strong if s.sweep == w]) for w in ("kraken", "depth")] == [27, 3]
+    assert {len(s.lineups) for s in strong} == {3, 16}  # 4 tiers, every ordered pair
+    sponsors = build_setups(load_config(CONFIGS / "otys_sponsors_strong.yaml"))
+    assert [s.label for s in sponsors] == ["basic", "advanced"]
+    assert [name for name, _ in sponsors[0].lineups] == ["greedy", "mcts", "mcts among greedy"]
     demo = build_setups(load_config(CONFIGS / "tiers_demo.yaml"))
     assert [(s.sweep, len(s.lineups)) for s in demo] == [("otys_sides", 4)] * 4 + [
         ("oceanos_depth", 6)]
