@@ -241,26 +241,11 @@ def new_network(cfg: TrainConfig, seed: int):
 
 
 def initial_network(cfg: TrainConfig):
-    """Round 1's network loaded from ``distill.init``, refused unless it reads the run's
-    observation (game, hints) and plays its actions."""
-    import envs
-    from agents.hints import observation_size
-    from agents.weights import load_policy
+    """Round 1's network loaded from ``distill.init``, refused unless it plays the run's
+    game and reads its observation (:func:`training.train.starting_network`)."""
+    from .train import starting_network
 
-    init = cfg.distill.init
-    policy, manifest = load_policy(init)
-    env = envs.make(cfg.game, **cfg.game_config)
-    want = {"env_id": cfg.game, "hints": cfg.hints,
-            "policy_observation_size": observation_size(env, cfg.hints),
-            "num_actions": env.unwrapped.game.info.num_actions}
-    have = {"env_id": manifest.env_id, "hints": manifest.hints,
-            "policy_observation_size": manifest.policy_observation_size,
-            "num_actions": manifest.num_actions}
-    wrong = [f"{k} {have[k]!r} (the run's: {want[k]!r})" for k in want if have[k] != want[k]]
-    if wrong:
-        raise ConfigError(f"distill.init {init}: the network does not fit this run: "
-                          + "; ".join(wrong))
-    return policy
+    return starting_network(cfg.distill.init, cfg, "distill.init")[0]
 
 
 def _meta(cfg: TrainConfig, k: int) -> dict:

@@ -503,22 +503,32 @@ def _train_in_locked_folder(cfg: TrainConfig, progress: bool) -> Path:
     return final
 
 
+def starting_network(path: str, cfg: TrainConfig, key: str):
+    """``(policy, manifest)`` of an exported network a run starts from (``key`` names the
+    config key in errors: ``init_policy``, ``distill.init``), refused unless it plays
+    this run's game and reads its observation (size and hints)."""
+    import envs
+    from agents.weights import load_policy
+    from envs.core.paths import find_file
+
+    policy, manifest = load_policy(find_file(path))  # here, else the package
+    info = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info
+    for name, value in (("env_id", info.env_id), ("observation_size", info.observation_size),
+                        ("num_actions", info.num_actions), ("hints", cfg.hints)):
+        if getattr(manifest, name) != value:
+            raise ConfigError(f"{key} {path} has {name}={getattr(manifest, name)!r}, "
+                              f"this run has {name}={value!r}")
+    return policy, manifest
+
+
 def _initial_policy(cfg: TrainConfig):
     """``(policy, its policy_kwargs)`` of the exported network PPO starts from
     (``init_policy``), checked against the game; None without one."""
     if cfg.init_policy is None:
         return None
-    import envs
-    from agents.weights import load_policy, policy_kwargs_of
-    from envs.core.paths import find_file
+    from agents.weights import policy_kwargs_of
 
-    policy, manifest = load_policy(find_file(cfg.init_policy))  # here, else the package
-    info = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info
-    for key, value in (("env_id", info.env_id), ("observation_size", info.observation_size),
-                       ("num_actions", info.num_actions), ("hints", cfg.hints)):
-        if getattr(manifest, key) != value:
-            raise ConfigError(f"init_policy {cfg.init_policy} has {key}={getattr(manifest, key)!r}, "
-                              f"this run has {key}={value!r}")
+    policy, manifest = starting_network(cfg.init_policy, cfg, "init_policy")
     return policy, policy_kwargs_of(manifest)
 
 

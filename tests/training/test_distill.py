@@ -259,9 +259,9 @@ def test_round_one_starts_from_init_and_a_network_of_another_observation_is_refu
     assert max(gap.values()) < 1e-4  # a tiny step away from init's weights
     assert any(not torch.equal(v, start.state_dict()[k]) for k, v in fresh.state_dict().items())
     hinted = cfg.model_copy(update={"hints": "greedy", "output": str(tmp_path / "third")})
-    with pytest.raises(ConfigError, match="distill.init .*hints None"):
+    with pytest.raises(ConfigError, match="distill.init .* has hints=None, this run has hints='greedy'"):
         distill(hinted, progress=False)
-    with pytest.raises(ConfigError, match="distill.init .*env_id 'oceanos_v0'"):
+    with pytest.raises(ConfigError, match="distill.init .* has env_id='oceanos_v0', this run has env_id='otontin_v0'"):
         other = hinted.model_dump(mode="json")
         other["distill"]["rounds"] = [{"teacher": TEACHER, "games": {3: 1}}]
         distill(validate(TrainConfig, {**other, "hints": None, "game": "otontin_v0",
