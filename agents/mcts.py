@@ -106,17 +106,20 @@ class MCTSAgent(Agent):
         info = self.game.info
         self.scale = float(info.score_scale)
         self.scratch = np.zeros(info.observation_size, np.float32)
-        self.greedy = None
-        if options.uses_greedy():
-            from . import make
-
-            self.greedy = make("greedy", env)
         self.net = None
+        self.hinted = False  # the network reads greedy's hints (prior=net alone: load_net)
         if options.uses_net():
             from .net import load_net
 
-            self.net, _ = load_net(options.net, env)
+            self.net, manifest = load_net(options.net, env, hints_ok=not (
+                options.rollout == "net" or options.leaf == "net"))
+            self.hinted = manifest.hints is not None
             self.seat_rows = np.zeros((self.num_players, info.observation_size), np.float32)
+        self.greedy = None
+        if options.uses_greedy() or self.hinted:
+            from . import make
+
+            self.greedy = make("greedy", env)
         self.iterations_done = 0  # of the last search (for measurements)
         # the last decision's root statistics (a teacher's soft targets): see search()
         self.last_search: RootStats | None = None
@@ -301,7 +304,8 @@ class MCTSAgent(Agent):
         values: greedy's (an action greedy leaves unvalued ranks last), or the network's
         logits with ``prior=net``."""
         if self.options.prior == "net":
-            logits = self.net.logits(observation["observation"])
+            hints = self.greedy.action_values(observation) if self.hinted else None
+            logits = self._prior_logits(observation["observation"], hints)
             values = {a: float(logits[a]) for a in legal}
         else:
             values = self.greedy.action_values(observation)
@@ -311,7 +315,9 @@ class MCTSAgent(Agent):
         """``legal`` in the prior's order for ``mover`` in a tree node's ``world``."""
         if self.options.prior == "net":
             self.game.observe(world, mover, self.scratch)
-            return self._ranked({"observation": self.scratch}, legal)[0]
+            hints = self._greedy_values(world, mover, legal) if self.hinted else None
+            logits = self._prior_logits(self.scratch, hints)
+            return sorted(legal, key=lambda a: -logits[a])
         if self.options.prior == "greedy" and self.greedy is not None:
             values = self._greedy_values(world, mover, legal)
             return sorted(legal, key=lambda a: -values.get(a, -math.inf))
@@ -320,6 +326,16 @@ class MCTSAgent(Agent):
         return order
 
     # ----------------------------------------------------------- the network
+    def _prior_logits(self, observation: np.ndarray, greedy_values) -> np.ndarray:
+        """The network's logits for one observation vector; a hinted network reads it
+        with the hints of ``greedy_values`` (greedy's values of the same position)."""
+        if self.hinted:
+            from .hints import encode
+
+            observation = np.concatenate(
+                [observation, encode(greedy_values, self.game.info.num_actions)])
+        return self.net.logits(observation)
+
     def _net_action(self, world, seat: int, legal: list[int]) -> int:
         """The network's favourite legal move for ``seat`` in ``world``."""
         self.game.observe(world, seat, self.scratch)

@@ -11,10 +11,11 @@ zero: 34 of Oceanos' 2,549 values at a game's start), so its cost follows what i
 the table rather than the layout's size. ``tests/agents/test_net.py`` holds it equal to
 the torch policy.
 
-Supported: the ``mlp`` and ``trunk`` encoders with ReLU or Tanh layers (the networks
-this suite trains); :func:`forward_of` says why another policy is not (hinted policies
-read greedy's hints, structured encoders reshape the observation) and the caller keeps
-torch for those.
+Supported: the ``mlp``, ``trunk`` and ``hinted`` encoders with ReLU or Tanh layers (the
+networks this suite trains; a hinted one reads the observation with greedy's hints
+appended, ``agents/hints.py``, and its features hand the hints on beside its MLP's
+output); :func:`forward_of` says why another policy is not (the structured Otys
+encoders reshape the observation) and the caller keeps torch for those.
 """
 
 from __future__ import annotations
@@ -65,13 +66,15 @@ class NetForward:
     def __init__(self, policy):
         from stable_baselines3.common.torch_layers import FlattenExtractor
 
-        from .encoders import Trunk
+        from .encoders import Hinted, Trunk
 
         if not policy.share_features_extractor:
             raise ValueError("a value head with an encoder of its own has no numpy forward")
         extractor = policy.features_extractor
-        if isinstance(extractor, Trunk):
+        self.hint_size = 0  # the hinted encoder: its features end with the last hint_size inputs
+        if isinstance(extractor, (Trunk, Hinted)):
             trunk = _layers(extractor.mlp)
+            self.hint_size = getattr(extractor, "hint_size", 0)
         elif isinstance(extractor, FlattenExtractor):
             trunk = []
         else:
@@ -92,7 +95,10 @@ class NetForward:
 
     def _trunk(self, obs: np.ndarray) -> np.ndarray:
         weight, bias = self.trunk[0]
-        return _run(self.trunk[1:], _first_product(obs, weight, bias))
+        out = _run(self.trunk[1:], _first_product(obs, weight, bias))
+        if self.hint_size:
+            return np.concatenate([out, obs[..., -self.hint_size:]], axis=-1)
+        return out
 
     def logits(self, obs: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         """The policy's logits for one observation (float32, ``num_actions``); with
@@ -152,10 +158,11 @@ def forward_of(policy) -> NetForward | None:
         return None
 
 
-def load_net(path: str | Path, env) -> tuple[NetForward, object]:
+def load_net(path: str | Path, env, hints_ok: bool = False) -> tuple[NetForward, object]:
     """``(forward, manifest)`` of an exported agent for ``env``'s game, for the search's
-    network options: a :class:`ConfigError` if it is another game's, reads teacher
-    hints, or has no numpy forward."""
+    network options: a :class:`ConfigError` if it is another game's, has no numpy
+    forward, or reads teacher hints where the caller cannot afford them (``hints_ok``:
+    the search's root prior, whose greedy values it computes anyway)."""
     from .weights import load_policy
 
     path = find_file(path)  # a relative path: here, else the installed package
@@ -168,9 +175,10 @@ def load_net(path: str | Path, env) -> tuple[NetForward, object]:
         if getattr(manifest, key) != value:
             raise ConfigError(f"network {path} was trained for {key}={getattr(manifest, key)!r}, "
                               f"this game has {key}={value!r}")
-    if manifest.hints is not None:
-        raise ConfigError(f"network {path} reads {manifest.hints} hints: a search cannot use it "
-                          "(hints run the greedy agent it is meant to replace)")
+    if manifest.hints is not None and not hints_ok:
+        raise ConfigError(f"network {path} reads {manifest.hints} hints: the search takes it "
+                          "for prior=net alone (for rollouts or leaves its hints would run the "
+                          "greedy agent it is meant to replace)")
     forward = forward_of(policy)
     if forward is None:
         raise ConfigError(f"network {path} (encoder {manifest.policy.encoder}) has no numpy "

@@ -98,7 +98,8 @@ class PPOAgent(Agent):
         from .net import forward_of
 
         # numpy's forward pass where the network has one (agents/net.py): the same
-        # choices as torch's at a fraction of the cost of one small forward pass there
+        # choices as torch's at a fraction of the cost of one small forward pass there.
+        # A hinted policy keeps torch: greedy's hints are most of its time a decision
         self.forward = forward_of(self.policy) if self.hints is None else None
 
     def reset(self, seed: int | None = None) -> None:

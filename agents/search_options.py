@@ -17,6 +17,12 @@ where the search uses it:
   seat's observation instead of the squashed score margin (``depth=0``: right after the
   candidate move).
 
+A network that reads greedy's hints (``hints: greedy``, e.g. the shipped Otys PPO
+agent) serves ``prior=net`` alone: ranking a decision's moves already costs greedy's
+values of them, and the hints are those values; in rollouts or leaves they would run
+the greedy agent the network is meant to replace, so ``rollout=net`` and ``leaf=net``
+refuse it.
+
 The network reads only observations of the re-drawn world, each from the seat it
 plays or values, so the search stays honest by construction.
 """

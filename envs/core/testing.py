@@ -140,6 +140,36 @@ def check_hidden_information(env_fn: EnvFn, seeds: range, every: int = 3) -> int
     return changed
 
 
+def check_search_sees_only_its_seat(env, agent, every: int, seed: int = 4,
+                                    max_step: int | None = None) -> int:
+    """A searching agent (``agent.search(state, legal, observation)``, reset with a
+    seed) picks the same move in a state and in a twin that differs only in what the
+    acting seat cannot see (``resample_hidden``), at every ``every``-th decision of a
+    seeded random game (up to ``max_step``). Returns how many decisions were compared
+    (a test should assert it is positive)."""
+    env.reset(seed=seed)
+    game = env.unwrapped.game
+    compared = 0
+    for step, (_, obs) in enumerate(play_random(env, make_rng(seed))):
+        if max_step is not None and step > max_step:
+            break
+        if step % every:
+            continue
+        state = env.unwrapped.state_
+        legal = np.flatnonzero(obs["action_mask"]).tolist()
+        if len(legal) < 2:
+            continue
+        twin = game.resample_hidden(state, state.current_player(), make_rng(step))
+        picks = []
+        for world in (state, twin):
+            agent.reset(step)
+            picks.append(agent.search(world, legal, obs))
+        assert picks[0] == picks[1], f"step {step}: the hidden part changed the move"
+        assert picks[0] in legal, f"step {step}: the search chose illegal {picks[0]}"
+        compared += 1
+    return compared
+
+
 def check_resample_canonical(env_fn: EnvFn, seeds: range, every: int = 5) -> int:
     """``resample_hidden`` reads nothing a seat cannot know.
 

@@ -3,7 +3,6 @@ determinism, honesty (it reads the game only through re-drawn worlds), and equal
 tournament records on one worker or two. Strength is measured in benchmarks
 (``benchmarks/results/search/``), not asserted here."""
 
-import numpy as np
 import pytest
 
 import agents
@@ -11,8 +10,7 @@ import envs
 from agents.records import RECORDS_FILE, read_records
 from benchmarks.tournament import TournamentConfig, run
 from envs.core.errors import ConfigError
-from envs.core.rng import make_rng
-from envs.core.testing import play_random
+from envs.core.testing import check_search_sees_only_its_seat
 
 TINY = "mcts:iterations=3,depth=4"
 COUNTS = [("oceanos_v0", 2), ("oceanos_v0", 5), ("otys_v0", 2), ("otys_v0", 4),
@@ -88,26 +86,9 @@ def test_the_search_sees_only_what_its_seat_may_know(env_id, crn):
     re-drawn) get the same move from the same seeded agent."""
     n = 3
     env = envs.make(env_id, num_players=n)
-    game = env.unwrapped.game
     agent = agents.make(f"mcts:iterations=16,depth=8,rollout=random,prior=none,top=0,gap=0,"
                         f"crn={crn}", env)
-    env.reset(seed=4)
-    compared = 0
-    for step, (_, obs) in enumerate(play_random(env, make_rng(4))):
-        if step % 4:
-            continue
-        state = env.unwrapped.state_
-        legal = np.flatnonzero(obs["action_mask"]).tolist()
-        if len(legal) < 2:
-            continue
-        twin = game.resample_hidden(state, state.current_player(), make_rng(step))
-        picks = []
-        for world in (state, twin):
-            agent.reset(step)
-            picks.append(agent.search(world, legal, obs))
-        assert picks[0] == picks[1], f"step {step}: the hidden part changed the move"
-        compared += 1
-    assert compared > 3
+    assert check_search_sees_only_its_seat(env, agent, every=4) > 3
 
 
 def test_a_tournament_with_mcts_gives_the_same_records_on_two_workers(tmp_path):

@@ -10,11 +10,12 @@ import torch
 
 import agents
 import envs
+from agents.hints import GreedyHints
 from agents.net import NetForward, forward_of, load_net
 from agents.weights import load_policy, save_policy
 from envs.core.errors import ConfigError
 from envs.core.rng import make_rng
-from envs.core.testing import play_random
+from envs.core.testing import check_search_sees_only_its_seat, play_random
 from training.config import TrainConfig
 from training.distill import new_network
 
@@ -82,9 +83,22 @@ def test_a_mask_leaves_only_legal_actions_a_chance(tmp_path):
     assert (logits[obs["action_mask"] == 0] < -1e8).all()
 
 
-def test_hinted_networks_keep_torch():
+def test_numpy_forward_equals_torch_for_a_hinted_network():
+    """The shipped Otys PPO agent reads greedy's hints after the observation; its
+    numpy twin hands the hints on beside the MLP as the hinted encoder does."""
     policy, manifest = load_policy(PRETRAINED / "otys_ppo.json")
-    assert manifest.hints == "greedy" and forward_of(policy) is None
+    assert manifest.hints == "greedy"
+    forward = forward_of(policy)
+    env = envs.make("otys_v0", num_players=2)
+    hints = GreedyHints(env)
+    env.reset(seed=7)
+    rows = [hints.hinted(obs) for _, obs in play_random(env, make_rng(7))][::25]
+    batch = np.stack(rows).astype(np.float32)
+    logits, values = _torch(policy, batch)
+    assert batch[:, -hints.size:].any()  # the hints are there, not zeros
+    for row, want in zip(batch, logits):
+        np.testing.assert_allclose(forward.logits(row), want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(forward.values(batch), values, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize(("env_id", "players"), [("oceanos_v0", 5), ("otontin_v0", 8)])
@@ -188,24 +202,27 @@ def test_search_with_the_network_sees_only_what_its_seat_may_know(tmp_path, env_
     what the acting seat cannot see get the same move from the same seeded agent, with
     the network as rollout policy, prior and leaf value."""
     env = envs.make(env_id, num_players=3)
-    game = env.unwrapped.game
     path = tiny_net(tmp_path, env_id, 3)
     agent = agents.make(f"mcts:iterations=12,net={path},rollout=net,prior=net,leaf=net,"
                         f"depth=6,top=0,gap=0,crn={crn}", env)
-    env.reset(seed=4)
-    compared = 0
-    for step, (_, obs) in enumerate(play_random(env, make_rng(4))):
-        if step % 5:
-            continue
-        state = env.unwrapped.state_
-        legal = np.flatnonzero(obs["action_mask"]).tolist()
-        if len(legal) < 2:
-            continue
-        twin = game.resample_hidden(state, state.current_player(), make_rng(step))
-        picks = []
-        for world in (state, twin):
-            agent.reset(step)
-            picks.append(agent.search(world, legal, obs))
-        assert picks[0] == picks[1], f"step {step}: the hidden part changed the move"
-        compared += 1
-    assert compared > 3
+    assert check_search_sees_only_its_seat(env, agent, every=5) > 3
+
+
+@pytest.mark.parametrize("crn", [0, 1], ids=["tree", "flat"])
+def test_a_hinted_network_ranks_the_search_honestly(crn):
+    """A network that reads greedy's hints (the shipped Otys PPO agent) serves as the
+    search's prior, at the root and in the tree; it plays legal moves, repeats itself,
+    and a twin differing only in what the seat cannot see gets the same move."""
+    env = envs.make("otys_v0", num_players=3)
+    spec = (f"mcts:iterations=6,net={PRETRAINED / 'otys_ppo.json'},prior=net,gap=0,top=3,"
+            f"depth=4,crn={crn}")
+    agent = agents.make(spec, env)
+    assert agent.hinted and agent.greedy is not None
+    assert check_search_sees_only_its_seat(env, agent, every=9, max_step=200) > 3
+
+
+@pytest.mark.parametrize("options", ["rollout=net,depth=4", "leaf=net,depth=2,prior=net"])
+def test_a_hinted_network_is_refused_for_rollouts_and_leaves(options):
+    env = envs.make("otys_v0", num_players=2)
+    with pytest.raises(ConfigError, match="prior=net alone"):
+        agents.make(f"mcts:net={PRETRAINED / 'otys_ppo.json'},{options}", env)
