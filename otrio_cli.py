@@ -88,17 +88,23 @@ def _demo_lineups(env_id: str) -> tuple[dict, dict[str, str], list[list[str]]]:
     config, lineup = DEMO_GAMES[env_id]
     specs = {"greedy": "greedy", "random": "random"}
     lineups = [lineup]
-    checkpoint = PRETRAINED / f"{env_id.rsplit('_v', 1)[0]}_ppo.json"  # the safe format
+    game = env_id.rsplit("_v", 1)[0]
+    others = lineup[1:]
+    checkpoint = PRETRAINED / f"{game}_ppo.json"  # the safe format
     if checkpoint.exists():
         specs["ppo"] = f"ppo:{checkpoint}"
-        others = lineup[1:]
         lineups += [["ppo", "greedy"] + others[1:], ["ppo"] + others]
+    network = PRETRAINED / f"{game}_net.json"  # distilled from search (issue 28)
+    if network.exists():
+        specs["net"] = f"net:{network}"
+        lineups.append(["net", "greedy"] + others[1:])
     return config, specs, lineups
 
 
 def _demo(args: argparse.Namespace) -> int:
-    """Short tournaments on every game: greedy against random, and the pretrained PPO
-    agent (where one is shipped) against greedy and against random."""
+    """Short tournaments on every game: greedy against random, the pretrained PPO agent
+    (where one is shipped) against greedy and against random, and the network distilled
+    from search (where one is shipped) against greedy."""
     import hashlib
     import json
 
