@@ -163,18 +163,17 @@ def load_net(path: str | Path, env, hints_ok: bool = False) -> tuple[NetForward,
     network options: a :class:`ConfigError` if it is another game's, has no numpy
     forward, or reads teacher hints where the caller cannot afford them (``hints_ok``:
     the search's root prior, whose greedy values it computes anyway)."""
-    from .weights import load_policy
+    from .weights import load_policy, misfit
 
     path = find_file(path)  # a relative path: here, else the installed package
     if not path.exists():
         raise ConfigError(f"network {path} does not exist{where_looked(path)}")
     policy, manifest = load_policy(path)
-    info = env.unwrapped.game.info
-    for key, value in (("env_id", info.env_id), ("observation_size", info.observation_size),
-                       ("num_actions", info.num_actions)):
-        if getattr(manifest, key) != value:
-            raise ConfigError(f"network {path} was trained for {key}={getattr(manifest, key)!r}, "
-                              f"this game has {key}={value!r}")
+    wrong = misfit(manifest.model_dump(), env.unwrapped.game.info)
+    if wrong:
+        key, have, value = wrong
+        raise ConfigError(f"network {path} was trained for {key}={have!r}, "
+                          f"this game has {key}={value!r}")
     if manifest.hints is not None and not hints_ok:
         raise ConfigError(f"network {path} reads {manifest.hints} hints: the search takes it "
                           "for prior=net alone (for rollouts or leaves its hints would run the "

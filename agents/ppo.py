@@ -73,15 +73,11 @@ class PPOAgent(Agent):
         else:
             self.policy, manifest = weights.load_policy(self.path)
             meta = manifest.model_dump()
-        info = env.unwrapped.game.info
-        expected = {"env_id": info.env_id, "observation_size": info.observation_size,
-                    "num_actions": info.num_actions}
-        for key, value in expected.items():
-            if meta.get(key) != value:
-                raise ConfigError(
-                    f"{what} {self.path} was trained for {key}={short_repr(meta.get(key))}, "
-                    f"this game has {key}={value!r}"
-                )
+        wrong = weights.misfit(meta, env.unwrapped.game.info)
+        if wrong:
+            key, have, value = wrong
+            raise ConfigError(f"{what} {self.path} was trained for {key}={short_repr(have)}, "
+                              f"this game has {key}={value!r}")
         if zipped:  # refused here unless trusted
             self.policy = weights.load_sb3_zip(self.path, trust, device="cpu").policy
         self.deterministic = deterministic

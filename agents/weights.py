@@ -528,6 +528,19 @@ def save_policy(policy, target: str | Path, meta: dict) -> Path:
     return out
 
 
+def misfit(meta: dict, info, **more) -> tuple[str, object, object] | None:
+    """The first of a network's recorded facts (``meta``: its manifest or metadata as a
+    dict) that does not fit the game of ``info`` (``GameInfo``: env id, observation
+    size, action count) or the ``more`` facts the caller requires (e.g. ``hints``):
+    ``(key, the network's, wanted)``, or None when it fits. Callers word the error."""
+    wanted = {"env_id": info.env_id, "observation_size": info.observation_size,
+              "num_actions": info.num_actions, **more}
+    for key, value in wanted.items():
+        if meta.get(key) != value:
+            return key, meta.get(key), value
+    return None
+
+
 def load_policy(path: str | Path):
     """``(policy, manifest)`` of an exported agent named by its ``.json`` or
     ``.safetensors``; nothing in the files is executed, and nothing is built or read in

@@ -508,16 +508,15 @@ def starting_network(path: str, cfg: TrainConfig, key: str):
     config key in errors: ``init_policy``, ``distill.init``), refused unless it plays
     this run's game and reads its observation (size and hints)."""
     import envs
-    from agents.weights import load_policy
+    from agents.weights import load_policy, misfit
     from envs.core.paths import find_file
 
     policy, manifest = load_policy(find_file(path))  # here, else the package
     info = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info
-    for name, value in (("env_id", info.env_id), ("observation_size", info.observation_size),
-                        ("num_actions", info.num_actions), ("hints", cfg.hints)):
-        if getattr(manifest, name) != value:
-            raise ConfigError(f"{key} {path} has {name}={getattr(manifest, name)!r}, "
-                              f"this run has {name}={value!r}")
+    wrong = misfit(manifest.model_dump(), info, hints=cfg.hints)
+    if wrong:
+        name, have, value = wrong
+        raise ConfigError(f"{key} {path} has {name}={have!r}, this run has {name}={value!r}")
     return policy, manifest
 
 
