@@ -6,6 +6,7 @@ as HTML pages. `otrio COMMAND --help` describes each command and every option's 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import warnings
 from pathlib import Path
@@ -244,6 +245,47 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _value_args(args: argparse.Namespace) -> int:
+    """Split ``otrio value``'s paths by action, then run it."""
+    paths = list(args.paths)
+    if args.action == "data":
+        if len(paths) != 1:
+            raise OtrioError("value data takes one config")
+        args.config = paths[0]
+    elif args.action == "fit":
+        if not args.output:
+            raise OtrioError("value fit needs --output X (writes X.json and X.safetensors)")
+        args.data = paths
+    else:
+        if len(paths) < 2:
+            raise OtrioError("value gate takes the model's .json, then the data run folders")
+        args.model, args.data = paths[0], paths[1:]
+    return _value(args)
+
+
+def _value(args: argparse.Namespace) -> int:
+    from envs.core.config import load_yaml, validate
+    from training import value_data, value_fit, value_report
+
+    if args.action == "data":
+        cfg = validate(value_data.ValueDataConfig, load_yaml(args.config, "value-data config"))
+        out = Path(args.output or f"runs/values/{Path(args.config).stem}")
+        summary = value_data.generate(cfg, out, args.workers, args.backend, args.ray_address,
+                                      progress=not args.quiet)
+        print(json.dumps(summary), flush=True)
+    elif args.action == "fit":
+        cfg = validate(value_fit.ValueFitConfig,
+                       load_yaml(args.config, "value-fit config") if args.config else {})
+        path = value_fit.fit_and_export(args.data, args.output, cfg, progress=not args.quiet)
+        print(f"value model: {path} (judge it: otrio value gate {path} {' '.join(args.data)})")
+    else:
+        out = Path(args.output or Path(args.model).with_suffix("").as_posix() + "_gate")
+        result = value_report.write_gate(args.data, args.model, out)
+        print(value_report.gate_markdown(result, f"Value gate: {args.model}"))
+        print(f"written to {out}/ (gate.json, gate.md, reliability.png)")
+    return 0
+
+
 def _evaluate_run(args: argparse.Namespace) -> int:
     from training.train import evaluate_snapshots
 
@@ -457,6 +499,28 @@ def build_parser() -> Parser:
                     help="a running Ray cluster for --backend ray (default: start one here)")
     tr.add_argument("--quiet", action="store_true", help="no progress bars")
     tr.set_defaults(func=_train)
+
+    value = sub.add_parser(
+        "value", help="value models: self-play data, the fit, and the calibration gate",
+        description="Win-probability models from cheap self-play: 'data CONFIG' plays a "
+        "value-data run (configs/values/), 'fit DATA... --output X' fits and exports X.json, "
+        "'gate MODEL DATA...' compares its predictions with the score margin's on held-out "
+        "games (AUC, Brier, log-loss per quarter of the game) and draws a reliability plot.")
+    value.add_argument("action", choices=["data", "fit", "gate"], help="what to do")
+    value.add_argument("paths", nargs="+", help="data: the YAML config; fit: the data run "
+                       "folders; gate: the model's .json, then the data run folders")
+    value.add_argument("--output", help="data: the run folder (default runs/values/NAME); fit: "
+                       "the model's path X (writes X.json, X.safetensors; required); gate: the "
+                       "report folder (default: beside the model)")
+    value.add_argument("--config", help="fit: a YAML of fit settings (default: the defaults "
+                       "of training/value_fit.py)")
+    value.add_argument("--workers", type=count_arg, default=1,
+                       help="data: processes that play (the same shards on any number)")
+    value.add_argument("--backend", choices=["local", "ray"], default="local",
+                       help="data: local processes or Ray")
+    value.add_argument("--ray-address", default=None, help="data: a running Ray cluster (default: start one here)")
+    value.add_argument("--quiet", action="store_true", help="no progress bars")
+    value.set_defaults(func=_value_args)
 
     evaluate_run = sub.add_parser(
         "evaluate-run", help="evaluate every snapshot of a training run (eval_snapshots.jsonl)")

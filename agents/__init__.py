@@ -1,6 +1,6 @@
 """Baseline agents. ``agents.make(spec, env)`` with spec ``random``, ``greedy``,
-``human``, ``net:PATH`` (an exported network; ``ppo:PATH`` also takes a trusted SB3 zip)
-or ``mcts[:key=value,...]``; then ``agent.reset(seed)`` and ``agent.act(observation)``."""
+``human``, ``net:PATH`` (an exported network; ``ppo:PATH`` also takes a trusted SB3 zip),
+``mcts[:key=value,...]`` or ``value:PATH`` (greedy's best moves judged by a value model); then ``agent.reset(seed)`` and ``agent.act(observation)``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from envs.core.errors import ConfigError
 
 from .base import Agent, RandomAgent
 
-SPECS = ("random", "greedy", "human", "net:PATH", "ppo:PATH", "mcts[:key=value,...]")
+SPECS = ("random", "greedy", "human", "net:PATH", "ppo:PATH", "mcts[:key=value,...]",
+         "value:PATH[,top=K,margin=D]")
 
 
 def _game_name(env) -> str:
@@ -37,6 +38,10 @@ def make(spec: str, env) -> Agent:
         from .ppo import PPOAgent
 
         agent = PPOAgent(arg, env, safe_only=kind == "net")
+    elif kind == "value" and arg:
+        from .value_agent import ValueAgent
+
+        agent = ValueAgent(env, arg)
     elif kind == "mcts":
         from .mcts import MCTSAgent
         from .search_options import parse_options

@@ -115,6 +115,12 @@ class MCTSAgent(Agent):
                 options.rollout == "net" or options.leaf == "net"))
             self.hinted = manifest.hints is not None
             self.seat_rows = np.zeros((self.num_players, info.observation_size), np.float32)
+        self.value_model = None
+        if options.leaf == "value":
+            from .value import load_value_model
+
+            self.value_model = load_value_model(options.value, env)
+            self.value_rows = np.zeros((self.num_players, info.observation_size), np.float32)
         self.greedy = None
         if options.uses_greedy() or self.hinted:
             from . import make
@@ -182,24 +188,38 @@ class MCTSAgent(Agent):
     def _sweep(self, state, seat: int, candidates: list[int], deadline) -> int:
         """Flat search with common random numbers: in each round one re-drawn world
         and one rollout generator serve every candidate, so candidates are compared on
-        the same luck; the best mean value wins (ties: the earlier candidate)."""
+        the same luck; the best mean value wins (ties: the earlier candidate). With
+        ``halving`` the rounds come in phases, each dropping the worse half."""
         totals = [0.0] * len(candidates)
-        rounds = max(1, self.options.iterations // len(candidates))
-        done = 0
-        for _ in range(rounds):
-            world = self.game.resample_hidden(state, seat, self.rng)
-            luck = make_rng(int(self.rng.integers(2**63)))
-            for k, action in enumerate(candidates):
-                copy = world.clone()
-                copy.apply_action(action)
-                totals[k] += self._rollout(copy, clone_rng(luck))[seat]
-            done += 1
+        alive = list(range(len(candidates)))
+        phases = max(1, math.ceil(math.log2(len(candidates)))) if self.options.halving else 1
+        budget = self.options.iterations
+        played = [0] * len(candidates)
+        for phase in range(phases):
+            rounds = max(1, budget // (phases * len(alive)))
+            for _ in range(rounds):
+                world = self.game.resample_hidden(state, seat, self.rng)
+                luck = make_rng(int(self.rng.integers(2**63)))
+                leaves = []
+                for k in alive:
+                    copy = world.clone()
+                    copy.apply_action(candidates[k])
+                    leaves.append(self._rollout(copy, clone_rng(luck), judge=False))
+                for k, value in zip(alive, self._judge(leaves)):
+                    totals[k] += value[seat]
+                    played[k] += 1
+                if deadline is not None and time.perf_counter() >= deadline:
+                    break
+            if phase < phases - 1 and len(alive) > 1:
+                alive.sort(key=lambda k: (-totals[k] / played[k], k))
+                alive = sorted(alive[: max(1, (len(alive) + 1) // 2)])
             if deadline is not None and time.perf_counter() >= deadline:
                 break
-        self.iterations_done = done * len(candidates)
-        self.last_search = RootStats(list(candidates), [t / done for t in totals],
-                                     [done] * len(candidates))
-        return candidates[max(range(len(candidates)), key=lambda k: (totals[k], -k))]
+        self.iterations_done = sum(played)
+        means = [totals[k] / played[k] if played[k] else -math.inf for k in range(len(candidates))]
+        self.last_search = RootStats(list(candidates), [m if played[k] else None for k, m in
+                                                        enumerate(means)], played)
+        return candidates[max(alive, key=lambda k: (means[k], -k))]
 
     def _iterate(self, root: _Node, world, allowed: set[int]) -> None:
         """One iteration in ``world`` (a re-drawn copy the search may change)."""
@@ -262,8 +282,9 @@ class MCTSAgent(Agent):
             for s, v in enumerate(values):
                 totals[s] += v
 
-    def _rollout(self, world, rng: np.random.Generator) -> list[float]:
-        """Play the rollout policy for ``depth`` decisions (or to the end); the value."""
+    def _rollout(self, world, rng: np.random.Generator, judge: bool = True):
+        """Play the rollout policy for ``depth`` decisions (or to the end); the value
+        (``judge=False``: the world reached, for :meth:`_judge` to value in a batch)."""
         left = self.options.depth
         policy = self.options.rollout
         while left != 0 and not world.is_terminal():
@@ -278,15 +299,39 @@ class MCTSAgent(Agent):
             else:
                 world.apply_action(legal[int(rng.integers(len(legal)))])
             left -= 1
-        return self._value(world)
+        return self._value(world) if judge else world
 
     def _value(self, world) -> list[float]:
-        """Each seat's value: end reward plus a squashed margin, or the margin alone."""
-        if not world.is_terminal():
-            if self.options.leaf == "net":
-                return self._net_values(world)
-            return squashed_margins(world.scores(), self.scale)
-        return outcome_values(world.scores(), world.winners(), self.scale, self.options.margin)
+        """Each seat's value: end reward plus a squashed margin, or the leaf's judge."""
+        return self._judge([world])[0]
+
+    def _judge(self, worlds: list) -> list[list[float]]:
+        """Each seat's value in each world: a finished game's end reward plus a squashed
+        margin; a cut one's by the ``leaf`` judge (the margin, the network, or the value
+        model on every seat's observation of every cut world in one batch)."""
+        out: list = [None] * len(worlds)
+        cut = []
+        for k, world in enumerate(worlds):
+            if world.is_terminal():
+                out[k] = outcome_values(world.scores(), world.winners(), self.scale,
+                                        self.options.margin)
+            elif self.options.leaf == "net":
+                out[k] = self._net_values(world)
+            elif self.options.leaf == "value":
+                cut.append(k)
+            else:
+                out[k] = squashed_margins(world.scores(), self.scale)
+        if cut:
+            n = self.num_players
+            rows = np.zeros((len(cut) * n, self.game.info.observation_size), np.float32)
+            for j, k in enumerate(cut):
+                for seat in range(n):
+                    self.game.observe(worlds[k], seat, rows[j * n + seat])
+            p = self.value_model.win(rows).reshape(len(cut), n)
+            p /= np.maximum(p.sum(axis=1, keepdims=True), 1e-12)
+            for j, k in enumerate(cut):
+                out[k] = (2.0 * p[j] - 1.0).tolist()
+        return out
 
     # ------------------------------------------------------------ greedy's view
     def _greedy_values(self, world, seat: int, legal: list[int]) -> dict[int, float]:

@@ -17,6 +17,15 @@ where the search uses it:
   seat's observation instead of the squashed score margin (``depth=0``: right after the
   candidate move).
 
+**The value options.** ``value=PATH`` names a value model (``agents/value.py``: a seat's
+chance to win from its observation, fitted on self-play outcomes) and ``leaf=value``
+scores a rollout cut by ``depth`` with it: each seat's chance from its own observation
+of the re-drawn world, normalised over the seats to sum to one, as the expected end
+reward ``2 p - 1`` (the scale of a finished game's value). In flat rounds (``crn=1``)
+the leaves of a round are judged in one batch. ``halving=1`` spends the flat rounds by
+sequential halving (as in Gumbel AlphaZero's root): the candidates share the budget in
+``ceil(log2 k)`` phases, and after each the worse half by mean value is dropped.
+
 A network that reads greedy's hints (``hints: greedy``, e.g. the shipped Otys PPO
 agent) serves ``prior=net`` alone: ranking a decision's moves already costs greedy's
 values of them, and the hints are those values; in rollouts or leaves they would run
@@ -36,7 +45,7 @@ from envs.core.errors import ConfigError
 
 ROLLOUTS = ("greedy", "random", "net")
 PRIORS = ("greedy", "none", "net")
-LEAVES = ("margin", "net")
+LEAVES = ("margin", "net", "value")
 # ceilings: far above any useful search, low enough that a decision always ends
 MAX_ITERATIONS = 1_000_000
 MAX_SECONDS = 3600.0
@@ -62,6 +71,8 @@ class SearchOptions:
     margin: float = 0.25  # weight of the squashed score margin at the end of a game
     leaf: str = "margin"  # the value of a depth-limited leaf: margin or net
     net: str = ""  # an exported network for rollout/prior/leaf = net
+    value: str = ""  # a value model (agents/value.py) for leaf = value
+    halving: int = 0  # 1: crn rounds spent by sequential halving over the root's candidates
 
     def uses_net(self) -> bool:
         """Whether any option asks for the network."""
@@ -88,6 +99,7 @@ class SearchOptions:
             "crn": self.crn in (0, 1),
             "margin": 0 <= self.margin <= MAX_WEIGHT,
             "leaf": self.leaf in LEAVES,
+            "halving": self.halving in (0, 1),
         }
         for name, ok in rules.items():
             if not ok:  # NaN fails every comparison above
@@ -100,9 +112,14 @@ class SearchOptions:
         if self.net and not self.uses_net():
             raise ConfigError(f"mcts option net={self.net} is used by none of rollout, prior "
                               "or leaf: add rollout=net, prior=net or leaf=net")
-        if self.leaf == "net" and self.depth < 0:
-            raise ConfigError("mcts option leaf=net values a depth-limited leaf: give depth=N "
-                              "(N >= 0 rollout decisions before the network's value)")
+        if self.leaf in ("net", "value") and self.depth < 0:
+            raise ConfigError(f"mcts option leaf={self.leaf} values a depth-limited leaf: give "
+                              "depth=N (N >= 0 rollout decisions before the model's value)")
+        if (self.leaf == "value") != bool(self.value):
+            raise ConfigError("mcts options leaf=value and value=PATH (a value model's .json) "
+                              "go together")
+        if self.halving and not self.crn:
+            raise ConfigError("mcts option halving=1 spends crn rounds: add crn=1")
         return self
 
 
@@ -120,6 +137,8 @@ HELP = {
     "margin": f"a number from 0 to {MAX_WEIGHT:g}",
     "leaf": " or ".join(LEAVES),
     "net": "the path of an exported network (X.json)",
+    "value": "the path of a value model (X.json, training/value_fit.py)",
+    "halving": "0 or 1",
 }
 # Per game: the defaults the budget studies picked (benchmarks/results/search/README.md).
 # Below the root an ISMCTS tree mixes up the hand-slot actions of different re-drawn

@@ -1,0 +1,125 @@
+"""The fast value agent: ``value:PATH[,top=K,margin=D]``.
+
+At a decision with a choice it takes greedy's ``top`` best moves, plays each in one
+re-drawn world (``Game.resample_hidden``: what the seat cannot see is drawn anew) and
+lets greedy finish the seat's own turn after it, then asks the value model (PATH, an
+exported :mod:`agents.value` model) for the seat's chance to win from its observation
+there. Judging after the rest of the turn, not right after the move, matters: mid-turn
+positions are ones the model saw only as passing states (a probe that judged the
+position one move ahead lost every game to greedy). Greedy's own favourite is kept
+unless another candidate's chance is higher by more than ``margin`` (default 0), so
+the model overrules greedy only where it sees a difference.
+
+All the candidates are judged in one batch forward; a decision costs ``top`` short
+greedy turns and one small matrix product (about a millisecond in Otys).
+
+It reads the true state only to hand it to ``resample_hidden`` and to the seat's view
+(``Game.view``: what the seat may know), like the search, so it is honest by
+construction (``tests/agents/test_value.py`` runs the twin-state check).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from envs.core.errors import ConfigError
+
+from .base import Agent
+
+MAX_TOP = 64
+MAX_TURN = 200  # decisions of the seat's own turn played out after a candidate
+
+
+def parse_value_spec(text: str) -> tuple[str, int, float]:
+    """``(path, top, margin)`` of a spec's argument ``PATH[,top=K,margin=D]``."""
+    path, *items = [part.strip() for part in text.split(",")]
+    if not path:
+        raise ConfigError("value agent: give the value model's path (value:PATH)")
+    top, margin = 3, 0.0
+    for item in items:
+        key, _, raw = item.partition("=")
+        try:
+            if key == "top":
+                top = int(raw)
+                ok = 1 <= top <= MAX_TOP
+            elif key == "margin":
+                margin = float(raw)
+                ok = math.isfinite(margin) and 0 <= margin <= 1
+            else:
+                raise ConfigError(f"value agent: unknown option {key[:40]!r} (known: top, margin)")
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ConfigError(f"value agent: option {item[:60]!r} is out of range (top: 1 to "
+                              f"{MAX_TOP}; margin: 0 to 1)")
+    return path, top, margin
+
+
+class ValueAgent(Agent):
+    """Greedy's best few moves judged by a value model after the own turn (see the
+    module docstring)."""
+
+    def __init__(self, env, argument: str):
+        super().__init__()
+        from . import make
+        from .value import load_value_model
+
+        path, self.top, self.margin = parse_value_spec(argument)
+        self.env = env
+        self.game = env.unwrapped.game
+        self.model = load_value_model(path, env)
+        self.greedy = make("greedy", env)
+        self.rows = np.zeros((self.top, self.game.info.observation_size), np.float32)
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.greedy.reset(seed)
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        legal = np.flatnonzero(observation["action_mask"]).tolist()
+        if len(legal) == 1:
+            return legal[0]
+        state = self.env.unwrapped.state_
+        return self.choose_state(state, state.current_player(), legal, self.rng)
+
+    def search(self, state, legal: list[int], observation=None) -> int:
+        """The move at ``state`` for its acting seat (the twin-state honesty check's
+        entry point, as the search agent's)."""
+        return self.choose_state(state, state.current_player(), legal, self.rng)
+
+    def _greedy_move(self, world, seat: int, legal: list[int]) -> int:
+        values = self.greedy.values_of_view(self.game.view(world, seat), legal)
+        return max(legal, key=lambda a: values.get(a, -math.inf))
+
+    def choose_state(self, state, seat: int, legal: list[int], rng: np.random.Generator) -> int:
+        """The move for ``seat`` at ``state`` (read through a re-drawn world and the
+        seat's view only); ``rng`` draws the world."""
+        values = self.greedy.values_of_view(self.game.view(state, seat), legal)
+        ranked = sorted(legal, key=lambda a: -values.get(a, -math.inf))[: self.top]
+        if len(ranked) == 1:
+            return ranked[0]
+        world = self.game.resample_hidden(state, seat, rng)
+        ended: dict[int, float] = {}  # candidates whose turn ends the game: its result
+        for k, action in enumerate(ranked):
+            copy = world.clone()
+            copy.apply_action(action)
+            for _ in range(MAX_TURN):
+                if copy.is_terminal() or copy.current_player() != seat:
+                    break
+                options = copy.legal_actions()
+                copy.apply_action(options[0] if len(options) == 1
+                                  else self._greedy_move(copy, seat, options))
+            self.game.observe(copy, seat, self.rows[k])
+            if copy.is_terminal():
+                won = copy.winners()
+                ended[k] = 1.0 / len(won) if seat in won else 0.0
+        chances = self.model.win(self.rows[: len(ranked)])
+        for k, share in ended.items():
+            chances[k] = share
+        best = int(np.argmax(chances))
+        return ranked[best] if chances[best] > chances[0] + self.margin else ranked[0]
+
+
+__all__ = ["ValueAgent", "parse_value_spec"]

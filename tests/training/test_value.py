@@ -1,0 +1,234 @@
+"""Value models (training/value_data.py, value_fit.py, value_report.py; agents/value.py,
+value_agent.py; the search's leaf=value): a tiny end-to-end run (self-play data -> fit
+-> export -> gate -> play), resume equal to an uninterrupted run, one worker or two give
+the same data, data verified before it counts, loading without code, honesty of the
+agents that use a model. Strength is measured in benchmarks, never here."""
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+import agents
+import envs
+from agents.arena import play_seated
+from agents.value import load_value_model
+from envs.core.errors import ConfigError, StateError
+from envs.core.testing import check_search_sees_only_its_seat
+from training import value_data
+from training.value_data import (
+    ValueDataConfig,
+    content_digest,
+    generate,
+    load_rows,
+    read_shard,
+    shard_path,
+    shard_tasks,
+    verify_shard,
+    win_shares,
+)
+from training.value_fit import ValueFitConfig, fit_and_export, split
+from training.value_report import auc, brier, gate, log_loss, logistic_1d, write_gate
+
+TINY = dict(env="otys_v0", players=[2, 3], games=24, shard_games=6, positions=4,
+            mixture={"greedy": 1.0, "explore": 1.0})
+
+
+def digests(folder):
+    return {k: v["digest"] for k, v in json.loads((folder / "manifest.json").read_text())
+            ["shards"].items()}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """A tiny value-data run and a model fitted on it."""
+    folder = tmp_path_factory.mktemp("values") / "data"
+    summary = generate(ValueDataConfig(**TINY), folder, progress=False)
+    model = fit_and_export([folder], folder.parent / "model" / "otys_value",
+                           ValueFitConfig(hidden=[8], epochs=2, batch=64), progress=False)
+    return folder, model, summary
+
+
+def test_a_run_keeps_every_seat_at_each_sampled_position_with_its_outcome(run):
+    folder, _, summary = run
+    assert summary["games"] == 24 and summary["positions"] == 24 * 4
+    rows = load_rows(folder)
+    assert len(rows["win"]) == summary["rows"] == 12 * 4 * 2 + 12 * 4 * 3
+    for g in np.unique(rows["game"]):  # each game's rows: its win shares sum to 1 a position
+        at = rows["game"] == g
+        n = int(rows["players"][at][0])
+        shares = rows["win"][at].reshape(-1, n)
+        assert np.allclose(shares.sum(axis=1), 1.0) and (shares == shares[0]).all()
+        assert rows["acting"][at].reshape(-1, n).sum(axis=1).tolist() == [1] * len(shares)
+        margins = rows["margin"][at].reshape(-1, n)[0]
+        assert (margins >= 0).sum() >= 1  # the leader's margin over its best rival
+    assert rows["progress"].min() >= 0 and rows["progress"].max() < 1
+
+
+def test_win_shares_split_a_tie():
+    assert win_shares([1], 3) == [0.0, 1.0, 0.0]
+    assert win_shares([0, 2], 3) == [0.5, 0.0, 0.5]
+    assert win_shares([], 2) == [0.0, 0.0]
+
+
+def test_one_worker_or_two_write_the_same_shards(run, tmp_path):
+    folder, _, _ = run
+    generate(ValueDataConfig(**TINY), tmp_path / "two", workers=2, progress=False)
+    assert digests(tmp_path / "two") == digests(folder)
+
+
+def test_an_interrupted_run_resumes_to_the_same_shards(run, tmp_path):
+    folder, _, _ = run
+    cut = tmp_path / "cut"
+    shutil.copytree(folder, cut)
+    manifest = json.loads((cut / "manifest.json").read_text())
+    del manifest["shards"]["3"]  # killed before shard 3 was recorded; shard 2 half-written
+    (cut / "manifest.json").write_text(json.dumps(manifest))
+    shard_path(cut, 3).unlink()
+    shard_path(cut, 2).write_bytes(b"PK\x03\x04 torn")
+    manifest["shards"]["2"]["digest"] = "0" * 64
+    (cut / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.warns(UserWarning, match="shard 2 is played again"):
+        summary = generate(ValueDataConfig(**TINY), cut, progress=False)
+    assert summary["played_now"] == 2 and digests(cut) == digests(folder)
+
+
+def test_a_run_of_another_config_is_refused(run):
+    folder, _, _ = run
+    with pytest.raises(ConfigError, match="another config"):
+        generate(ValueDataConfig(**{**TINY, "seed": 1}), folder, progress=False)
+
+
+def test_a_tampered_label_is_refused_even_with_a_matching_digest(run, tmp_path):
+    folder, _, _ = run
+    task = shard_tasks(ValueDataConfig(**TINY))[0]
+    arrays = read_shard(shard_path(folder, 0))
+    verify_shard(task, arrays)  # the real shard passes
+    for key, change in (("win", lambda a: 1.0 - a), ("obs", lambda a: a + 1.0),
+                        ("actions", lambda a: a[::-1].copy()), ("steps", lambda a: a + 1)):
+        bad = dict(arrays)
+        bad[key] = change(arrays[key])
+        with pytest.raises(StateError):
+            verify_shard(task, bad)
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    bad = dict(arrays, win=1.0 - arrays["win"])
+    value_data.write_shard(shard_path(copy, 0), bad)  # the digest in the manifest now differs
+    with pytest.raises(StateError, match="digest"):
+        load_rows(copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["shards"]["0"]["digest"] = content_digest(bad)  # and a self-consistent manifest
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(StateError, match="'win' rows"):
+        load_rows(copy)
+
+
+def test_a_shard_that_would_unpack_too_large_or_is_not_numpy_is_refused(run, tmp_path):
+    folder, _, _ = run
+    with pytest.raises(StateError, match="would unpack"):
+        read_shard(shard_path(folder, 0), max_bytes=1000)
+    (tmp_path / "x.npz").write_bytes(b"not a zip")
+    with pytest.raises(StateError, match="not a value-data shard"):
+        read_shard(tmp_path / "x.npz")
+    np.savez(tmp_path / "p.npz", obs=np.array([{"a": 1}], dtype=object))
+    with pytest.raises(StateError):  # object arrays would need pickle: refused
+        read_shard(tmp_path / "p.npz")
+
+
+def test_bad_configs_are_clear_errors():
+    for bad, named in (({"players": [1]}, "num_players"), ({"mixture": {"smart": 1.0}}, "smart"),
+                       ({"mixture": {"greedy": 0.0}}, "weight"), ({"games": 0}, "games"),
+                       ({"config": {"num_players": 2}}, "players"), ({"colour": 1}, "colour")):
+        with pytest.raises((ConfigError, ValueError), match=named):
+            ValueDataConfig(**{**TINY, **bad})
+
+
+def test_the_split_is_by_game(run):
+    rows = load_rows(run[0])
+    masks = split(rows)
+    assert sum(m.sum() for m in masks.values()) == len(rows["game"])
+    for name, mask in masks.items():
+        others = np.logical_or.reduce([m for k, m in masks.items() if k != name])
+        assert not set(rows["game"][mask]) & set(rows["game"][others])
+
+
+def test_the_exported_model_loads_without_code_and_matches_its_fit(run, tmp_path):
+    _, model_path, _ = run
+    env = envs.make("otys_v0", num_players=2)
+    model = load_value_model(model_path, env)
+    rows = load_rows(run[0])
+    p = model.win(rows["obs"][:7])
+    assert p.shape == (7,) and ((p > 0) & (p < 1)).all()
+    one = np.array([model.win(row) for row in rows["obs"][:7]])  # the sparse one-row path
+    assert np.allclose(one, p, atol=1e-6)
+    with pytest.raises(ConfigError, match="fitted for env_id"):
+        load_value_model(model_path, envs.make("oceanos_v0", num_players=2))
+    copy = tmp_path / "m"
+    shutil.copytree(model_path.parent, copy)
+    weights = copy / "otys_value.safetensors"
+    data = bytearray(weights.read_bytes())
+    data[-1] ^= 1
+    weights.write_bytes(bytes(data))
+    with pytest.raises(ConfigError, match="do not match"):
+        load_value_model(copy / "otys_value.json", env)
+    manifest = json.loads((copy / "otys_value.json").read_text())
+    manifest["hidden"] = [9]
+    (copy / "otys_value.json").write_text(json.dumps(manifest))
+    with pytest.raises(ConfigError):
+        load_value_model(copy / "otys_value.json", env)
+
+
+def test_gate_metrics_on_known_answers():
+    label = np.array([False, False, True, True])
+    assert auc(np.array([0.1, 0.2, 0.3, 0.4]), label) == 1.0
+    assert auc(np.array([0.4, 0.3, 0.2, 0.1]), label) == 0.0
+    assert auc(np.array([0.5, 0.5, 0.5, 0.5]), label) == 0.5
+    assert brier(np.array([1.0, 0.0]), np.array([1.0, 1.0])) == 0.5
+    assert log_loss(np.array([0.5]), np.array([1.0])) == pytest.approx(np.log(2))
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=20000)
+    y = (rng.random(20000) < 1 / (1 + np.exp(-(2.0 * x - 0.5)))).astype(float)
+    a, b = logistic_1d(x, y)
+    assert a == pytest.approx(2.0, abs=0.1) and b == pytest.approx(-0.5, abs=0.1)
+
+
+def test_the_gate_reports_every_quarter_and_writes_its_files(run, tmp_path):
+    folder, model_path, _ = run
+    result = write_gate([folder], model_path, tmp_path / "gate")
+    assert {(e["players"], e["quarter"]) for e in result["table"]} <= {
+        (n, q) for n in (2, 3) for q in (1, 2, 3, 4)}
+    assert isinstance(result["passes"], bool)
+    for name in ("gate.json", "gate.md", "reliability.png"):
+        assert (tmp_path / "gate" / name).stat().st_size > 0
+    rows = load_rows(folder)
+    perfect = type("Oracle", (), {"win": staticmethod(lambda obs: np.zeros(len(obs)))})
+    zero = gate(rows, perfect, 5.0)
+    assert all(e["model"]["auc"] in (0.5,) or np.isnan(e["model"]["auc"]) for e in zero["table"])
+
+
+@pytest.mark.parametrize("spec", ["value:{m}", "value:{m},top=2,margin=0.05",
+                                  "mcts:iterations=6,crn=1,top=3,depth=2,leaf=value,value={m}",
+                                  "mcts:iterations=8,crn=1,top=4,depth=0,leaf=value,value={m},"
+                                  "halving=1"])
+def test_agents_with_the_model_play_legal_games_and_see_only_their_seat(run, spec):
+    env = envs.make("otys_v0", num_players=2)
+    agent = agents.make(spec.format(m=run[1]), env)
+    assert check_search_sees_only_its_seat(env, agent, every=25, max_step=150) > 1
+    env.reset(seed=1)
+    players = [agent, agents.make("greedy", env)]
+    for k, p in enumerate(players):
+        p.reset(k)
+    assert play_seated(env, players) > 0  # an illegal move would raise in the env
+    assert env.unwrapped.state_.is_terminal()
+
+
+def test_value_options_are_checked():
+    env = envs.make("otys_v0", num_players=2)
+    for spec, named in (("mcts:leaf=value", "value=PATH"), ("mcts:value=x.json", "value=PATH"),
+                        ("mcts:leaf=value,value=x.json,depth=-1", "depth"),
+                        ("mcts:halving=1,crn=0", "crn=1"), ("value:", "value:PATH"),
+                        ("value:x.json,top=0", "top"), ("value:x.json,speed=2", "speed"),
+                        ("value:missing.json", "does not exist")):
+        with pytest.raises(ConfigError, match=named):
+            agents.make(spec, env)

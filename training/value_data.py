@@ -1,0 +1,516 @@
+"""Self-play data for value models: cheap games, each seat's outcome as the label.
+
+A value needs no search to label it: the game's end is the label. This module plays
+seeded games between a *mixture* of fast seat policies and keeps, at positions sampled
+across the whole game, **every seat's observation** with that seat's outcome:
+
+- ``win``: the seat's win share (1 a sole winner, 1/k in a k-way tie, 0 otherwise; a
+  game that every seat shares pays 1/n to each);
+- ``margin``: the seat's final score minus the best rival's (raw points; the search's
+  baseline judges a position by the same difference, taken mid-game);
+- ``now``: that difference at the sampled position (the score-margin baseline that a
+  value model must beat, :mod:`training.value_report`);
+- ``progress``: the position's place in the game (its choice decision's index over the
+  game's choice decisions, 0 at the first), for per-quarter reports;
+- ``seat``, ``acting`` (the seat is the one to move), ``players``, ``game`` (its index
+  in the run, so held-out sets split by game, never inside one).
+
+**Seat policies** (:data:`POLICIES`): ``greedy`` (the game's heuristic, ties by the
+game's generator), ``explore`` (greedy, but at a share ``eps`` of its decisions a
+uniform pick among greedy's ``top`` best moves: the coverage a value needs of the
+positions just off greedy's line) and ``random``; ``value:PATH`` seats the fast value
+agent (:mod:`agents.value_agent`) so that a later round learns from the positions its
+own choices lead to. Each seat of each game draws its policy from the mixture.
+
+**Shards and records.** A run is a folder of shards (``shard_00000.npz``, numpy arrays,
+no pickle) of ``shard_games`` games at one player count, and ``manifest.json``: the
+config and, per shard written, its player count, rows and the digest of its arrays
+(:func:`content_digest`; a zip's own bytes carry a time stamp). A shard also keeps what
+re-plays it: each game's seed, policies and actions; :func:`verify_shard` re-plays every
+game through the engine (no agent) and checks every row and label, so data counts only
+after it is verified (a resume verifies what it keeps; a fit verifies what it reads).
+
+A shard depends on its task alone (the run's seed and the shard's index), so 1 worker,
+N workers and Ray write the same data, and a run killed at any point resumes to the
+same shards: those named in the manifest with a matching digest whose games re-play to
+their rows are kept; the rest (torn, missing, altered) are played again, with a warning
+naming each one that was named but did not hold.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import time
+import warnings
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import Field, field_validator, model_validator
+
+from agents.records import open_read, read_run_file, write_atomic
+from envs.core.config import StrictModel
+from envs.core.errors import ConfigError, StateError
+from envs.core.rng import derive_seed, make_rng
+
+FORMAT = "otrio-value-data/1"
+MANIFEST = "manifest.json"
+POLICIES = ("greedy", "explore", "random")  # plus value:PATH
+MAX_SHARD_BYTES = 1 << 31  # uncompressed arrays of one shard (2 GiB)
+GAME_FIELDS = ("seeds", "policies", "actions", "offsets", "scores", "steps", "kept")
+ROW_FIELDS = ("obs", "seat", "acting", "players", "game", "progress", "now", "win", "margin")
+
+
+class ValueDataConfig(StrictModel):
+    """What a value-data run plays (YAML; unknown keys refused)."""
+
+    kind: str = "value_data"
+    env: str = "otys_v0"
+    config: dict[str, Any] = {}  # the game config, num_players aside
+    players: list[int] = [2]  # player counts, shards spread over them in turn
+    games: int = Field(1000, ge=1, le=10_000_000)
+    shard_games: int = Field(50, ge=1, le=100_000)
+    positions: int = Field(12, ge=1, le=10_000)  # positions kept a game (each: every seat)
+    seed: int = Field(0, ge=0, le=2**63 - 1)
+    mixture: dict[str, float] = {"greedy": 1.0}  # policy -> weight
+    eps: float = Field(0.1, ge=0, le=1)  # explore: share of decisions off greedy's best
+    top: int = Field(3, ge=2, le=64)  # explore: among greedy's ``top`` best moves
+
+    @field_validator("kind")
+    @classmethod
+    def _kind(cls, value: str) -> str:
+        if value != "value_data":
+            raise ValueError(f"kind must be value_data, got {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _check(self) -> ValueDataConfig:
+        import envs
+
+        if "num_players" in self.config:
+            raise ValueError("config.num_players: give the counts in players")
+        for n in self.players:  # each count with the game config: checked by the game
+            envs.make(self.env, num_players=n, **self.config)
+        if not self.mixture or any(w <= 0 for w in self.mixture.values()):
+            raise ValueError("mixture: give each policy a weight > 0")
+        for name in self.mixture:
+            if name not in POLICIES and not name.startswith("value:"):
+                raise ValueError(f"mixture policy {name!r} is unknown "
+                                 f"(known: {', '.join(POLICIES)}, value:PATH)")
+        return self
+
+    def shard_count(self) -> int:
+        """Shards of the run (the last one may hold fewer games)."""
+        return -(-self.games // self.shard_games)
+
+
+@dataclass(frozen=True)
+class ShardTask:
+    """One shard: its index, the run's config and the games it plays."""
+
+    index: int
+    cfg: ValueDataConfig
+    num_players: int
+    first_game: int
+    games: int
+
+    def seed(self, g: int) -> int:
+        """The seed of game ``g`` of the run (its deal and every draw of its policies)."""
+        return derive_seed(self.cfg.seed, "value-data", g)
+
+
+def shard_tasks(cfg: ValueDataConfig) -> list[ShardTask]:
+    """The run's shards, player counts taken in turn."""
+    tasks = []
+    for k in range(cfg.shard_count()):
+        first = k * cfg.shard_games
+        tasks.append(ShardTask(k, cfg, cfg.players[k % len(cfg.players)], first,
+                               min(cfg.shard_games, cfg.games - first)))
+    return tasks
+
+
+# ------------------------------------------------------------------ playing
+class _Seats:
+    """The policies of one process, built once: greedy, and any value agents."""
+
+    def __init__(self, env):
+        import agents
+
+        self.env = env
+        self.game = env.unwrapped.game
+        self.greedy = agents.make("greedy", env)
+        self.values: dict[str, Any] = {}
+        self.scratch = np.zeros(self.game.info.observation_size, np.float32)
+
+    def value_agent(self, name: str):
+        if name not in self.values:
+            import agents
+
+            self.values[name] = agents.make(name, self.env)
+        return self.values[name]
+
+    def choose(self, policy: str, state, seat: int, legal: list[int], rng, cfg) -> int:
+        """``policy``'s move for ``seat`` (``rng``: the game's, for ties and exploration)."""
+        if policy == "random":
+            return legal[int(rng.integers(len(legal)))]
+        if policy.startswith("value:"):
+            return self.value_agent(policy).choose_state(state, seat, legal, rng)
+        values = self.greedy.values_of_view(self.game.view(state, seat), legal)
+        if policy == "explore" and rng.random() < cfg.eps:
+            ranked = sorted(legal, key=lambda a: -values.get(a, -np.inf))
+            return ranked[int(rng.integers(min(cfg.top, len(ranked))))]
+        best = max(values.get(a, -np.inf) for a in legal)
+        ties = [a for a in legal if values.get(a, -np.inf) >= best - 1e-9]
+        return ties[int(rng.integers(len(ties)))] if len(ties) > 1 else ties[0]
+
+
+_SEATS: dict[str, _Seats] = {}
+
+
+def _env_for(task: ShardTask):
+    import envs
+
+    key = f"{task.cfg.env}|{task.num_players}|{json.dumps(task.cfg.config, sort_keys=True)}"
+    if key not in _SEATS:
+        _SEATS[key] = _Seats(envs.make(task.cfg.env, num_players=task.num_players,
+                                       **task.cfg.config))
+    return _SEATS[key]
+
+
+def win_shares(winners: list[int], n: int) -> list[float]:
+    """Each seat's share of the victory: 1/k to each of k winners, 0 to the others
+    (no winner: a truncated game, 0 to all)."""
+    won = set(winners)
+    return [1.0 / len(won) if s in won else 0.0 for s in range(n)]
+
+
+def margins(scores: list[int]) -> list[int]:
+    """Each seat's score minus the best rival's."""
+    return [scores[s] - max(scores[t] for t in range(len(scores)) if t != s)
+            for s in range(len(scores))]
+
+
+def _policies(cfg: ValueDataConfig, n: int, rng) -> list[int]:
+    names = list(cfg.mixture)
+    weights = np.array([cfg.mixture[k] for k in names], float)
+    return [int(rng.choice(len(names), p=weights / weights.sum())) for _ in range(n)]
+
+
+def _observe_all(seats: _Seats, state, n: int) -> tuple[np.ndarray, list[int]]:
+    """Every seat's observation of ``state`` and each seat's score margin now."""
+    obs = np.zeros((n, seats.game.info.observation_size), np.float32)
+    for seat in range(n):
+        seats.game.observe(state, seat, obs[seat])
+    return obs, margins(list(state.scores()))
+
+
+def play_game(seats: _Seats, cfg: ValueDataConfig, n: int, seed: int) -> dict[str, Any]:
+    """One game of the mixture: its policies (indices into the mixture), actions and
+    result, and ``cfg.positions`` of its choice decisions drawn uniformly (reservoir
+    sampling, so the game is observed once, as it is played): each one's step, its
+    index among the choice decisions, every seat's observation and margin there."""
+    env = seats.env
+    rng = make_rng(derive_seed(seed, "seats"))
+    policies = _policies(cfg, n, rng)
+    names = list(cfg.mixture)
+    env.reset(seed=seed)
+    state = env.unwrapped.state_
+    actions: list[int] = []
+    kept: list[tuple] = []  # (step, choice index, observations, margins now)
+    choices = 0
+    limit = seats.game.info.max_decisions
+    while not state.is_terminal() and len(actions) < limit:
+        legal = state.legal_actions()
+        if len(legal) > 1:
+            slot = choices if choices < cfg.positions else int(rng.integers(choices + 1))
+            if slot < cfg.positions:
+                entry = (len(actions), choices, state.current_player(),
+                         *_observe_all(seats, state, n))
+                kept.append(entry) if slot == len(kept) else kept.__setitem__(slot, entry)
+            seat = state.current_player()
+            action = seats.choose(names[policies[seat]], state, seat, legal, rng, cfg)
+            choices += 1
+        else:
+            action = legal[0]
+        state.apply_action(action)
+        actions.append(action)
+    finished = state.is_terminal()
+    return {"policies": policies, "actions": actions, "choices": choices,
+            "kept": sorted(kept, key=lambda e: e[0]), "scores": list(state.scores()),
+            "winners": list(state.winners()) if finished else []}
+
+
+def game_rows(played: dict[str, Any], g: int, n: int) -> dict[str, list]:
+    """The rows of one played game: every seat at each kept position, with its labels."""
+    win = win_shares(played["winners"], n)
+    final = margins(played["scores"])
+    total = max(1, played["choices"])
+    out: dict[str, list] = {k: [] for k in ROW_FIELDS}
+    for _, index, mover, obs, now in played["kept"]:
+        for seat in range(n):
+            for key, value in (("obs", obs[seat]), ("seat", seat), ("acting", seat == mover),
+                               ("players", n), ("game", g), ("progress", index / total),
+                               ("now", now[seat]), ("win", win[seat]), ("margin", final[seat])):
+                out[key].append(value)
+    return out
+
+
+def replay_game(seats: _Seats, seed: int, actions: list[int], steps: list[int], g: int,
+                n: int) -> dict[str, Any]:
+    """Re-play a game's recorded actions through the engine alone (no policy): what
+    :func:`play_game` returns for it, with each kept step's mover; StateError for an
+    illegal action or a kept step where the mover had no choice."""
+    env = seats.env
+    env.reset(seed=seed)
+    state = env.unwrapped.state_
+    wanted = set(steps)
+    kept, choices = [], 0
+    for step, action in enumerate(actions):
+        legal = state.legal_actions()
+        if step in wanted:
+            if len(legal) < 2:
+                raise StateError(f"game {g}: step {step} is kept but had no choice")
+            kept.append((step, choices, state.current_player(), *_observe_all(seats, state, n)))
+        choices += len(legal) > 1
+        if action not in legal:
+            raise StateError(f"game {g}: action {action} at step {step} is not legal")
+        state.apply_action(action)
+    if not state.is_terminal() and len(actions) < seats.game.info.max_decisions:
+        raise StateError(f"game {g} stops before its end")
+    return {"actions": list(actions), "choices": choices, "kept": kept,
+            "scores": list(state.scores()),
+            "winners": list(state.winners()) if state.is_terminal() else []}
+
+
+DTYPES = {"obs": np.float32, "seat": np.int8, "acting": np.bool_, "players": np.int8,
+          "game": np.int32, "progress": np.float32, "now": np.float32, "win": np.float32,
+          "margin": np.float32}
+
+
+def play_shard(task: ShardTask) -> dict[str, np.ndarray]:
+    """Play ``task``'s games; the shard's arrays (rows, and what re-plays them)."""
+    seats = _env_for(task)
+    n, size = task.num_players, seats.game.info.observation_size
+    rows: dict[str, list] = {k: [] for k in ROW_FIELDS}
+    seeds, policies, actions, offsets, scores, steps, kept = [], [], [], [0], [], [], []
+    start = time.perf_counter()
+    for g in range(task.first_game, task.first_game + task.games):
+        seed = task.seed(g)
+        played = play_game(seats, task.cfg, n, seed)
+        for key, values in game_rows(played, g, n).items():
+            rows[key].extend(values)
+        seeds.append(seed)
+        policies.append(played["policies"])
+        actions.extend(played["actions"])
+        offsets.append(len(actions))
+        scores.append(played["scores"])
+        steps.extend(e[0] for e in played["kept"])
+        kept.append(len(played["kept"]))
+    arrays = {k: np.asarray(rows[k], DTYPES[k]) for k in ROW_FIELDS}
+    arrays["obs"] = arrays["obs"].reshape(-1, size)
+    arrays.update(seeds=np.asarray(seeds, np.uint64), policies=np.asarray(policies, np.int8),
+                  actions=np.asarray(actions, np.int16), offsets=np.asarray(offsets, np.int64),
+                  scores=np.asarray(scores, np.int32), steps=np.asarray(steps, np.int32),
+                  kept=np.asarray(kept, np.int32),
+                  seconds=np.asarray([time.perf_counter() - start], np.float64))
+    return arrays
+
+
+def content_digest(arrays: dict[str, np.ndarray]) -> str:
+    """sha256 of a shard's arrays (names, dtypes, shapes and bytes), wall time aside."""
+    h = hashlib.sha256()
+    for name in sorted(arrays):
+        if name == "seconds":
+            continue
+        a = np.ascontiguousarray(arrays[name])
+        h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def verify_shard(task: ShardTask, arrays: dict[str, np.ndarray]) -> None:
+    """Re-play every game of a shard through the engine alone (no policy: cheap) and
+    check each row and label against it: StateError naming the first difference. The
+    policies that chose the moves are not re-run; any legal game's outcome is a true
+    label of its positions."""
+    seats = _env_for(task)
+    n = task.num_players
+    offsets, kept = arrays["offsets"], arrays["kept"]
+    if not (len(arrays["seeds"]) == len(kept) == task.games and len(offsets) == task.games + 1
+            and offsets[0] == 0 and np.all(np.diff(offsets) >= 0)
+            and offsets[-1] == len(arrays["actions"]) and kept.sum() == len(arrays["steps"])
+            and np.all(kept >= 0)):
+        raise StateError(f"shard {task.index} is not laid out as {task.games} games")
+    row, first = 0, 0
+    for k in range(task.games):
+        g = task.first_game + k
+        seed = int(arrays["seeds"][k])
+        if seed != task.seed(g):
+            raise StateError(f"game {g} of shard {task.index} has another seed than its task")
+        steps = arrays["steps"][first:first + int(kept[k])].tolist()
+        first += int(kept[k])
+        played = replay_game(seats, seed, arrays["actions"][offsets[k]:offsets[k + 1]].tolist(),
+                             steps, g, n)
+        if played["scores"] != arrays["scores"][k].tolist():
+            raise StateError(f"game {g} of shard {task.index} re-plays to other scores")
+        want = game_rows(played, g, n)
+        count = len(want["seat"])
+        for key in ROW_FIELDS:
+            have = arrays[key][row:row + count]
+            if have.shape[0] != count or not np.array_equal(
+                    have, np.asarray(want[key], DTYPES[key]).reshape(have.shape)):
+                raise StateError(f"shard {task.index}, game {g}: its {key!r} rows are not "
+                                 "what the game re-plays to")
+        row += count
+    if row != len(arrays["seat"]):
+        raise StateError(f"shard {task.index} has {len(arrays['seat']) - row} rows of no game")
+
+
+# ------------------------------------------------------------------ files
+def shard_path(folder: Path, index: int) -> Path:
+    """The file of shard ``index`` in a run folder."""
+    return Path(folder) / f"shard_{index:05d}.npz"
+
+
+def write_shard(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """The arrays as one compressed ``.npz``, written atomically (a link is replaced)."""
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    write_atomic(path, buf.getvalue())
+
+
+def read_shard(path: Path, max_bytes: int = MAX_SHARD_BYTES) -> dict[str, np.ndarray]:
+    """A shard's arrays, read without following a link, without pickle, and refused
+    (StateError) before decompressing when they would exceed ``max_bytes``."""
+    try:
+        with open_read(path) as fh:
+            data = fh.read()
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            declared = sum(info.file_size for info in zf.infolist())
+        if declared > max_bytes:
+            raise StateError(f"{path} would unpack to {declared} bytes (limit {max_bytes})")
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+    except StateError:
+        raise
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as err:
+        raise StateError(f"{path} is not a value-data shard: {str(err)[:120]}") from None
+    missing = [k for k in (*ROW_FIELDS, *GAME_FIELDS) if k not in arrays]
+    if missing:
+        raise StateError(f"{path} is not a value-data shard: no {missing[0]!r} array")
+    return arrays
+
+
+def read_manifest(folder: Path) -> dict[str, Any] | None:
+    """The run's manifest (None: a new run); StateError if it is not one."""
+    path = Path(folder) / MANIFEST
+    if not path.exists() and not path.is_symlink():
+        return None
+    saved = read_run_file(path)
+    if saved.get("format") != FORMAT or not isinstance(saved.get("shards"), dict):
+        raise StateError(f"{path} is not a value-data manifest ({FORMAT})")
+    return saved
+
+
+def _write_manifest(folder: Path, cfg: ValueDataConfig, shards: dict[str, dict]) -> None:
+    data = {"format": FORMAT, "config": cfg.model_dump(), "shards": shards}
+    write_atomic(Path(folder) / MANIFEST, json.dumps(data, indent=1, sort_keys=True).encode())
+
+
+def generate(cfg: ValueDataConfig, folder: str | Path, workers: int = 1, backend: str = "local",
+             ray_address: str | None = None, progress: bool = True) -> dict[str, Any]:
+    """Play (or resume) the run into ``folder``: every shard of the config, verified.
+    Returns the summary (games, rows, positions a second)."""
+    from tqdm import tqdm
+
+    from agents.parallel import run_ordered
+    from agents.run_lock import RunLock
+
+    folder = Path(folder)
+    with RunLock(folder):
+        saved = read_manifest(folder)
+        shards: dict[str, dict] = {}
+        if saved is not None:
+            if saved["config"] != cfg.model_dump():
+                raise ConfigError(f"{folder} holds a value-data run of another config; "
+                                  "use another folder")
+            shards = saved["shards"]
+        tasks = shard_tasks(cfg)
+        todo = []
+        for task in tasks:
+            entry = shards.get(str(task.index))
+            path = shard_path(folder, task.index)
+            if entry is not None and (path.exists() or path.is_symlink()):
+                try:
+                    arrays = read_shard(path)
+                    if content_digest(arrays) != entry.get("digest"):
+                        raise StateError(f"{path} does not match its digest in the manifest")
+                    verify_shard(task, arrays)
+                    continue
+                except StateError as err:  # played again: a shard depends on its task alone
+                    warnings.warn(f"{err}; shard {task.index} is played again", stacklevel=2)
+            shards.pop(str(task.index), None)
+            todo.append(task)
+        seconds = 0.0
+        bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), unit="shard",
+                   desc=f"{cfg.env} value data", disable=not progress)
+        for task, arrays in zip(todo, run_ordered(play_shard, todo, workers, backend,
+                                                  ray_address, chunksize=1)):
+            write_shard(shard_path(folder, task.index), arrays)
+            seconds += float(arrays["seconds"][0])
+            shards[str(task.index)] = {"players": task.num_players, "games": task.games,
+                                       "rows": int(len(arrays["seat"])),
+                                       "positions": int(arrays["kept"].sum()),
+                                       "seconds": round(float(arrays["seconds"][0]), 3),
+                                       "digest": content_digest(arrays)}
+            _write_manifest(folder, cfg, shards)
+            bar.update(1)
+        bar.close()
+        _write_manifest(folder, cfg, shards)
+    done = list(shards.values())
+    positions = sum(s["positions"] for s in done)
+    return {"folder": str(folder), "games": sum(s["games"] for s in done), "positions": positions,
+            "rows": sum(s["rows"] for s in done),
+            "positions_per_core_second": round(positions / max(1e-9, sum(
+                s["seconds"] for s in done)), 1), "played_now": len(todo),
+            "core_seconds_now": round(seconds, 1)}
+
+
+def load_rows(folder: str | Path, players: list[int] | None = None, max_rows: int = 3_000_000,
+              verify: bool = True) -> dict[str, np.ndarray]:
+    """Every row of a run's shards (of the given player counts), each shard's digest
+    checked against the manifest and, with ``verify``, its games re-played; refused
+    before allocating when the rows would exceed ``max_rows``."""
+    folder = Path(folder)
+    saved = read_manifest(folder)
+    if saved is None:
+        raise ConfigError(f"{folder} holds no value-data run (no {MANIFEST})")
+    cfg = ValueDataConfig(**saved["config"])
+    entries = {int(k): v for k, v in saved["shards"].items()}
+    tasks = [t for t in shard_tasks(cfg) if t.index in entries
+             and (players is None or t.num_players in players)]
+    total = sum(int(entries[t.index]["rows"]) for t in tasks)
+    if total > max_rows:
+        raise ConfigError(f"{folder}: {total:,} rows exceed max_rows={max_rows:,}")
+    parts: dict[str, list] = {k: [] for k in ROW_FIELDS}
+    for task in tasks:
+        arrays = read_shard(shard_path(folder, task.index))
+        if content_digest(arrays) != entries[task.index]["digest"]:
+            raise StateError(f"{shard_path(folder, task.index)} does not match its digest "
+                             "in the manifest")
+        if verify:
+            verify_shard(task, arrays)
+        for key in ROW_FIELDS:
+            parts[key].append(arrays[key])
+    if not tasks:
+        raise ConfigError(f"{folder} has no shard of {players or cfg.players} players")
+    return {k: np.concatenate(v) for k, v in parts.items()}
+
+
+__all__ = ["FORMAT", "ValueDataConfig", "ShardTask", "content_digest", "generate",
+           "load_rows", "margins", "play_shard", "read_shard", "shard_tasks", "verify_shard",
+           "win_shares"]

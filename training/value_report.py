@@ -1,0 +1,177 @@
+"""The calibration gate of a value model: does it predict the winner better than the
+score margin, in every part of the game, before anyone plays with it?
+
+On the *test* games of a value-data run (game index ending in 0: never trained or
+validated on, :func:`training.value_fit.split`), per player count and per quarter of
+the game (``progress``), for "this seat wins":
+
+- **AUC**: the chance that a winning seat's number is above a losing seat's (0.5 a
+  coin); the label is "wins or shares the win";
+- **Brier**: the mean squared error of the probability against the win share;
+- **log-loss**: the cross-entropy of the probability against the win share.
+
+The baseline is the score margin at the position (the search's old leaf judge): its
+AUC needs no calibration; its Brier and log-loss are those of a one-feature logistic
+regression of the win share on ``margin / score_scale`` fitted on the train games per
+player count, so the comparison is fair to it. The gate **passes** when the model's AUC
+beats the margin's in the first and second quarter at every player count (the issue's
+"clearly above the margin in the first half"); a model that passes is still judged by
+play before any long run. :func:`reliability_plot` draws predicted against observed win
+share.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+QUARTERS = ((0.0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.0001))
+
+
+def auc(score: np.ndarray, label: np.ndarray) -> float:
+    """Area under the ROC curve of ``score`` for the boolean ``label`` (ties count
+    half); NaN if either class is empty."""
+    from scipy.stats import rankdata
+
+    pos = int(label.sum())
+    neg = len(label) - pos
+    if pos == 0 or neg == 0:
+        return float("nan")
+    ranks = rankdata(score)
+    return float((ranks[label].sum() - pos * (pos + 1) / 2) / (pos * neg))
+
+
+def brier(p: np.ndarray, target: np.ndarray) -> float:
+    """Mean squared error of the probabilities against the (soft) targets."""
+    return float(np.mean((p - target) ** 2))
+
+
+def log_loss(p: np.ndarray, target: np.ndarray) -> float:
+    """Cross-entropy of the probabilities against the (soft) targets."""
+    p = np.clip(p, 1e-7, 1 - 1e-7)
+    return float(-np.mean(target * np.log(p) + (1 - target) * np.log(1 - p)))
+
+
+def logistic_1d(x: np.ndarray, target: np.ndarray, steps: int = 50) -> tuple[float, float]:
+    """``(a, b)`` of ``sigmoid(a x + b)`` fitted to soft targets by Newton's method."""
+    a, b = 0.0, float(np.log(max(target.mean(), 1e-6) / max(1 - target.mean(), 1e-6)))
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-(a * x + b)))
+        w = np.maximum(p * (1 - p), 1e-9)
+        g = np.array([np.sum((p - target) * x), np.sum(p - target)])
+        h = np.array([[np.sum(w * x * x), np.sum(w * x)], [np.sum(w * x), np.sum(w)]])
+        da, db = np.linalg.solve(h + 1e-9 * np.eye(2), g)
+        a, b = a - da, b - db
+        if abs(da) + abs(db) < 1e-10:
+            break
+    return float(a), float(b)
+
+
+def gate(rows: dict[str, np.ndarray], model, score_scale: float) -> dict[str, Any]:
+    """The gate's table (see the module docstring) for ``model`` (an
+    :class:`agents.value.ValueModel`) on ``rows`` (a value-data run's rows)."""
+    from .value_fit import split
+
+    masks = split(rows)
+    table, passes = [], True
+    for n in sorted(int(v) for v in np.unique(rows["players"])):
+        at = rows["players"] == n
+        train, test = masks["train"] & at, masks["test"] & at
+        a, b = logistic_1d(rows["now"][train] / score_scale, rows["win"][train])
+        obs, win = rows["obs"][test], rows["win"][test]
+        p_model = np.concatenate([model.win(obs[k:k + 8192]) for k in range(0, len(obs), 8192)])
+        p_margin = 1 / (1 + np.exp(-(a * rows["now"][test] / score_scale + b)))
+        for q, (lo, hi) in enumerate(QUARTERS):
+            sel = (rows["progress"][test] >= lo) & (rows["progress"][test] < hi)
+            if not sel.any():
+                continue
+            label = win[sel] > 0
+            entry = {"players": n, "quarter": q + 1, "rows": int(sel.sum())}
+            for name, p in (("model", p_model[sel]), ("margin", p_margin[sel])):
+                entry[name] = {"auc": round(auc(p, label), 4), "brier": round(brier(p, win[sel]), 4),
+                               "log_loss": round(log_loss(p, win[sel]), 4)}
+            if q < 2 and not entry["model"]["auc"] > entry["margin"]["auc"]:
+                passes = False
+            table.append(entry)
+    return {"passes": passes, "table": table, "test_games": int(len(np.unique(
+        rows["game"][masks["test"]]))), "margin_scale": score_scale}
+
+
+def gate_markdown(result: dict[str, Any], title: str) -> str:
+    """The gate's table as Markdown."""
+    lines = [f"# {title}", "",
+             f"Test games: {result['test_games']} (never trained on). Gate: "
+             f"**{'passes' if result['passes'] else 'fails'}** (model AUC above the "
+             "margin's in the first two quarters at every player count).", "",
+             "| players | quarter | rows | AUC model | AUC margin | Brier model | Brier margin "
+             "| log-loss model | log-loss margin |", "|---|---|---|---|---|---|---|---|---|"]
+    for e in result["table"]:
+        m, b = e["model"], e["margin"]
+        lines.append(f"| {e['players']} | {e['quarter']} | {e['rows']} | {m['auc']:.3f} | "
+                     f"{b['auc']:.3f} | {m['brier']:.3f} | {b['brier']:.3f} | "
+                     f"{m['log_loss']:.3f} | {b['log_loss']:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
+def reliability_plot(rows: dict[str, np.ndarray], model, path: str | Path,
+                     bins: int = 10) -> Path:
+    """Predicted against observed win share on the test games, a line per player count."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .value_fit import split
+
+    test = split(rows)["test"]
+    fig, ax = plt.subplots(figsize=(5, 5))
+    ax.plot([0, 1], [0, 1], color="grey", lw=1, ls="--", label="perfect")
+    for n in sorted(int(v) for v in np.unique(rows["players"][test])):
+        at = test & (rows["players"] == n)
+        p = model.win(rows["obs"][at])
+        edges = np.linspace(0, 1, bins + 1)
+        which = np.clip(np.digitize(p, edges) - 1, 0, bins - 1)
+        xs = [p[which == k].mean() for k in range(bins) if (which == k).sum() >= 20]
+        ys = [rows["win"][at][which == k].mean() for k in range(bins) if (which == k).sum() >= 20]
+        ax.plot(xs, ys, marker="o", label=f"{n} players")
+    ax.set_xlabel("predicted chance to win")
+    ax.set_ylabel("observed win share")
+    ax.legend()
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def write_gate(data: list[str | Path], model_path: str | Path, out: str | Path) -> dict[str, Any]:
+    """Run the gate of the model at ``model_path`` on the test games of the runs in
+    ``data``; write ``gate.json``, ``gate.md`` and ``reliability.png`` into ``out``."""
+    import envs
+    from agents.value import load_value_model
+
+    from .value_data import load_rows, read_manifest
+
+    env_id = read_manifest(Path(data[0]))["config"]["env"]
+    env = envs.make(env_id)
+    model = load_value_model(model_path, env)
+    parts = [load_rows(folder) for folder in data]
+    rows = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    result = gate(rows, model, env.unwrapped.game.info.score_scale)
+    result["model"] = str(model_path)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    from agents.records import write_atomic
+
+    write_atomic(out / "gate.json", json.dumps(result, indent=1).encode())
+    write_atomic(out / "gate.md", gate_markdown(result, f"Value gate: {Path(model_path).name}")
+                 .encode())
+    reliability_plot(rows, model, out / "reliability.png")
+    return result
+
+
+__all__ = ["QUARTERS", "auc", "brier", "gate", "gate_markdown", "log_loss", "logistic_1d",
+           "reliability_plot", "write_gate"]
