@@ -58,21 +58,43 @@ What the games are, in OpenSpiel's terms:
   decisions played (the cap) and an empty ``history()`` (no sequence of actions is
   known to lead to the re-drawn world).
 - ``apply_action`` refuses an illegal action (``IllegalActionError`` naming the legal
-  ones) rather than corrupt the engine; ``serialize()`` / ``game.deserialize_state``
-  work (the engine state goes through its JSON ``to_dict``, inside OpenSpiel's own
-  pickle of a Python state: deserialize only strings you made), and games and states
-  pickle (a game as its name and parameters).
+  ones) rather than corrupt the engine, and a bool or a float as well (OpenSpiel would
+  read ``True`` as action 1); games and states pickle (a game as its name and
+  parameters, a state as its game and ``serialize()``).
+- The ``seed`` parameter is ``-1`` or an integer ``0..2**31 - 1`` (OpenSpiel's
+  integer parameters are 32-bit); another negative, a bool or a float is a
+  ``ConfigError``. :func:`load` refuses a larger one by name; ``pyspiel.load_game``
+  handed one fails in OpenSpiel's own conversion, before the game sees it.
+
+**Serialization, without pickle.** ``state.serialize()`` is JSON: the engine's state
+(``to_dict``, its generator included, so a copy continues the same future), the count
+of decisions (the cap) and OpenSpiel's history of ``(player, action)``.
+``game.deserialize_state(text)`` reads it with the suite's bounded JSON reader and
+checks it as ``load_state`` checks a saved state; any text that is not a state of
+that game raises one error, :class:`StateStringError` (a ``pyspiel.SpielError`` and
+a ``StateError``), one line. OpenSpiel's own serialization of a Python state pickles
+its attributes, and its ``SerializeGameAndState`` asks a sampled-stochastic game for
+a C++ generator state that a Python game cannot give; so importing this module routes
+``pyspiel.serialize_game_and_state`` and ``pyspiel.deserialize_game_and_state`` to
+:func:`serialize_game_and_state` / :func:`deserialize_game_and_state` for the otrio
+games (OpenSpiel's text layout; the generator section is the count of games the game
+has dealt), and leaves every other game's to OpenSpiel. What stays OpenSpiel's, in
+C++ where Python cannot reach: code that calls a game's C++ ``DeserializeState``
+itself (``pyspiel.Game.deserialize_state(game, text)``, the base method called by
+name, is such code) unpickles the text, as for every Python game, so hand it only
+strings you made; and ``pyspiel.random_sim_test(..., serialize=True)`` stops at
+``GetRNGState unimplemented`` (``tests/integrations/test_openspiel.py`` runs its
+serialization check through these functions instead).
 
 ``pyspiel.random_sim_test(game, num_sims, serialize=False, verbose=False)`` passes at
-every game's fewest and most players (``tests/integrations/test_openspiel.py``); its
-``serialize=True`` asks a sampled-stochastic game for its generator's state through a
-C++ hook (``GetRNGState``) that Python games cannot provide.
+every game's fewest and most players (``tests/integrations/test_openspiel.py``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib
+import json
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -86,15 +108,32 @@ except ImportError as err:  # pragma: no cover - exercised only without the extr
     raise ImportError("OpenSpiel is not installed: pip install -e '.[openspiel]' "
                       "(or pip install 'open_spiel>=2.0')") from err
 
+from envs.core.bounded import check_nesting, clip, parse_json
 from envs.core.config import validate
-from envs.core.errors import checked_action
+from envs.core.errors import ConfigError, StateError, checked_action, is_integer_action
+from envs.core.fields import show
 from envs.core.game import Game
 from envs.core.registry import ENV_MODULES
 from envs.core.rewards import end_rewards
 from envs.core.rng import derive_seed, make_rng
+from envs.core.saves import MAX_SAVE_DEPTH, MAX_SAVE_NODES, MAX_SAVE_TEXT
 
 _Type = pyspiel.GameType
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+STATE_FORMAT = 1  # the layout of ``state.serialize()``'s JSON
+MAX_SEED = 2**31 - 1  # OpenSpiel's integer parameters are C++ ints (32-bit)
+MAX_STATE_STRING = 8 << 20  # characters of one serialized state (the longest game: ~4 M)
+MAX_GAME_STRING = 1_000  # characters of a game's name and parameters in a serialization
+MAX_DEALT = 2**62  # games a game reports dealt in a serialization's generator section
+
+
+class StateStringError(StateError, pyspiel.SpielError):
+    """A string that is not a serialized state of the game it is handed to
+    (``game.deserialize_state``, :func:`deserialize_game_and_state`).
+
+    One type for every such string, caught as OpenSpiel's ``pyspiel.SpielError`` or as
+    the suite's :class:`~envs.core.errors.StateError`; its message is one line naming
+    what is wrong."""
 
 
 @dataclass(frozen=True)
@@ -157,15 +196,27 @@ SPECS = {
 }
 # env id -> OpenSpiel short name
 GAMES = {env_id: spec.short_name for env_id, spec in SPECS.items()}
+_STATE_KEYS = {"format", "game", "decisions", "history", "state"}
+
+
+def _checked_seed(seed) -> int:
+    """The game's ``seed`` parameter: -1 (fresh entropy) or an integer in
+    0..:data:`MAX_SEED`; anything else (a bool, a float, another negative, a number
+    OpenSpiel's parameters cannot hold) raises ConfigError."""
+    if not is_integer_action(seed) or not (seed == -1 or 0 <= seed <= MAX_SEED):
+        raise ConfigError(f"seed must be -1 (fresh entropy) or an integer 0..{MAX_SEED} "
+                          f"(OpenSpiel's integer parameters are 32-bit), got {show(seed)} "
+                          f"({type(seed).__name__})")
+    return int(seed)
 
 
 class _World:
     """The engine state behind one OpenSpiel state, and what is cached about it.
 
     OpenSpiel's C++ ``Clone`` makes a new initial state and then deep-copies the
-    Python attributes into it, and its ``serialize`` pickles them: this holder makes
+    Python attributes into it, and its C++ serializer pickles them: this holder makes
     the first ``clone()`` of the engine (a few engine steps, generator included) and
-    the second its JSON ``to_dict``. A fresh initial state is dealt on first use, so
+    the second its JSON ``to_dict``, checked when read back (:func:`_restore`). A fresh initial state is dealt on first use, so
     the state a clone overwrites deals nothing; and one that is only observed through
     an observer and then dropped (OpenSpiel builds one to size a tensor at each tensor
     call from C++) hands its world on to the next state dealt.
@@ -262,9 +313,28 @@ class _World:
 
 
 def _restore(env_id: str, data: dict, decisions: int) -> _World:
-    """A pickled :class:`_World` (``state.serialize()``) rebuilt from its JSON state."""
+    """A pickled :class:`_World` rebuilt from its JSON state, checked as a saved state
+    is. Only OpenSpiel's C++ serializer pickles a world (Python's ``serialize()`` and
+    pickles of a state write JSON): see the module's note on serialization."""
     game = SPECS[env_id].game
+    if not is_integer_action(decisions) or not 0 <= decisions <= game.info.max_decisions:
+        raise StateError(f"corrupt state: decisions = {show(decisions)} is not an integer "
+                         f"in 0..{game.info.max_decisions}")
     return _World(game, game.state_from_dict(data), decisions)
+
+
+class _Replay:
+    """Stands in for a state's world while OpenSpiel's record of its history is written
+    back (:meth:`OtrioGame.deserialize_state`): OpenSpiel's ``ApplyAction`` asks this
+    for the player to act and applies nothing."""
+
+    __slots__ = ("seat",)
+
+    def __init__(self):
+        self.seat: int | None = None
+
+    def apply(self, action: int) -> None:
+        """Nothing: the state is already the one after the history."""
 
 
 class OtrioGame(pyspiel.Game):
@@ -275,6 +345,7 @@ class OtrioGame(pyspiel.Game):
     def __init__(self, params: dict | None = None):
         spec = self.spec
         params = {**spec.defaults(), **(params or {})}
+        params["seed"] = _checked_seed(params["seed"])
         self.env_game = game = spec.game
         info = game.info
         # the env's own checks: an unknown or out-of-range value raises ConfigError
@@ -312,6 +383,77 @@ class OtrioGame(pyspiel.Game):
         """The config of the equivalent env: ``envs.make(game.env_id, **game.env_config())``."""
         return self.spec.config(self.get_parameters())
 
+    def deserialize_state(self, text: str) -> OtrioState:
+        """The state that ``state.serialize()`` wrote, checked as a saved state is.
+
+        The text is JSON read with limits (at most :data:`MAX_STATE_STRING` characters,
+        nesting and values bounded as a save's), never unpickled: the engine state is
+        checked by its game (``Game.state_from_dict``: shape, types, the invariants of
+        reachable positions, the generator) and must play this game's config; the
+        count of decisions is an integer up to the decision cap; the history is
+        OpenSpiel's record of ``(player, action)`` pairs, no longer than that count
+        (shape only: the actions before a state are not in it). Anything else raises
+        :class:`StateStringError` (a ``pyspiel.SpielError``), one line naming what is
+        wrong.
+        """
+        world, history = self._read_state(text)
+        state = OtrioState(self, _Replay())
+        replay = state._w
+        for player, action in history:  # OpenSpiel's own record: history(), move_number()
+            replay.seat = player
+            pyspiel.State.apply_action(state, action)
+        state._w = world
+        return state
+
+    def _read_state(self, text) -> tuple[_World, list[tuple[int, int]]]:
+        """The world and history of a serialized state (see :meth:`deserialize_state`)."""
+        name, info = self.spec.short_name, self.env_game.info
+
+        def bad(why: str):
+            raise StateStringError(clip(f"not a serialized {name} state: {why}"))
+
+        if not isinstance(text, str):
+            bad(f"got {type(text).__name__}, not str")
+        if len(text) > MAX_STATE_STRING:
+            bad(f"{len(text)} characters, over the limit of {MAX_STATE_STRING}")
+        data = parse_json(text, f"serialized {name} state", StateStringError,
+                          max_depth=MAX_SAVE_DEPTH,
+                          max_nodes=MAX_SAVE_NODES + 3 * info.max_decisions)
+        if not isinstance(data, dict) or set(data) != _STATE_KEYS:
+            keys = sorted(map(str, data)) if isinstance(data, dict) else type(data).__name__
+            bad(f"expected a JSON object of {sorted(_STATE_KEYS)}, got {show(keys)}")
+        if data["format"] != STATE_FORMAT:
+            bad(f"format = {show(data['format'])}, not {STATE_FORMAT} (made by another "
+                "version of otrio, or not by otrio)")
+        if data["game"] != name:
+            bad(f"it is a state of {show(data['game'])}")
+        decisions = data["decisions"]
+        if not is_integer_action(decisions) or not 0 <= decisions <= info.max_decisions:
+            bad(f"decisions = {show(decisions)} is not an integer in 0..{info.max_decisions}")
+        history = data["history"]
+        n = self.config.num_players
+        if not isinstance(history, list) or len(history) > decisions:
+            bad(f"history is not a list of at most decisions = {decisions} entries")
+        for i, entry in enumerate(history):
+            if (not isinstance(entry, list) or len(entry) != 2
+                    or not all(map(is_integer_action, entry)) or not 0 <= entry[0] < n
+                    or not 0 <= entry[1] < info.num_actions):
+                bad(f"history[{i}] = {show(entry)} is not [seat 0..{n - 1}, action "
+                    f"0..{info.num_actions - 1}]")
+        try:
+            check_nesting(data["state"], "its engine state", StateError, MAX_SAVE_DEPTH,
+                          MAX_SAVE_NODES, MAX_SAVE_TEXT)
+            engine = self.env_game.state_from_dict(data["state"])
+        except StateError as err:
+            bad(str(err))
+        inner = getattr(engine, "config", None)
+        if engine.num_players != n or (
+                inner is not None
+                and inner.model_copy(update={"dense_reward": self.config.dense_reward})
+                != self.config):
+            bad(f"it plays another config than this game's ({self.get_parameters()})")
+        return _World(self.env_game, engine, decisions), [tuple(e) for e in history]
+
     def _deal(self, holder: _World):
         """The engine state of a new game for ``holder``: the world a state that was
         only observed left behind, else the next of the game's worlds."""
@@ -327,6 +469,13 @@ class OtrioGame(pyspiel.Game):
             state = self.env_game.new_state(self.config, rng)
         self._lent = (weakref.ref(holder), state)
         return state
+
+    def _next_world(self) -> int:
+        """The index of the next game this game deals (with ``seed >= 0``, that game is
+        dealt from ``derive_seed(seed, index)``): the world an observed-and-dropped
+        state left behind counts as not yet dealt."""
+        lent = self._lent
+        return self.worlds - 1 if lent is not None and lent[0]() is None else self.worlds
 
     def _taken(self, holder: _World) -> None:
         """``holder`` keeps its world: it is no longer handed on."""
@@ -384,6 +533,28 @@ class OtrioState(pyspiel.State):
     def _apply_action(self, action: int) -> None:
         self._w.apply(action)
 
+    def apply_action(self, action: int) -> None:
+        """Play ``action``, an integer id (a Python or numpy integer) legal now; a bool,
+        a float or anything else raises IllegalActionError naming the legal actions
+        (OpenSpiel would read ``True`` as action 1 and ``1.9`` as 1)."""
+        pyspiel.State.apply_action(self, self._integer(action))
+
+    def apply_action_with_legality_check(self, action: int) -> None:
+        """:meth:`apply_action` (which checks legality anyway)."""
+        pyspiel.State.apply_action(self, self._integer(action))
+
+    def child(self, action: int) -> OtrioState:
+        """A copy of this state with ``action`` applied (refused as in :meth:`apply_action`)."""
+        return pyspiel.State.child(self, self._integer(action))
+
+    def _integer(self, action) -> int:
+        """``action`` as an int; IllegalActionError if it is not an integer."""
+        if not is_integer_action(action):
+            w = self._w
+            checked_action(action, f"player_{self.current_player()}", w.legal()
+                           if not self.is_terminal() else [], w.game.action_name)
+        return int(action)
+
     def _action_to_string(self, player: int, action: int) -> str:
         return self._w.game.action_name(action)
 
@@ -419,6 +590,20 @@ class OtrioState(pyspiel.State):
         seed = int(high * 2**31) << 32 | int(low * 2**32)
         world = w.game.resample_hidden(w.engine(), int(player_id), make_rng(seed))
         return OtrioState(self.get_game(), _World(w.game, world, w.decisions))
+
+    def serialize(self) -> str:
+        """The state as JSON text, for ``game.deserialize_state``: the engine's state
+        (``to_dict()``, its generator included, so the copy continues the same future),
+        the count of decisions played and OpenSpiel's history of ``(player, action)``.
+        No pickle: OpenSpiel's own serialization of a Python state pickles it."""
+        w = self._w
+        return json.dumps({
+            "format": STATE_FORMAT,
+            "game": self.get_game().spec.short_name,
+            "decisions": w.decisions,
+            "history": [[int(step.player), int(step.action)] for step in self.full_history()],
+            "state": w.engine().to_dict(),
+        }, separators=(",", ":"), allow_nan=False)
 
     def __reduce_ex__(self, protocol):
         """Pickled as its game and ``serialize()`` (see :meth:`OtrioGame.__reduce_ex__`)."""
@@ -473,7 +658,113 @@ def load(env_id: str, **params: Any) -> OtrioGame:
     """``pyspiel.load_game`` of an env's OpenSpiel game: ``load("oceanos_v0", players=3)``."""
     if env_id not in GAMES:
         raise ValueError(f"unknown env id {env_id!r}; known: {', '.join(sorted(GAMES))}")
+    if "seed" in params:
+        _checked_seed(params["seed"])
+    for key, value in params.items():  # OpenSpiel would fail to convert it, in C++ terms
+        if is_integer_action(value) and not -2**31 <= value < 2**31:
+            raise ConfigError(f"{key} = {show(value)} does not fit OpenSpiel's integer "
+                              "parameters (32-bit)")
     return pyspiel.load_game(GAMES[env_id], params)
+
+
+_SERIAL_HEAD = "# Automatically generated by OpenSpiel SerializeGameAndState\n[Meta]\nVersion: 1\n\n"
+
+
+def serialize_game_and_state(game: OtrioGame, state: OtrioState) -> str:
+    """``pyspiel.serialize_game_and_state`` for the otrio games (importing this module
+    routes that function here for them): OpenSpiel's layout, with the game's name and
+    parameters, its generator section (the count of games it has dealt: with
+    ``seed >= 0``, what it deals next) and the state's :meth:`OtrioState.serialize`.
+    OpenSpiel's own asks a Python game for a C++ generator state it cannot give."""
+    if not isinstance(game, OtrioGame) or not isinstance(state, OtrioState):
+        raise TypeError("serialize_game_and_state takes an otrio OpenSpiel game and one "
+                        f"of its states, got {type(game).__name__} and {type(state).__name__}")
+    if state.get_game().spec is not game.spec or state.get_game().config != game.config:
+        raise ValueError(f"the state is not of {game}: it plays {state.get_game()}")
+    return (f"{_SERIAL_HEAD}[Game]\n{game}\n[GameRNGState]\n{game._next_world()}\n"
+            f"[State]\n{state.serialize()}\n")
+
+
+def deserialize_game_and_state(text: str) -> tuple[OtrioGame, OtrioState]:
+    """The game and state that :func:`serialize_game_and_state` wrote (importing this
+    module routes ``pyspiel.deserialize_game_and_state`` here for text naming an otrio
+    game). Nothing is unpickled: the game is loaded from its name and parameters (at
+    most :data:`MAX_GAME_STRING` characters), continues dealing where the original
+    was, and the state is read by ``game.deserialize_state``. Anything else raises
+    :class:`StateStringError`, one line naming what is wrong."""
+    def bad(why: str):
+        raise StateStringError(clip(f"not a serialized otrio game and state: {why}"))
+
+    if not isinstance(text, str):
+        bad(f"got {type(text).__name__}, not str")
+    if len(text) > MAX_STATE_STRING + MAX_GAME_STRING + 200:
+        bad(f"{len(text)} characters, over the limit of "
+            f"{MAX_STATE_STRING + MAX_GAME_STRING + 200}")
+    if not text.startswith(_SERIAL_HEAD + "[Game]\n"):
+        bad("it does not begin with OpenSpiel's meta section and [Game]")
+    rest = text[len(_SERIAL_HEAD) + len("[Game]\n"):]
+    game_text, found, rest = rest.partition("\n[GameRNGState]\n")
+    dealt, found_too, state_text = rest.partition("\n[State]\n")
+    if not (found and found_too) or "\n" in game_text or "\n" in dealt:
+        bad("its sections are not [Game], [GameRNGState] and [State], one line each but "
+            "the last")
+    if len(game_text) > MAX_GAME_STRING:
+        bad(f"its game is {len(game_text)} characters, over the limit of {MAX_GAME_STRING}")
+    if _otrio_name(game_text) is None:
+        bad(f"{show(game_text)} is none of the otrio games {sorted(GAMES.values())}")
+    if not (dealt.isascii() and dealt.isdigit() and len(dealt) <= 19
+            and int(dealt) <= MAX_DEALT):
+        bad(f"its generator section {show(dealt)} is not a count of games dealt "
+            f"0..{MAX_DEALT}")
+    try:
+        game = pyspiel.load_game(game_text)
+    except (RuntimeError, ValueError) as err:  # SpielError (a RuntimeError), ConfigError
+        bad(f"its game {show(game_text)}: {err}")
+    state = game.deserialize_state(state_text[:-1] if state_text.endswith("\n")
+                                   else state_text)
+    game.worlds, game._lent = int(dealt), None
+    return game, state
+
+
+def _otrio_name(game_text: str) -> str | None:
+    """The otrio game that ``name(params)`` names, or None."""
+    name = game_text.partition("(")[0]
+    return name if name in _SHORT_NAMES else None
+
+
+_SHORT_NAMES = frozenset(GAMES.values())
+_NAME_PREFIX = "python_otrio_"  # what every otrio game's OpenSpiel name begins with
+assert all(name.startswith(_NAME_PREFIX) for name in _SHORT_NAMES)
+
+
+def _route(name: str, ours: Callable, is_ours: Callable[..., bool]) -> None:
+    """Route ``pyspiel.<name>`` to ``ours`` when ``is_ours(*args)``; every other call goes
+    to OpenSpiel's own function, unchanged (a reload routes from the same original)."""
+    current = getattr(pyspiel, name)
+    original = getattr(current, "__wrapped__", current)
+
+    def routed(*args):
+        return ours(*args) if is_ours(*args) else original(*args)
+
+    routed.__wrapped__ = original
+    routed.__name__ = routed.__qualname__ = name
+    routed.__doc__ = (f"{original.__doc__}\nFor the otrio games: "
+                      f"integrations.openspiel.{ours.__name__} (no pickle).")
+    setattr(pyspiel, name, routed)
+
+
+def _names_otrio_game(text, *_) -> bool:
+    """Whether OpenSpiel could read ``text`` as naming an otrio game, anywhere (its
+    reader skips comments and blank lines, and a game transform may wrap another
+    game): any mention of one routes it to :func:`deserialize_game_and_state`, which
+    reads only its own layout. Another game's state never holds the names (OpenSpiel
+    writes a Python state as base64, a C++ one as action ids)."""
+    return isinstance(text, str) and _NAME_PREFIX in text
+
+
+_route("serialize_game_and_state", serialize_game_and_state,
+       lambda game, *_: isinstance(game, OtrioGame))
+_route("deserialize_game_and_state", deserialize_game_and_state, _names_otrio_game)
 
 
 def resampler(seed: int) -> Callable[[OtrioState, int], OtrioState]:
@@ -484,5 +775,6 @@ def resampler(seed: int) -> Callable[[OtrioState, int], OtrioState]:
     return lambda state, player: state.resample_from_infostate(player, rng.random)
 
 
-__all__ = ["GAMES", "GAME_CLASSES", "OtrioGame", "OtrioObserver", "OtrioState", "load",
-           "resampler"]
+__all__ = ["GAMES", "GAME_CLASSES", "OtrioGame", "OtrioObserver", "OtrioState",
+           "StateStringError", "deserialize_game_and_state", "load", "resampler",
+           "serialize_game_and_state"]

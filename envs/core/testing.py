@@ -427,3 +427,71 @@ def play_until(env, stop: Callable[[object], bool], seed: int = 0, limit: int = 
             return None
         env.step(int(rng.choice(env.unwrapped.legal_actions())))
     return None
+
+
+# fragments that a mutation splices into a text: JSON's own punctuation and values that
+# a reader must refuse (too big, not a number, not text)
+_FRAGMENTS = ('"', "{", "}", "[", "]", ",", ":", "-", "0", "1", "9", " ", "\n", "\\", "null",
+              "true", "NaN", "1e999", "-1", "99999999999999999999999", '"x"', "\x00", "é",
+              "\ud800", "[[[[[[[[", ',"x":1')
+# values that a mutation puts in place of one inside a JSON document
+_HOSTILE = (-1, 0, 1, 2, 7, 2**31, 2**64, 10**40, 1.5, -0.0, True, False, None, "", "x",
+            "x" * 2_000, [], {}, [0], {"x": 1}, [[[[[[[[[[0]]]]]]]]]])
+
+
+def mutate_text(text: str, rng: np.random.Generator) -> str:
+    """``text`` broken in one to three ways, as a careless or hostile hand would: a
+    character changed, a span deleted, duplicated or cut off, a fragment spliced in
+    (JSON punctuation, ``NaN``, huge numbers, a lone surrogate), or, where ``text``
+    is or ends in a JSON object, one value replaced by a hostile one (a huge or
+    negative number, a float, a bool, a long text, a nested list) or one key dropped.
+    For attack tests of readers of serialized states."""
+    for _ in range(int(rng.integers(1, 4))):
+        kind = int(rng.integers(8))
+        n = len(text)
+        at = int(rng.integers(n + 1))
+        if kind == 0 and n:
+            text = text[:at] + _FRAGMENTS[int(rng.integers(len(_FRAGMENTS)))][:1] + text[at + 1:]
+        elif kind == 1:
+            text = text[:at] + text[at + int(rng.integers(1, 40)):]
+        elif kind == 2:
+            text = text[:at] + text[at:at + int(rng.integers(1, 400))] + text[at:]
+        elif kind == 3:
+            text = text[:at]
+        elif kind == 4:
+            text = text[:at] + _FRAGMENTS[int(rng.integers(len(_FRAGMENTS)))] + text[at:]
+        else:
+            text = _mutate_json_tail(text, rng, drop=kind == 7)
+    return text
+
+
+def _mutate_json_tail(text: str, rng: np.random.Generator, drop: bool) -> str:
+    """The JSON object that ``text`` is or ends with, one value replaced by a hostile
+    one (or, with ``drop``, one key removed); ``text`` itself if it holds none."""
+    start = text.find("{")
+    try:
+        data = json.loads(text[start:]) if start >= 0 else None
+    except ValueError:
+        return text
+    if not isinstance(data, dict) or not data:
+        return text
+    parent = data
+    for _ in range(int(rng.integers(7))):  # walk down to a random place
+        key = _random_key(parent, rng)
+        child = parent[key]
+        if not isinstance(child, (dict, list)) or not child:
+            break
+        parent = child
+    key = _random_key(parent, rng)
+    if drop and isinstance(parent, dict):
+        del parent[key]
+    else:
+        parent[key] = _HOSTILE[int(rng.integers(len(_HOSTILE)))]
+    return text[:start] + json.dumps(data)
+
+
+def _random_key(container: dict | list, rng: np.random.Generator):
+    """A key of a non-empty dict, or an index of a non-empty list, drawn at random."""
+    if isinstance(container, dict):
+        return list(container)[int(rng.integers(len(container)))]
+    return int(rng.integers(len(container)))

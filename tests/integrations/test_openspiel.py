@@ -1,7 +1,9 @@
 """The OpenSpiel games (integrations/openspiel.py): OpenSpiel's own random-simulation
 checks at every game's fewest and most players, the same game as the env, clones,
-serialization, re-drawn worlds, seeds, and the ISMCTS example with a tiny budget."""
+serialization (JSON, never a pickle: crafted and mutated strings), re-drawn worlds,
+seeds, actions that are not integers, and the ISMCTS example with a tiny budget."""
 
+import base64
 import copy
 import importlib.util
 import pickle
@@ -14,7 +16,8 @@ pyspiel = pytest.importorskip(
     "pyspiel", reason="OpenSpiel is not installed: pip install -e '.[openspiel]'")
 
 import envs  # noqa: E402
-from envs.core.errors import ConfigError, IllegalActionError  # noqa: E402
+from envs.core.errors import ConfigError, IllegalActionError, StateError  # noqa: E402
+from envs.core.testing import mutate_text  # noqa: E402
 from integrations import openspiel  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -248,3 +251,188 @@ def test_ismcts_example_plays_and_repeats():
     again = _example().main(args)
     assert {k: v for k, v in again.items() if k != "seconds"} == {
         k: v for k, v in first.items() if k != "seconds"}
+
+
+# ------------------------------------------------------------ serialization
+def _future(state, seed: int) -> tuple:
+    """Where ``state`` ends under seeded random play: the table, history and returns."""
+    _play(state, np.random.default_rng(seed))
+    return str(state), state.history(), state.returns()
+
+
+@pytest.mark.parametrize(("env_id", "players"), ENDS, ids=ENDS_IDS)
+def test_serialized_states_continue_the_same_game(env_id, players):
+    """serialize -> deserialize_state gives the same state (table, history, move number,
+    player to act, every seat's tensor and string, the same text again) and the same
+    future, chance included, at a fresh deal, mid-game and at the end."""
+    game = openspiel.load(env_id, players=players, seed=4)
+    state = game.new_initial_state()
+    rng = np.random.default_rng(players)
+    for steps in (0, 1, 25, 10_000):
+        _play(state, rng, steps=steps)
+        text = state.serialize()
+        twin = game.deserialize_state(text)
+        assert isinstance(twin, openspiel.OtrioState)
+        assert twin.serialize() == text
+        assert (str(twin), twin.history(), twin.move_number(), twin.current_player()) == (
+            str(state), state.history(), state.move_number(), state.current_player())
+        for seat in range(players):
+            assert twin.observation_tensor(seat) == state.observation_tensor(seat)
+            assert twin.information_state_string(seat) == state.information_state_string(seat)
+        assert _future(twin, 7) == _future(state.clone(), 7)
+    assert state.is_terminal()
+
+
+@pytest.mark.parametrize(("env_id", "players"), ENDS, ids=ENDS_IDS)
+def test_game_and_state_serialization_as_random_sim_test_checks_it(env_id, players):
+    """OpenSpiel's random_sim_test(serialize=True) check, through pyspiel's own names
+    (routed to the otrio functions): at the first ten states and every power of two,
+    serialize_game_and_state -> deserialize_game_and_state gives the same game and
+    state; the copy deals the original's next game. random_sim_test itself cannot run
+    it: OpenSpiel's C++ serializer asks a sampled-stochastic game for GetRNGState,
+    which a Python game cannot implement."""
+    game = openspiel.load(env_id, players=players, seed=6)
+    state = game.new_initial_state()
+    rng = np.random.default_rng(1)
+    length = 0
+    while True:
+        if length < 10 or length & (length - 1) == 0:
+            text = pyspiel.serialize_game_and_state(game, state)
+            copied, twin = pyspiel.deserialize_game_and_state(text)
+            assert str(copied) == str(game) and str(twin) == str(state)
+            assert twin.history() == state.history()
+        if state.is_terminal():
+            break
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        length += 1
+    assert str(copied.new_initial_state()) == str(game.new_initial_state())
+    with pytest.raises(pyspiel.SpielError, match="GetRNGState"):
+        pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
+
+
+def test_other_games_keep_openspiels_serialization():
+    game = pyspiel.load_game("kuhn_poker")
+    state = game.new_initial_state()
+    state.apply_action(0)
+    text = pyspiel.serialize_game_and_state(game, state)
+    assert "python_otrio_" not in text
+    copied, twin = pyspiel.deserialize_game_and_state(text)
+    assert str(copied) == str(game) and str(twin) == str(state)
+
+
+class _Planter:
+    """Unpickled, it creates a file: the payload of a crafted serialization string."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def __reduce__(self):
+        return Path.touch, (Path(self.path),)
+
+
+def test_a_pickle_payload_runs_nothing(tmp_path):
+    """A string crafted in OpenSpiel's pickle layout for a Python state, handed to
+    every reader of the otrio games' strings: one StateStringError (a SpielError and
+    a StateError) each, and the file its pickle would create is never made."""
+    live = tmp_path / "live"
+    pickle.loads(pickle.dumps(_Planter(live)))
+    assert live.exists()  # the payload is real: unpickled, it writes its file
+    target = tmp_path / "planted"
+    payload = base64.b64encode(pickle.dumps({"_w": _Planter(target)})).decode()
+    crafted = f"history=\nmove_number=0\n__dict__={payload}"
+    game = openspiel.load("oceanos_v0", players=2)
+    whole = (f"{openspiel._SERIAL_HEAD}[Game]\n{game}\n[State]\n{crafted}\n")
+    readers = [lambda: game.deserialize_state(crafted),
+               lambda: game.deserialize_state(pickle.dumps(_Planter(target))),
+               lambda: pyspiel.deserialize_game_and_state(whole),
+               lambda: openspiel.deserialize_game_and_state(whole),
+               lambda: pyspiel.deserialize_game_and_state(whole.replace("[Game]\n", "[Game]\n#\n")),
+               lambda: pickle.loads(pickle.dumps(game.new_initial_state()).replace(
+                   b'"format":1', b'"format":2'))]
+    for read in readers:
+        with pytest.raises(openspiel.StateStringError) as caught:
+            read()
+        assert isinstance(caught.value, pyspiel.SpielError)
+        assert isinstance(caught.value, StateError)
+        assert "\n" not in str(caught.value) and len(str(caught.value)) <= 300
+    assert not target.exists()
+
+
+@pytest.mark.parametrize("env_id", sorted(openspiel.GAMES))
+def test_mutated_strings_raise_the_one_error_or_are_states(env_id):
+    """A few hundred seeded mutations of real serializations (a character changed, a
+    span cut or doubled, a hostile value or fragment spliced in, a key dropped): each
+    raises StateStringError, one line, or reads as a state that plays to its end."""
+    info = INFO[env_id]
+    rng = np.random.default_rng(38)
+    texts = []
+    for players in (info.min_players, info.max_players):
+        game = openspiel.load(env_id, players=players, seed=2)
+        state = game.new_initial_state()
+        for _ in range(6):
+            texts.append((game, state.serialize()))
+            _play(state, rng, steps=int(rng.integers(1, 60)))
+    errors = valid = 0
+    for i in range(150):
+        game, text = texts[i % len(texts)]
+        broken = mutate_text(text, rng)
+        try:
+            state = game.deserialize_state(broken)
+        except openspiel.StateStringError as err:
+            assert "\n" not in str(err) and len(str(err)) <= 300, str(err)
+            errors += 1
+            continue
+        _play(state, np.random.default_rng(i))
+        assert state.is_terminal()
+        valid += 1
+    assert errors + valid == 150 and errors > 100
+
+
+def test_deserialize_refuses_states_of_other_games_and_configs():
+    three = openspiel.load("otys_v0", players=3, seed=1)
+    text = _play(three.new_initial_state(), np.random.default_rng(0), steps=5).serialize()
+    for game, match in ((openspiel.load("otys_v0", players=2), "another config"),
+                        (openspiel.load("otys_v0", players=3, round_cap=12), "another config"),
+                        (openspiel.load("oceanos_v0", players=3), "a state of")):
+        with pytest.raises(openspiel.StateStringError, match=match):
+            game.deserialize_state(text)
+    with pytest.raises(openspiel.StateStringError, match="over the limit"):
+        three.deserialize_state(" " * (openspiel.MAX_STATE_STRING + 1))
+    with pytest.raises(openspiel.StateStringError, match="history"):
+        three.deserialize_state(text.replace('"decisions":5', '"decisions":4'))
+
+
+# ------------------------------------------------------- actions and seeds
+@pytest.mark.parametrize("action", [True, False, np.True_, 1.0, 0.9, "1", None, [1]])
+def test_actions_must_be_integers(action):
+    """OpenSpiel would read True as action 1 and 1.9 as 1: the otrio states refuse
+    anything but an integer id, in apply_action, apply_action_with_legality_check and
+    child, and change nothing."""
+    game = openspiel.load("otontin_v0", players=3, seed=1)
+    state = game.new_initial_state()
+    before = str(state)
+    for apply in (state.apply_action, state.apply_action_with_legality_check, state.child):
+        with pytest.raises(IllegalActionError, match="an action is an integer id"):
+            apply(action)
+    assert str(state) == before and state.history() == []
+    legal = state.legal_actions()[0]
+    assert state.child(np.int64(legal)).history() == [legal]
+    state.apply_action(np.int32(legal))
+    assert state.history() == [legal]
+
+
+@pytest.mark.parametrize("seed", [-5, -2, True, 1.5, 2**31, 2**62, "7"])
+def test_seeds_out_of_range_are_refused(seed):
+    with pytest.raises(ConfigError, match="seed"):
+        openspiel.load("oceanos_v0", seed=seed)
+    with pytest.raises(ConfigError, match="seed"):
+        openspiel.GAME_CLASSES["oceanos_v0"]({"seed": seed})
+
+
+def test_seeds_in_range_are_taken():
+    for seed in (-1, 0, 2**31 - 1):
+        assert openspiel.load("otys_v0", seed=seed).get_parameters()["seed"] == seed
+    with pytest.raises(ConfigError, match="-5"):  # through OpenSpiel's own loader too
+        pyspiel.load_game("python_otrio_otys", {"seed": -5})
+    with pytest.raises(ConfigError, match="players = 4294967296"):
+        openspiel.load("otys_v0", players=2**32)
