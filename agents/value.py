@@ -6,10 +6,9 @@ the seat's win share (1 a sole winner, 1/k in a k-way tie) and its expected fina
 margin over the best rival, in units of the game's ``score_scale``. One model serves
 every player count of its game (the observation says how many sit at the table).
 
-It is an MLP over the observation divided by a per-feature ``scale`` (the largest
-magnitude seen in its training data), ReLU hidden layers, a two-unit head. Exported as
-``X.safetensors`` (the tensors ``scale``, ``w0``, ``b0``, ``w1`` ...; ``w`` as
-``(in, out)``) and ``X.json``, a manifest of the format :data:`FORMAT` that names the
+It is an MLP over the raw observation (the fit's standardisation is folded into the
+first layer), ReLU hidden layers, a two-unit head. Exported as ``X.safetensors`` (the
+tensors ``w0``, ``b0``, ``w1`` ...; ``w`` as ``(in, out)``) and ``X.json``, a manifest of the format :data:`FORMAT` that names the
 game, the layer sizes, the weights' sha256 and how the model was made. Loading runs no
 code: the manifest is read with bounds and validated, the weights' size and hash are
 checked before they are parsed, and every tensor's shape is compared with the manifest.
@@ -65,7 +64,7 @@ class ValueManifest(StrictModel):
     def shapes(self) -> dict[str, tuple[int, ...]]:
         """Every tensor the weights must hold, with its shape."""
         sizes = [self.observation_size, *self.hidden, 2]
-        out = {"scale": (self.observation_size,)}
+        out = {}
         for k in range(len(sizes) - 1):
             out[f"w{k}"] = (sizes[k], sizes[k + 1])
             out[f"b{k}"] = (sizes[k + 1],)
@@ -77,7 +76,6 @@ class ValueModel:
 
     def __init__(self, manifest: ValueManifest, tensors: dict[str, np.ndarray]):
         self.manifest = manifest
-        self.inv_scale = (1.0 / tensors["scale"]).astype(np.float32)
         k, self.layers = 0, []
         while f"w{k}" in tensors:
             self.layers.append((tensors[f"w{k}"], tensors[f"b{k}"]))
@@ -87,7 +85,7 @@ class ValueModel:
     def heads(self, obs: np.ndarray) -> np.ndarray:
         """The two outputs (win logit, margin / score_scale) of a ``(k, size)`` batch
         or one observation."""
-        x = obs * self.inv_scale
+        x = obs
         last = len(self.layers) - 1
         for k, (w, b) in enumerate(self.layers):
             if k == 0 and x.ndim == 1:  # one observation: its non-zero inputs only
@@ -122,7 +120,7 @@ def save_value_model(target: str | Path, env_id: str, score_scale: float,
                                    for k, v in tensors.items()})
     weights = stem.with_suffix(".safetensors")
     manifest = {"format": FORMAT, "format_version": FORMAT_VERSION, "env_id": env_id,
-                "observation_size": int(tensors["scale"].shape[0]), "hidden": hidden,
+                "observation_size": int(tensors["w0"].shape[0]), "hidden": hidden,
                 "score_scale": float(score_scale),
                 "weights": {"file": weights.name, "sha256": hashlib.sha256(data).hexdigest(),
                             "bytes": len(data)}, "made": made}
@@ -172,8 +170,8 @@ def load_value_model(path: str | Path, env=None) -> ValueModel:
         data = source.read(manifest.weights.sha256)
     tensors = safetensors.torch.load(data)
     compare(specs(tensors), expected, f"weights {weights}", f"the model of {file}", ConfigError)
-    if non_finite(tensors) or not bool((tensors["scale"] > 0).all()):
-        raise ConfigError(f"weights {weights} hold NaN, infinite or non-positive scale values")
+    if non_finite(tensors):
+        raise ConfigError(f"weights {weights} hold NaN or infinite values")
     return ValueModel(manifest, {k: v.numpy() for k, v in tensors.items()})
 
 

@@ -19,8 +19,9 @@ across the whole game, **every seat's observation** with that seat's outcome:
 game's generator), ``explore`` (greedy, but at a share ``eps`` of its decisions a
 uniform pick among greedy's ``top`` best moves: the coverage a value needs of the
 positions just off greedy's line) and ``random``; ``value:PATH`` seats the fast value
-agent (:mod:`agents.value_agent`) so that a later round learns from the positions its
-own choices lead to. Each seat of each game draws its policy from the mixture.
+agent (:mod:`agents.value_agent`), exploring as ``explore`` does, so that a later round
+learns from the positions its own choices lead to (DouZero's loop: a value fitted on
+someone else's play is exploited by the argmax that chooses with it). Each seat of each game draws its policy from the mixture.
 
 **Shards and records.** A run is a folder of shards (``shard_00000.npz``, numpy arrays,
 no pickle) of ``shard_games`` games at one player count, and ``manifest.json``: the
@@ -76,7 +77,7 @@ class ValueDataConfig(StrictModel):
     shard_games: int = Field(50, ge=1, le=100_000)
     positions: int = Field(12, ge=1, le=10_000)  # positions kept a game (each: every seat)
     seed: int = Field(0, ge=0, le=2**63 - 1)
-    mixture: dict[str, float] = {"greedy": 1.0}  # policy -> weight
+    mixture: dict[str, float] = {"greedy": 1.0}  # policy -> weight (read in name order)
     eps: float = Field(0.1, ge=0, le=1)  # explore: share of decisions off greedy's best
     top: int = Field(3, ge=2, le=64)  # explore: among greedy's ``top`` best moves
 
@@ -157,10 +158,11 @@ class _Seats:
         """``policy``'s move for ``seat`` (``rng``: the game's, for ties and exploration)."""
         if policy == "random":
             return legal[int(rng.integers(len(legal)))]
-        if policy.startswith("value:"):
+        explore = policy != "greedy" and rng.random() < cfg.eps
+        if policy.startswith("value:") and not explore:
             return self.value_agent(policy).choose_state(state, seat, legal, rng)
         values = self.greedy.values_of_view(self.game.view(state, seat), legal)
-        if policy == "explore" and rng.random() < cfg.eps:
+        if explore:
             ranked = sorted(legal, key=lambda a: -values.get(a, -np.inf))
             return ranked[int(rng.integers(min(cfg.top, len(ranked))))]
         best = max(values.get(a, -np.inf) for a in legal)
@@ -195,7 +197,7 @@ def margins(scores: list[int]) -> list[int]:
 
 
 def _policies(cfg: ValueDataConfig, n: int, rng) -> list[int]:
-    names = list(cfg.mixture)
+    names = sorted(cfg.mixture)
     weights = np.array([cfg.mixture[k] for k in names], float)
     return [int(rng.choice(len(names), p=weights / weights.sum())) for _ in range(n)]
 
@@ -209,14 +211,14 @@ def _observe_all(seats: _Seats, state, n: int) -> tuple[np.ndarray, list[int]]:
 
 
 def play_game(seats: _Seats, cfg: ValueDataConfig, n: int, seed: int) -> dict[str, Any]:
-    """One game of the mixture: its policies (indices into the mixture), actions and
-    result, and ``cfg.positions`` of its choice decisions drawn uniformly (reservoir
+    """One game of the mixture: its policies (indices into the sorted mixture names),
+    actions and result, and ``cfg.positions`` of its choice decisions drawn uniformly (reservoir
     sampling, so the game is observed once, as it is played): each one's step, its
     index among the choice decisions, every seat's observation and margin there."""
     env = seats.env
     rng = make_rng(derive_seed(seed, "seats"))
     policies = _policies(cfg, n, rng)
-    names = list(cfg.mixture)
+    names = sorted(cfg.mixture)
     env.reset(seed=seed)
     state = env.unwrapped.state_
     actions: list[int] = []

@@ -3,8 +3,9 @@
 The rows of a run are split **by game** (never inside one): games whose index ends in
 0 are the *test* set that the calibration gate reads (``training/value_report.py``),
 games ending in 1 the *validation* set that stops the fit, the rest train. The model
-(:mod:`agents.value`) is an MLP of the observation divided by each feature's largest
-magnitude in the training rows; its loss is the binary cross-entropy of the win logit
+(:mod:`agents.value`) is an MLP of the observation standardised by each feature's mean
+and spread in the training rows (folded into the first layer at export, so the model
+reads the raw observation); its loss is the binary cross-entropy of the win logit
 against the win share (a soft target) plus ``aux`` times the squared error of the
 margin head against the final margin over ``score_scale``. Adam with weight decay; the
 weights of the epoch with the lowest validation cross-entropy are kept, and the fit
@@ -27,6 +28,7 @@ from pydantic import Field
 from envs.core.config import StrictModel
 
 TEST, VALID = 0, 1  # game index mod 10
+SPREAD_FLOOR = 0.1
 
 
 class ValueFitConfig(StrictModel):
@@ -49,10 +51,19 @@ def split(rows: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return {"test": tail == TEST, "valid": tail == VALID, "train": tail >= 2}
 
 
-def feature_scale(obs: np.ndarray) -> np.ndarray:
-    """Each feature's largest magnitude in ``obs`` (1 where it is always 0 or small)."""
-    top = np.abs(obs).max(axis=0)
-    return np.where(top > 1.0, top, 1.0).astype(np.float32)
+def standardise(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each feature's mean and spread in ``obs``, the spread at least
+    :data:`SPREAD_FLOOR` (a rare feature is not blown up into a huge input)."""
+    mean = obs.mean(axis=0, dtype=np.float64)
+    spread = obs.std(axis=0, dtype=np.float64)
+    return mean.astype(np.float32), np.maximum(spread, SPREAD_FLOOR).astype(np.float32)
+
+
+def fold(weight: np.ndarray, bias: np.ndarray, mean: np.ndarray,
+         spread: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first layer ``((x - mean) / spread) @ weight + bias`` as one on raw ``x``."""
+    folded = weight / spread[:, None]
+    return folded.astype(np.float32), (bias - mean @ folded).astype(np.float32)
 
 
 def _net(sizes: list[int]):
@@ -84,11 +95,10 @@ def fit(rows: dict[str, np.ndarray], score_scale: float, cfg: ValueFitConfig,
 
     torch.manual_seed(cfg.seed)
     masks = split(rows)
-    scale = feature_scale(rows["obs"][masks["train"]])
-    inv = torch.from_numpy(1.0 / scale)
+    mean, spread = standardise(rows["obs"][masks["train"]])
 
     def tensors(mask):
-        return (torch.from_numpy(rows["obs"][mask]) * inv,
+        return (torch.from_numpy((rows["obs"][mask] - mean) / spread),
                 torch.from_numpy(rows["win"][mask]),
                 torch.from_numpy(rows["margin"][mask] / np.float32(score_scale)))
 
@@ -128,10 +138,11 @@ def fit(rows: dict[str, np.ndarray], score_scale: float, cfg: ValueFitConfig,
                 break
     net.load_state_dict(best_state)
     linears = [m for m in net if isinstance(m, torch.nn.Linear)]
-    out = {"scale": scale}
+    out = {}
     for k, layer in enumerate(linears):
         out[f"w{k}"] = layer.weight.detach().numpy().T.copy()
         out[f"b{k}"] = layer.bias.detach().numpy().copy()
+    out["w0"], out["b0"] = fold(out["w0"], out["b0"], mean, spread)
     return out, {"epochs": log, "best_valid_bce": round(best, 5),
                  "rows": {k: int(m.sum()) for k, m in masks.items()}}
 
@@ -158,4 +169,4 @@ def fit_and_export(data: list[str | Path], target: str | Path, cfg: ValueFitConf
     return save_value_model(target, env_id, scale, tensors, made)
 
 
-__all__ = ["ValueFitConfig", "feature_scale", "fit", "fit_and_export", "split"]
+__all__ = ["ValueFitConfig", "fit", "fit_and_export", "fold", "split", "standardise"]

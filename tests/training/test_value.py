@@ -232,3 +232,31 @@ def test_value_options_are_checked():
                         ("value:missing.json", "does not exist")):
         with pytest.raises(ConfigError, match=named):
             agents.make(spec, env)
+
+
+def test_a_run_killed_by_sigkill_resumes_to_the_same_shards(run, tmp_path):
+    """The engine killed (SIGKILL) after its first shards, then resumed from the
+    command line: the same shards as the uninterrupted run."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import yaml
+
+    folder, _, _ = run
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump({"kind": "value_data", **TINY}))
+    out = tmp_path / "killed"
+    command = [sys.executable, "-m", "otrio_cli", "value", "data", str(config), "--output",
+               str(out), "--quiet"]
+    proc = subprocess.Popen(command, env={**os.environ, "PYTHONPATH": os.getcwd()})
+    deadline = time.monotonic() + 120
+    while not shard_path(out, 1).exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    subprocess.run(command, check=True, env={**os.environ, "PYTHONPATH": os.getcwd()},
+                   capture_output=True)
+    assert digests(out) == digests(folder)
