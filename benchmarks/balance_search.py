@@ -554,7 +554,7 @@ def search_folder(cfg: BalanceConfig, output: str | None = None) -> Path:
 
 
 def run(cfg: BalanceConfig, output: str | None = None, progress: bool = True,
-        command: str | None = None, repair: bool = False, verify: Verify = "sample") -> Path:
+        command: str | None = None, repair: bool = False, verify: Verify = "all") -> Path:
     """Search, pick, confirm and report (resuming from the folder's records)."""
     plan = make_plan(cfg)
     check_agents(plan)
@@ -569,7 +569,7 @@ def _search(cfg: BalanceConfig, plan: Plan, folder: Path, progress: bool, comman
     spec = cfg.search
     schema = record_schema(plan)
     done = open_run(folder, search_identity(cfg, plan), RESUME_IGNORES, schema=schema,
-                    repair=repair, verify=verify)
+                    repair=repair, verify=verify, progress=progress)
     games = _Games(folder, done, cfg, plan.total, progress)
     optimiser = make_optimiser(spec.optimizer, plan.levels, derive_seed(cfg.seed, "optimiser"),
                                exploration=spec.exploration, neighbours=spec.neighbours,
@@ -639,7 +639,9 @@ def _search(cfg: BalanceConfig, plan: Plan, folder: Path, progress: bool, comman
                           "workers": cfg.workers, "backend": cfg.backend})
     from .balance_search_report import write_search_report
 
-    write_search_report(folder, cfg, result, read_records(folder / TIMING_FILE), command)
+    write_search_report(folder, cfg, result, read_records(folder / TIMING_FILE), command,
+                        play_seconds=sum(r["wall_time"] for r in games.by_id.values()),
+                        verification=done.verification)
 
 
 __all__ = ["Candidate", "Plan", "candidate", "make_plan", "objective", "run", "search_folder"]
