@@ -298,15 +298,31 @@ def record_schema(plan: Plan) -> RecordSchema:
 
 
 def _mismatch(record: dict, task: GameTask) -> str | None:
-    for key, want in task_fields(task).items():
+    """Why ``record`` is not the record of ``task`` (None when it is): a field the task
+    fixes that differs (and whether the record's own replay config is the task's, so that
+    the record contradicts itself), or a replay config of another setup."""
+    fields = task_fields(task)
+    replay, want = record.get("replay"), fields["replay"]
+    same_config = replay is None or (replay.get("env_id") == want["env_id"]
+                                     and replay.get("config") == want["config"])
+    for key, value in fields.items():
         got = record.get(key)
-        if key == "replay":
-            if got is not None and (got.get("env_id") != want["env_id"]
-                                    or got.get("config") != want["config"]):
-                return f"its replay config is not that of setup {task.tags['setup']!r}"
-        elif json.dumps(got, sort_keys=True) != json.dumps(want, sort_keys=True):
-            return f"'{key}' is {json.dumps(got)[:80]} where the search now plays " \
-                   f"{json.dumps(want)[:80]}"
+        if key != "replay" and json.dumps(got, sort_keys=True) != json.dumps(value, sort_keys=True):
+            return (f"its '{key}' is {json.dumps(got)[:80]} where the search plays "
+                    f"{json.dumps(value)[:80]}" + (
+                        ", yet its replay config is that of the game the search plays: the "
+                        "record contradicts itself" if replay is not None and same_config else ""))
+    if not same_config:
+        return f"its replay config is not that of setup {task.tags['setup']!r}, which the " \
+               "search plays at this game"
+    return None
+
+
+def _line_of(path: Path, game: int) -> int | None:
+    """The line of ``path`` that holds game ``game``'s record (None if none does)."""
+    for number, record in enumerate(read_records(path), 1):
+        if record.get("game") == game:
+            return number
     return None
 
 
@@ -523,9 +539,12 @@ class _Games:
                 continue
             problem = _mismatch(record, task)
             if problem:
-                raise StateError(f"{self.path}: game {task.game} is not the game this search "
-                                 f"plays now ({problem}); the search or its code changed: use "
-                                 "a new output folder")
+                line = _line_of(self.path, task.game)
+                raise StateError(
+                    f"{self.path} line {line}: the record of game {task.game} is tampered or "
+                    f"inconsistent with this search: {problem} (the record was edited, or "
+                    "written by another version of the search's code); nothing was changed: "
+                    "remove the line to play the game again, or use a new output folder")
         if todo:
             start = time.perf_counter()
             with RecordWriter(self.path) as writer:

@@ -149,12 +149,21 @@ def test_a_changed_or_tampered_search_is_refused(tmp_path):
     prereg.write_text(saved)
     lines = (folder / RECORDS_FILE).read_text().splitlines(keepends=True)
     first = json.loads(lines[0])
+    assert first["phase"] == "search"
     label = first["setup"]
     other = "0 -4" if label != "0 -4" else "-1 -4"
     lines[0] = json.dumps({**first, "setup": other}, sort_keys=True) + "\n"
     (folder / RECORDS_FILE).write_text("".join(lines))
-    with pytest.raises(StateError, match="is not the game this search plays now"):
-        run(search_config(tmp_path), progress=False, verify="none")
+    before = (folder / RECORDS_FILE).read_bytes()
+    for verify in ("all", "none"):  # its replay is sound: the label alone was edited
+        with pytest.raises(StateError, match=rf"{RECORDS_FILE} line 1: the record of game "
+                                             rf"{first['game']} is tampered or inconsistent "
+                                             rf"with this search: its 'setup' is \"{other}\" "
+                                             rf"where the search plays \"{label}\", yet its "
+                                             "replay config is that of the game the search "
+                                             "plays: the record contradicts itself"):
+            run(search_config(tmp_path), progress=False, verify=verify)
+    assert (folder / RECORDS_FILE).read_bytes() == before
 
 
 def _won_by_another_seat(line: str) -> str:
