@@ -224,6 +224,7 @@ def test_a_missing_agent_for_a_game_is_a_clear_error(tmp_path, monkeypatch):
 ])
 def test_yaml_config_errors_name_the_problem(tmp_path, text, message):
     path = tmp_path / "b.yaml"
-    path.write_text("game: oceanos_v0\nagents: {r: random}\nlineup: [r, r]\n" + text + "\n")
+    lineup = "" if text.startswith("lineup:") else "lineup: [r, r]\n"  # a key given once
+    path.write_text("game: oceanos_v0\nagents: {r: random}\n" + lineup + text + "\n")
     with pytest.raises(ConfigError, match=message):
         load_config(path)
