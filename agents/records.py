@@ -21,11 +21,15 @@ seating, tags, the replay's env and config: a game id outside the run, ``"3"`` f
 The reader here applies it to every line: a line that is not JSON, is nested deeper
 than :data:`MAX_DEPTH`, is longer than :data:`MAX_LINE_BYTES`, holds ``NaN``/``Infinity``
 or fails its schema is *bad*, named by file and line number. Where records keep their
-actions (``replay``, :mod:`agents.replay`), a resume also re-plays a sample of them
-(:data:`VERIFY_SAMPLE`, drawn afresh each time, the last record always among them), or
-every one with ``verify="all"``; a record whose replay does not reach its recorded
-result is bad too. A record without actions (written before records kept them) counts
-unchecked by replay, except under ``verify="all"``, which refuses it.
+actions (``replay``, :mod:`agents.replay`), a resume also re-plays every one of them
+through the engine (``verify="all"``, the default: no agent runs, so it costs seconds
+per thousand games, measured in ``benchmarks/results/verify/``); a record whose replay
+does not reach its recorded result is bad too, and a record without actions (written
+before records kept them) is refused. ``verify="sample"``, only on the user's word,
+re-plays :data:`VERIFY_SAMPLE` of them (drawn afresh each time, the last record always
+among them) and counts records without actions unchecked: an edited record outside the
+sample counts. ``verify="none"`` re-plays nothing. What was re-played, and how long it
+took, comes back with the records (:class:`Verification`) for the run's report.
 
 **What happens to bad lines.** Nothing is deleted: :func:`open_run` stops with one line
 naming the first bad line (and how many there are), unless ``repair`` is given, which
@@ -47,6 +51,7 @@ import math
 import os
 import random
 import stat
+import time
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -63,9 +68,9 @@ REJECTED_FILE = "games.rejected.jsonl"  # bad lines moved aside by a repair, byt
 MAX_LINE_BYTES = 8 << 20  # one record (a distillation game with its labels is ~100 kB)
 MAX_RUN_FILE_BYTES = 16 << 20
 MAX_DEPTH = 32  # nesting of a record (the deepest written today is 4)
-VERIFY_SAMPLE = 8  # records re-played on a resume (verify="sample")
-Verify = Literal["sample", "all", "none"]
-VERIFY_MODES = ("sample", "all", "none")
+VERIFY_SAMPLE = 8  # records re-played on a resume under verify="sample" (opt-in)
+Verify = Literal["all", "sample", "none"]
+VERIFY_MODES = ("all", "sample", "none")  # the first is the default
 _SHOWN = 60  # characters of a bad value shown in a message
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -102,6 +107,41 @@ class RecordSchema:
     games: Mapping[tuple, Mapping[str, Any]] | None = None
     context: Mapping[str, Any] = field(default_factory=dict)
     replay: bool = False
+
+
+@dataclass(frozen=True)
+class Verification:
+    """What a resume re-played of the records already in a run folder (:func:`open_run`):
+    the ``mode``, how many ``records`` counted, how many of them were ``replayed``
+    through the engine, and the ``seconds`` the replays took."""
+
+    mode: str = "all"
+    records: int = 0
+    replayed: int = 0
+    seconds: float = 0.0
+
+    def describe(self) -> str:
+        """One sentence for a run's report or log, e.g. "480 recorded games checked, every
+        one re-played through the engine in 3.1 s (--verify all)"."""
+        if not self.records:
+            return "no recorded games to check (a fresh run)"
+        counted = f"{self.records} recorded game{'s' * (self.records != 1)} checked"
+        if self.mode == "none":
+            return f"{counted} against the run's schema, none re-played (--verify none)"
+        took = f"in {self.seconds:.1f} s (--verify {self.mode})"
+        if self.mode == "all" and self.replayed == self.records:
+            return f"{counted}, every one re-played through the engine {took}"
+        return (f"{counted}, {self.replayed} of them re-played through the engine {took}; "
+                "the others counted unchecked")
+
+
+class Records(list):
+    """The records :func:`open_run` found (a list, in file order), with what was
+    re-played of them (:attr:`verification`)."""
+
+    def __init__(self, records=(), verification: Verification | None = None):
+        super().__init__(records)
+        self.verification = verification or Verification(records=len(self))
 
 
 class Fields(dict):
@@ -239,7 +279,7 @@ def read_run_file(path: Path) -> dict[str, Any]:
 
 def open_run(folder: Path, config: dict[str, Any], resume_keys_ignored: tuple[str, ...] = (),
              unique_by: tuple[str, ...] = (), schema: RecordSchema | None = None,
-             repair: bool = False, verify: Verify = "sample") -> list[dict]:
+             repair: bool = False, verify: Verify = "all", progress: bool = False) -> Records:
     """Create or reopen a run folder; return the records already there, each checked.
 
     ``resume_keys_ignored`` are config keys that may differ on resume (e.g. workers).
@@ -247,9 +287,12 @@ def open_run(folder: Path, config: dict[str, Any], resume_keys_ignored: tuple[st
     ``schema``: what a record of this run is (:class:`RecordSchema`); without one, any
     JSON object. ``unique_by``: the record fields that identify a game, where no schema
     names them; a record repeating an identity is moved to the side file. ``verify``:
-    re-play a sample of the records that keep their actions (``"sample"``), all of them
-    (``"all"``), or none. A bad line stops the run (StateError naming it; nothing is
-    changed) unless ``repair`` moves it to ``games.rejected.jsonl``.
+    re-play every record through the engine (``"all"``, the default), a sample of those
+    that keep their actions (``"sample"``, opt-in), or none; ``progress`` shows a bar
+    while they replay. A bad line stops the run (StateError naming it; nothing is
+    changed) unless ``repair`` moves it to ``games.rejected.jsonl``. The records come
+    back as :class:`Records`, whose ``verification`` says what was re-played and how
+    long it took.
     """
     if verify not in VERIFY_MODES:
         raise ConfigError(f"verify must be one of {', '.join(VERIFY_MODES)}, got {verify!r}")
@@ -274,7 +317,7 @@ def open_run(folder: Path, config: dict[str, Any], resume_keys_ignored: tuple[st
     schema = schema or RecordSchema(unique_by=unique_by)
     if unique_by and tuple(unique_by) != schema.unique_by:
         raise ValueError(f"unique_by {unique_by} differs from the schema's {schema.unique_by}")
-    return _resume(folder / RECORDS_FILE, schema, repair, verify)
+    return _resume(folder / RECORDS_FILE, schema, repair, verify, progress)
 
 
 # ------------------------------------------------------------------ reading
@@ -453,10 +496,11 @@ def _scan(path: Path, schema: RecordSchema) -> _Scan:
     return found
 
 
-def _verify(found: _Scan, schema: RecordSchema, verify: Verify) -> None:
-    """Re-play the records chosen by ``verify``; a record that does not replay is bad."""
+def _verify(found: _Scan, schema: RecordSchema, verify: Verify, progress: bool) -> int:
+    """Re-play the records chosen by ``verify`` (with a progress bar when ``progress``);
+    a record that does not replay is bad. Returns how many replayed as recorded."""
     if verify == "none" or not schema.replay or not found.good:
-        return
+        return 0
     from .replay import ReplayError, replay_record
 
     if verify == "all":
@@ -467,10 +511,17 @@ def _verify(found: _Scan, schema: RecordSchema, verify: Verify) -> None:
         if "replay" in found.good[-1][1]:
             chosen.append(found.good[-1])
     failed = set()
+    bar = None
+    if progress and chosen:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(chosen), unit="record", desc=f"verifying {schema.name}s")
     for number, record in chosen:
+        if bar:
+            bar.update(1)
         if "replay" not in record:
             found.bad[number] = ("keeps no actions ('replay'), so it cannot be checked: resume "
-                                 "without --verify all to count it unchecked")
+                                 "with --verify sample to count it unchecked")
         else:
             try:
                 replay_record(record)
@@ -478,8 +529,11 @@ def _verify(found: _Scan, schema: RecordSchema, verify: Verify) -> None:
             except (ReplayError, StateError, ConfigError) as err:
                 found.bad[number] = f"its replay does not match: {_cut(str(err), 300)}"
         failed.add(number)
+    if bar:
+        bar.close()
     if failed:
         found.good = [item for item in found.good if item[0] not in failed]
+    return len(chosen) - len(failed)
 
 
 def _summary(path: Path, lines: dict[int, str], what: str = "bad line") -> str:
@@ -490,13 +544,17 @@ def _summary(path: Path, lines: dict[int, str], what: str = "bad line") -> str:
     return f"{path} line {first}: {lines[first]}{more}"
 
 
-def _resume(path: Path, schema: RecordSchema, repair: bool, verify: Verify) -> list[dict]:
+def _resume(path: Path, schema: RecordSchema, repair: bool, verify: Verify,
+            progress: bool = False) -> Records:
     if not (path.exists() or path.is_symlink()):
-        return []
+        return Records(verification=Verification(mode=verify))
     found = _scan(path, schema)
-    _verify(found, schema, verify)
+    start = time.perf_counter()
+    replayed = _verify(found, schema, verify, progress)
+    seconds = time.perf_counter() - start
     if found.bad and not repair:
-        sampled = (" (a sample of the records was re-played: --verify all checks every one)"
+        sampled = (" (a sample of the records was re-played: --verify all, the default, "
+                   "checks every one)"
                    if verify == "sample" and any("replay does not" in v for v in
                                                  found.bad.values()) else "")
         raise StateError(f"{_summary(path, found.bad)}{sampled}; nothing was changed: fix or "
@@ -521,7 +579,8 @@ def _resume(path: Path, schema: RecordSchema, repair: bool, verify: Verify) -> l
             os.fsync(fd)
         finally:
             os.close(fd)
-    return [record for _, record in found.good]
+    return Records((record for _, record in found.good),
+                   Verification(verify, len(found.good), replayed, seconds))
 
 
 def _move_aside(path: Path, found: _Scan, lines: set[int]) -> None:
@@ -601,4 +660,5 @@ class RecordWriter:
 
 __all__ = ["RUN_FILE", "RECORDS_FILE", "REJECTED_FILE", "RecordModel", "RecordSchema",
            "RecordWriter", "open_run", "read_records", "read_run_file", "run_identity",
-           "write_atomic", "open_read", "open_append", "plain", "Fields", "VERIFY_MODES"]
+           "write_atomic", "open_read", "open_append", "plain", "Fields", "VERIFY_MODES",
+           "Records", "Verification"]

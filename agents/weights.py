@@ -34,7 +34,8 @@ nothing it names is read, before it is known to be small; every refusal is one
   ``num_actions`` at most :data:`MAX_SIZE` (2**20), at most :data:`MAX_LAYERS` (32)
   layers a head of at most :data:`MAX_UNITS` (65,536) units, encoder arguments as
   bounded, names and versions at most :data:`MAX_TEXT` (256) characters, ``bytes`` at
-  most :data:`MAX_WEIGHTS_BYTES` (256 MiB);
+  most :data:`MAX_WEIGHTS_BYTES` (256 MiB); its ``game_config`` one that its game's
+  config model accepts (``num_players: 99`` is refused);
 - the weights (``agents/tensor_file.py``): a regular file, not a symbolic link (a link
   to ``/dev/zero``, a FIFO or a device is refused unread), whose size is the
   manifest's ``bytes`` (a huge sparse file is refused from its size); hashed in
@@ -68,7 +69,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StrictBool, StrictInt, field_validator
+from pydantic import Field, StrictBool, StrictInt, ValidationInfo, field_validator
 
 from envs.core.bounded import clip, read_json, short_repr
 from envs.core.config import StrictModel, validate
@@ -275,6 +276,25 @@ class Manifest(StrictModel):
     weights: WeightsRef
     versions: dict[str, Annotated[str, Field(max_length=MAX_TEXT)]] = Field(
         default={}, max_length=MAX_LAYERS)
+
+    @field_validator("game_config")
+    @classmethod
+    def _a_config_of_the_game(cls, v: dict, info: ValidationInfo) -> dict:
+        """``game_config`` must be a config that ``env_id``'s game accepts (its config
+        model: keys, types, ranges such as the player count); an env id this checkout
+        does not know is left to the check of the network against the game it plays."""
+        from envs.core.registry import ENV_MODULES, config_model
+
+        env_id = info.data.get("env_id")
+        if env_id not in ENV_MODULES:
+            return v
+        model = config_model(env_id)
+        try:
+            validate(model, v)
+        except ConfigError as err:
+            raise ValueError(f"not a config of {env_id} "
+                             f"({str(err).removeprefix(f'invalid {model.__name__}: ')})") from None
+        return v
 
 
 def encoder_names() -> tuple[str, ...]:

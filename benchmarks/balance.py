@@ -630,7 +630,7 @@ def record_schema(tasks: list[GameTask]) -> RecordSchema:
 
 
 def run(cfg: BalanceConfig, progress: bool = True, command: str | None = None,
-        repair: bool = False, verify: Verify = "sample") -> Path:
+        repair: bool = False, verify: Verify = "all") -> Path:
     """Play the study (resuming if its folder has records), then analyse and report it.
 
     Everything is checked before the folder is touched; the folder is locked
@@ -650,11 +650,11 @@ def run(cfg: BalanceConfig, progress: bool = True, command: str | None = None,
 
 def _play_and_report(cfg: BalanceConfig, setups: list[Setup], folder: Path, progress: bool,
                      command: str | None, repair: bool = False,
-                     verify: Verify = "sample") -> None:
+                     verify: Verify = "all") -> None:
     tasks = build_tasks(cfg, setups)
     schema = record_schema(tasks)
     done = open_run(folder, cfg.identity(), RESUME_IGNORES, schema=schema,
-                    repair=repair, verify=verify)
+                    repair=repair, verify=verify, progress=progress)
     write_atomic(folder / SETUPS_FILE, (json.dumps(
         [asdict(setup) for setup in setups], indent=1, sort_keys=True) + "\n").encode())
     done_ids = {r["game"] for r in done}
@@ -672,4 +672,5 @@ def _play_and_report(cfg: BalanceConfig, setups: list[Setup], folder: Path, prog
             timing.write({"games": len(todo), "seconds": round(elapsed, 1),
                           "workers": cfg.workers, "backend": cfg.backend})
     write_balance_report(folder, cfg, setups, analysis, read_records(folder / TIMING_FILE),
-                         command)
+                         command, play_seconds=sum(r["wall_time"] for r in records),
+                         verification=done.verification)

@@ -25,6 +25,7 @@ from .balance_summary import (
     effect_rows,
     tidy_rows,
 )
+from .report import verification_text, wall_time_text
 
 PCT = 100  # shares are shown in percentage points
 RANKED_SETUPS = 10  # rows of the imbalance ranking
@@ -298,8 +299,12 @@ def _group_section(g: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
 
 
 def write_balance_report(folder: Path, cfg, setups: list, analysis: dict[str, Any],
-                         timing: list[dict[str, Any]], command: str | None = None) -> None:
-    """Write every output of a balance run into ``folder``."""
+                         timing: list[dict[str, Any]], command: str | None = None,
+                         play_seconds: float | None = None, verification=None) -> None:
+    """Write every output of a balance run into ``folder``: ``timing``, the clock time
+    of each session that ran to its end, ``play_seconds``, the games' own wall times
+    summed (:func:`benchmarks.report.wall_time_text`), and ``verification``, what this
+    start re-played of the records already there."""
     write_text_atomic(folder / "summary.json", json.dumps(analysis, indent=1, sort_keys=True) + "\n")
     tagged = any("lineup_name" in s for s in analysis["setups"])  # named lineups (tiers)
     _write_csv(folder / "results.csv", RESULT_COLUMNS + ["lineup"] * tagged, tidy_rows(analysis))
@@ -317,11 +322,11 @@ def write_balance_report(folder: Path, cfg, setups: list, analysis: dict[str, An
         "see a different balance.",
         "",
         f"{total} games over {len(setups)} setups, seats rotated through the lineup, master "
-        f"seed {cfg.seed}. Wall time: " + ("; ".join(
-            f"{t['games']} games in {t['seconds']:.0f} s ({t['workers']} worker(s), "
-            f"{t['backend']})" for t in timing) or "not recorded") + ".",
+        f"seed {cfg.seed}. " + wall_time_text(total, timing, play_seconds),
         "",
         f"Reproduce: `{command}`" if command else "",
+        "",
+        verification_text(verification),
         "",
         "Win share: 1 for a sole winner, 1/k for each of k seats sharing the victory, so the "
         f"fair share at n players is 1/n. Intervals are {1 - cfg.alpha:.0%}; Holm's "

@@ -298,15 +298,31 @@ def record_schema(plan: Plan) -> RecordSchema:
 
 
 def _mismatch(record: dict, task: GameTask) -> str | None:
-    for key, want in task_fields(task).items():
+    """Why ``record`` is not the record of ``task`` (None when it is): a field the task
+    fixes that differs (and whether the record's own replay config is the task's, so that
+    the record contradicts itself), or a replay config of another setup."""
+    fields = task_fields(task)
+    replay, want = record.get("replay"), fields["replay"]
+    same_config = replay is None or (replay.get("env_id") == want["env_id"]
+                                     and replay.get("config") == want["config"])
+    for key, value in fields.items():
         got = record.get(key)
-        if key == "replay":
-            if got is not None and (got.get("env_id") != want["env_id"]
-                                    or got.get("config") != want["config"]):
-                return f"its replay config is not that of setup {task.tags['setup']!r}"
-        elif json.dumps(got, sort_keys=True) != json.dumps(want, sort_keys=True):
-            return f"'{key}' is {json.dumps(got)[:80]} where the search now plays " \
-                   f"{json.dumps(want)[:80]}"
+        if key != "replay" and json.dumps(got, sort_keys=True) != json.dumps(value, sort_keys=True):
+            return (f"its '{key}' is {json.dumps(got)[:80]} where the search plays "
+                    f"{json.dumps(value)[:80]}" + (
+                        ", yet its replay config is that of the game the search plays: the "
+                        "record contradicts itself" if replay is not None and same_config else ""))
+    if not same_config:
+        return f"its replay config is not that of setup {task.tags['setup']!r}, which the " \
+               "search plays at this game"
+    return None
+
+
+def _line_of(path: Path, game: int) -> int | None:
+    """The line of ``path`` that holds game ``game``'s record (None if none does)."""
+    for number, record in enumerate(read_records(path), 1):
+        if record.get("game") == game:
+            return number
     return None
 
 
@@ -523,9 +539,12 @@ class _Games:
                 continue
             problem = _mismatch(record, task)
             if problem:
-                raise StateError(f"{self.path}: game {task.game} is not the game this search "
-                                 f"plays now ({problem}); the search or its code changed: use "
-                                 "a new output folder")
+                line = _line_of(self.path, task.game)
+                raise StateError(
+                    f"{self.path} line {line}: the record of game {task.game} is tampered or "
+                    f"inconsistent with this search: {problem} (the record was edited, or "
+                    "written by another version of the search's code); nothing was changed: "
+                    "remove the line to play the game again, or use a new output folder")
         if todo:
             start = time.perf_counter()
             with RecordWriter(self.path) as writer:
@@ -554,7 +573,7 @@ def search_folder(cfg: BalanceConfig, output: str | None = None) -> Path:
 
 
 def run(cfg: BalanceConfig, output: str | None = None, progress: bool = True,
-        command: str | None = None, repair: bool = False, verify: Verify = "sample") -> Path:
+        command: str | None = None, repair: bool = False, verify: Verify = "all") -> Path:
     """Search, pick, confirm and report (resuming from the folder's records)."""
     plan = make_plan(cfg)
     check_agents(plan)
@@ -569,7 +588,7 @@ def _search(cfg: BalanceConfig, plan: Plan, folder: Path, progress: bool, comman
     spec = cfg.search
     schema = record_schema(plan)
     done = open_run(folder, search_identity(cfg, plan), RESUME_IGNORES, schema=schema,
-                    repair=repair, verify=verify)
+                    repair=repair, verify=verify, progress=progress)
     games = _Games(folder, done, cfg, plan.total, progress)
     optimiser = make_optimiser(spec.optimizer, plan.levels, derive_seed(cfg.seed, "optimiser"),
                                exploration=spec.exploration, neighbours=spec.neighbours,
@@ -639,7 +658,9 @@ def _search(cfg: BalanceConfig, plan: Plan, folder: Path, progress: bool, comman
                           "workers": cfg.workers, "backend": cfg.backend})
     from .balance_search_report import write_search_report
 
-    write_search_report(folder, cfg, result, read_records(folder / TIMING_FILE), command)
+    write_search_report(folder, cfg, result, read_records(folder / TIMING_FILE), command,
+                        play_seconds=sum(r["wall_time"] for r in games.by_id.values()),
+                        verification=done.verification)
 
 
 __all__ = ["Candidate", "Plan", "candidate", "make_plan", "objective", "run", "search_folder"]

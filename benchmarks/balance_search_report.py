@@ -16,6 +16,7 @@ from typing import Any
 from agents.records import write_atomic
 
 from .balance_skill_report import save_figure
+from .report import verification_text, wall_time_text
 
 PCT = 100
 LISTED = 10  # rows of the ranking and of the best trials
@@ -98,8 +99,10 @@ def _candidate_table(c: dict[str, Any], players: int) -> list[str]:
 
 
 def write_search_report(folder: Path, cfg, result: dict[str, Any], timing: list[dict],
-                        command: str | None = None) -> None:
-    """Every output of a search run into ``folder``."""
+                        command: str | None = None, play_seconds: float | None = None,
+                        verification=None) -> None:
+    """Every output of a search run into ``folder`` (``timing``, ``play_seconds`` and
+    ``verification`` as :func:`benchmarks.balance_report.write_balance_report` takes them)."""
     plan, c = result["plan"], result["confirm"]
     spec = cfg.search
     write_atomic(folder / "summary.json", (json.dumps(result, indent=1, sort_keys=True)
@@ -129,11 +132,11 @@ def write_search_report(folder: Path, cfg, result: dict[str, Any], timing: list[
         f"{plan['batch']} proposed at a time; {plan['finalists']} finalists re-played on "
         f"{plan['final_games']} new games each; confirmation: {plan['confirm_games']} games "
         f"per lineup for the winner and the default, on seeds no earlier game used. {games} "
-        "games in all. Wall time: " + ("; ".join(
-            f"{t['games']} games in {t['seconds']:.0f} s ({t['workers']} worker(s), "
-            f"{t['backend']})" for t in timing) or "not recorded") + ".",
+        "games in all. " + wall_time_text(games, timing, play_seconds),
         "",
         f"Reproduce: `{command}`" if command else "",
+        "",
+        verification_text(verification),
         "",
         "## Verdict",
         "",

@@ -8,7 +8,8 @@ at two players); each is played in all its rotations, one after another, and the
 OpenSkill ratings put every agent on one scale. Records are appended
 to ``games.jsonl`` as games finish, so an interrupted run resumes where it stopped; a
 resume checks every record already there against the run (:func:`record_schema`) and
-re-plays a sample of them (:mod:`agents.records`).
+re-plays every one through the engine (:mod:`agents.records`; a sample on request), and
+the report says how long that took.
 """
 
 from __future__ import annotations
@@ -154,13 +155,14 @@ def record_schema(cfg: TournamentConfig, tasks: list[GameTask]) -> RecordSchema:
 
 
 def run(cfg: TournamentConfig, progress: bool = True, command: str | None = None,
-        repair: bool = False, verify: Verify = "sample") -> Path:
+        repair: bool = False, verify: Verify = "all") -> Path:
     """Play the tournament (resuming if its folder has records) and write its report.
 
     Everything is checked before the folder is touched; the folder is locked
     (:class:`~agents.run_lock.RunLock`) while the run plays and reports. Records already
-    there are checked (:func:`record_schema`; ``verify``: re-play a sample of them, all,
-    or none); a bad one stops the run unless ``repair`` moves it aside
+    there are checked (:func:`record_schema`; ``verify``: re-play all of them, the
+    default, a sample, or none; the report says what was re-played and in how long); a
+    bad one stops the run unless ``repair`` moves it aside
     (:func:`agents.records.open_run`).
     """
     check_before_start(cfg)
@@ -169,7 +171,7 @@ def run(cfg: TournamentConfig, progress: bool = True, command: str | None = None
     schema = record_schema(cfg, tasks)
     with RunLock(folder):
         done = open_run(folder, cfg.identity(), RESUME_IGNORES, schema=schema, repair=repair,
-                        verify=verify)
+                        verify=verify, progress=progress)
         done_ids = {r["game"] for r in done}
         todo = [t for t in tasks if t.game not in done_ids]
         play_into(folder / RECORDS_FILE, todo, cfg, len(done_ids), f"{cfg.game} tournament",
@@ -177,7 +179,8 @@ def run(cfg: TournamentConfig, progress: bool = True, command: str | None = None
         from .report import write_tournament_report
 
         records = sorted(read_records(folder / RECORDS_FILE, schema), key=lambda r: r["game"])
-        write_tournament_report(folder, cfg, summarize(records, cfg.seats), command)
+        write_tournament_report(folder, cfg, summarize(records, cfg.seats), command,
+                                done.verification)
     return folder
 
 

@@ -187,7 +187,10 @@ def generate(cfg: TrainConfig, k: int, spec: str, here: Path, workers: int, back
     identity = {"round": k, "env_id": cfg.game, "teacher": spec, "seed": cfg.seed,
                 "games": [[t.config["num_players"], t.seed] for t in tasks]}
     num_actions = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info.num_actions
-    done = open_run(here, identity, schema=teacher_schema(tasks, num_actions))
+    done = open_run(here, identity, schema=teacher_schema(tasks, num_actions),
+                    progress=progress)  # every recorded game re-played (verify="all")
+    if progress and done:
+        print(f"round {k}: {done.verification.describe()}", flush=True)
     have = {r["game"] for r in done}
     todo = [t for t in tasks if t.game not in have]
     records = list(done)

@@ -4,6 +4,7 @@ alias expansion."""
 
 from __future__ import annotations
 
+import functools
 import types
 import typing
 from collections.abc import Mapping
@@ -234,8 +235,10 @@ def load_yaml(path: str | Path, what: str = "config", missing_hint: str = "") ->
     the anchor it repeats, so a "billion laughs" file is refused after reading a few
     lines, before anything is built from it; an alias inside its own anchor (a cycle)
     is refused. Only plain YAML is read (``yaml.SafeLoader``: tags such as
-    ``!!python/object`` are refused). ``missing_hint`` ends the message of a file that
-    is not there (where it was looked for)."""
+    ``!!python/object`` are refused). A key given twice in one mapping is refused,
+    naming the key and both lines (YAML keeps the last value silently; a merge ``<<:``
+    may still be overridden by the mapping's own keys). ``missing_hint`` ends the
+    message of a file that is not there (where it was looked for)."""
     import yaml
 
     where = f"{what} {path}"
@@ -249,13 +252,51 @@ def load_yaml(path: str | Path, what: str = "config", missing_hint: str = "") ->
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         _check_yaml_events(yaml.parse(text, Loader=loader), where)
-        return yaml.load(text, Loader=loader)  # noqa: S506 -- a SafeLoader
+        return yaml.load(text, Loader=_unique_keys_loader(loader))  # noqa: S506 -- a SafeLoader
+    except _DuplicateKey as dup:
+        lines = (f"line {dup.first}" if dup.first == dup.again
+                 else f"lines {dup.first} and {dup.again}")
+        raise ConfigError(f"cannot read {where}: key {clip(repr(dup.key), 80)} is given twice "
+                          f"in one mapping ({lines}); YAML would keep only the last value: "
+                          "remove one") from None
     except ConfigError:
         raise
     except yaml.YAMLError as err:
         raise ConfigError(f"cannot read {where}: {clip(str(err))}") from None
     except (ValueError, TypeError, OverflowError) as err:  # a bad timestamp, a 5000-digit int
         raise ConfigError(f"cannot read {where}: {clip(str(err))}") from None
+
+
+class _DuplicateKey(Exception):
+    """A mapping gives ``key`` twice: on line ``first`` and again on line ``again``."""
+
+    def __init__(self, key: Any, first: int, again: int):
+        super().__init__(key, first, again)
+        self.key, self.first, self.again = key, first, again
+
+
+@functools.cache
+def _unique_keys_loader(base: type) -> type:
+    """``base`` (a safe loader) refusing a mapping that gives a key twice
+    (:class:`_DuplicateKey`); merge keys (``<<``) are left to YAML's merge rules."""
+
+    class UniqueKeys(base):
+        def construct_mapping(self, node, deep=False):
+            seen: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                line = key_node.start_mark.line + 1
+                try:
+                    if key in seen:
+                        raise _DuplicateKey(key, seen[key], line)
+                    seen[key] = line
+                except TypeError:  # an unhashable key: the base refuses it
+                    continue
+            return super().construct_mapping(node, deep)
+
+    return UniqueKeys
 
 
 def _check_yaml_events(events, where: str) -> None:

@@ -17,7 +17,8 @@ config's ``init_policy``) is looked up, first match wins:
    from any folder;
 2. in the current folder (as every path did before this rule);
 3. in the installed package (:data:`PACKAGE_ROOT`), so the shipped agents and configs
-   are found from any folder.
+   are found from any folder; a path that leads out of the package from there
+   (``../../etc/passwd``, or a link inside it to elsewhere) is refused.
 
 An absolute path is taken as it is. Paths a run writes (``output``, ``--json``) are
 always relative to the current folder.
@@ -26,6 +27,8 @@ always relative to the current folder.
 from __future__ import annotations
 
 from pathlib import Path
+
+from .errors import ConfigError
 
 # the folder that holds the installed packages and their data (agents/pretrained, configs)
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -38,12 +41,20 @@ def find_file(path: str | Path) -> Path:
     """The file ``path`` names when it is opened (steps 2 and 3 of the rule: step 1 was
     applied when its config was loaded): the path itself if it exists, else the
     installed package's file; the path as given where neither exists, so that the
-    caller's own error names it."""
+    caller's own error names it. A package file that resolves outside the package
+    (``..`` or a link) is refused with a :class:`ConfigError` naming it."""
     path = Path(path)
     if path.is_absolute() or path.exists():
         return path
     shipped = PACKAGE_ROOT / path
-    return shipped if shipped.exists() else path
+    if not shipped.exists():
+        return path
+    resolved = shipped.resolve()
+    if not resolved.is_relative_to(PACKAGE_ROOT):
+        raise ConfigError(f"{path} is not in the current folder, and in the installed package "
+                          f"it leads out of the package (to {resolved}); a path looked up in the "
+                          f"package must stay inside {PACKAGE_ROOT}")
+    return shipped
 
 
 def where_looked(path: str | Path) -> str:

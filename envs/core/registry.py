@@ -43,6 +43,12 @@ def _module(env_id: str):
     return importlib.import_module(ENV_MODULES[env_id])
 
 
+def config_model(env_id: str):
+    """The pydantic model of ``env_id``'s config (its game's ``config_model``: the keys
+    and values :func:`make` accepts)."""
+    return _module(env_id).raw_env.game.config_model
+
+
 def make(env_id: str, **config: Any):
     """The environment ``env_id`` built with ``config`` (validated by the game)."""
     return _module(env_id).env(**config)

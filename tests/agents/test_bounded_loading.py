@@ -534,3 +534,20 @@ def test_a_training_state_of_a_policy_with_a_shared_trunk_round_trips(tmp_path):
     for index, entry in saved["state"].items():
         assert entry.keys() == loaded["state"][index].keys()
         assert all(torch.equal(v, loaded["state"][index][k]) for k, v in entry.items())
+
+
+@pytest.mark.parametrize("game_config, why", [
+    ({"num_players": 99}, r"bad value for 'num_players': Input should be less than or equal "
+                          r"to 5 \(got 99\)"),
+    ({"num_players": 2, "sharks": True}, r"unknown key 'sharks'"),
+    ({"num_players": "2"}, r"bad value for 'num_players': must be an integer, got str"),
+])
+def test_a_game_config_the_game_refuses_is_refused(agent, game_config, why):
+    """Issue 38, point 8: a manifest's game_config is a config of its game."""
+    edit(agent, lambda d: d.update(game_config=game_config))
+    match = rf"bad value for 'game_config': not a config of oceanos_v0 \({why}"
+    assert len(refused(agent, rf"agent manifest {agent}: invalid Manifest: {match}")) < 1000
+    with pytest.raises(ConfigError, match=match):
+        weights.read_manifest(agent)
+    edit(agent, lambda d: d.update(game_config={"num_players": 3}))  # another count: fine
+    assert weights.read_manifest(agent).game_config == {"num_players": 3}

@@ -20,6 +20,7 @@ from agents.records import (
     REJECTED_FILE,
     RecordSchema,
     RecordWriter,
+    Verification,
     open_run,
     read_records,
     write_atomic,
@@ -179,6 +180,27 @@ def test_schemaless_reading_needs_objects_only(tmp_path):
     with pytest.raises(ConfigError, match="verify must be one of"):
         open_run(tmp_path / "fresh", CONFIG, verify="most")
     assert os.listdir(tmp_path / "fresh") == ["run.json"]
+
+
+def test_a_resume_says_what_it_replayed(tmp_path):
+    """open_run verifies every record by default and says so (Records.verification)."""
+    assert open_run.__defaults__[-2:] == ("all", False)  # verify="all", no progress bar
+    fresh = open_run(tmp_path / "fresh", CONFIG)
+    assert fresh == [] and fresh.verification == Verification(mode="all")
+    assert fresh.verification.describe() == "no recorded games to check (a fresh run)"
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / RECORDS_FILE).write_text('{"game": 0}\n{"game": 1}\n')
+    found = open_run(folder, CONFIG, verify="none")
+    assert found == [{"game": 0}, {"game": 1}]
+    assert found.verification.describe() == ("2 recorded games checked against the run's "
+                                             "schema, none re-played (--verify none)")
+    assert Verification("all", 480, 480, 3.14).describe() == (
+        "480 recorded games checked, every one re-played through the engine in 3.1 s "
+        "(--verify all)")
+    assert Verification("sample", 480, 8, 0.04).describe() == (
+        "480 recorded games checked, 8 of them re-played through the engine in 0.0 s "
+        "(--verify sample); the others counted unchecked")
 
 
 def test_a_network_replaced_in_place_is_another_run(tmp_path, monkeypatch):

@@ -104,7 +104,21 @@ def test_resume_after_interruption_gives_the_same_records(tmp_path):
     lines = (full / RECORDS_FILE).read_text().splitlines(keepends=True)
     (part / RECORDS_FILE).write_text("".join(lines[:7]) + lines[7][:30])  # torn 8th record
     run(cfg, progress=False)
-    assert strip(read_records(part / RECORDS_FILE)) == expected
+    records = read_records(part / RECORDS_FILE)
+    assert strip(records) == expected
+    # the session that played the first 7 games was killed before it timed itself: the
+    # report counts all 24 games, their own play time summed, and says which part the
+    # clock of a finished session covers (issue 38: it said "17 games in 1 s")
+    play = sum(r["wall_time"] for r in records)
+    play = f"{play:.1f}" if play < 10 else f"{play:.0f}"
+    report = (part / "report.md").read_text()
+    assert (f"24 games over 4 setups, seats rotated through the lineup, master seed 5. "
+            f"Time: 24 games took {play} s of play (each game's own wall time, summed; "
+            "on several workers the clock ran shorter); clock time of the sessions that ran "
+            "to their end: 17 games in ") in report, report
+    assert ("7 games were played by sessions stopped before they timed themselves, so only "
+            "their play time is known.") in report
+    assert "Resumed: 7 recorded games checked, every one re-played through the engine" in report
     with pytest.raises(ConfigError, match="differs in: seed"):
         run(config(tmp_path, output=str(part), seed=6), progress=False)
 
@@ -210,6 +224,7 @@ def test_a_missing_agent_for_a_game_is_a_clear_error(tmp_path, monkeypatch):
 ])
 def test_yaml_config_errors_name_the_problem(tmp_path, text, message):
     path = tmp_path / "b.yaml"
-    path.write_text("game: oceanos_v0\nagents: {r: random}\nlineup: [r, r]\n" + text + "\n")
+    lineup = "" if text.startswith("lineup:") else "lineup: [r, r]\n"  # a key given once
+    path.write_text("game: oceanos_v0\nagents: {r: random}\n" + lineup + text + "\n")
     with pytest.raises(ConfigError, match=message):
         load_config(path)

@@ -149,12 +149,55 @@ def test_a_changed_or_tampered_search_is_refused(tmp_path):
     prereg.write_text(saved)
     lines = (folder / RECORDS_FILE).read_text().splitlines(keepends=True)
     first = json.loads(lines[0])
+    assert first["phase"] == "search"
     label = first["setup"]
     other = "0 -4" if label != "0 -4" else "-1 -4"
     lines[0] = json.dumps({**first, "setup": other}, sort_keys=True) + "\n"
     (folder / RECORDS_FILE).write_text("".join(lines))
-    with pytest.raises(StateError, match="is not the game this search plays now"):
-        run(search_config(tmp_path), progress=False, verify="none")
+    before = (folder / RECORDS_FILE).read_bytes()
+    for verify in ("all", "none"):  # its replay is sound: the label alone was edited
+        with pytest.raises(StateError, match=rf"{RECORDS_FILE} line 1: the record of game "
+                                             rf"{first['game']} is tampered or inconsistent "
+                                             rf"with this search: its 'setup' is \"{other}\" "
+                                             rf"where the search plays \"{label}\", yet its "
+                                             "replay config is that of the game the search "
+                                             "plays: the record contradicts itself"):
+            run(search_config(tmp_path), progress=False, verify=verify)
+    assert (folder / RECORDS_FILE).read_bytes() == before
+
+
+def _won_by_another_seat(line: str) -> str:
+    """A confirmation record turned self-consistently: another seat wins, with the top
+    score, and the ranks follow (only a replay tells)."""
+    from agents.stats import ranks
+
+    record = json.loads(line)
+    seat = (record["winners"][0] + 1) % len(record["seating"]) if record["winners"] else 0
+    record["winners"] = [seat]
+    record["scores"][seat] = max(record["scores"]) + 1
+    record["ranks"] = ranks(record["scores"], record["winners"])
+    return json.dumps(record, sort_keys=True) + "\n"
+
+
+def test_tampered_confirmation_records_are_refused_by_default(tmp_path):
+    """Issue 38, point 4: three edited confirmation records changed the pre-registered
+    test under the old default (a sample re-played); every record is re-played now."""
+    folder = run(search_config(tmp_path), progress=False)
+    honest = json.loads((folder / "summary.json").read_text())["confirm"]
+    lines = (folder / RECORDS_FILE).read_text().splitlines(keepends=True)
+    confirm = [k for k, line in enumerate(lines) if json.loads(line)["phase"] == "confirm"]
+    edited = confirm[:3]
+    for k in edited:
+        lines[k] = _won_by_another_seat(lines[k])
+    (folder / RECORDS_FILE).write_text("".join(lines))
+    before = (folder / RECORDS_FILE).read_bytes()
+    with pytest.raises(StateError, match=rf"{RECORDS_FILE} line {edited[0] + 1}: its replay "
+                                         r"does not match.*\(2 more bad lines: "
+                                         rf"{edited[1] + 1}, {edited[2] + 1}\)"):
+        run(search_config(tmp_path), progress=False)
+    assert (folder / RECORDS_FILE).read_bytes() == before
+    run(search_config(tmp_path), progress=False, verify="none")  # what the attack did
+    assert json.loads((folder / "summary.json").read_text())["confirm"] != honest
 
 
 def test_a_search_on_ray_gives_the_same_result(tmp_path):

@@ -1,11 +1,12 @@
 """Records are data, verified: a resumed tournament, balance sweep or search study reads
 its run folder as untrusted input. Links are refused, every record is checked against
-its run's schema (and a sample re-played), a bad line stops the run naming it and
+its run's schema (and every one re-played), a bad line stops the run naming it and
 deletes nothing, ``--repair`` moves bad lines aside, and every such failure is one line
 and exit code 2 on the command line."""
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -38,11 +39,13 @@ def finished(tmp_path_factory):
     return (folder / RECORDS_FILE).read_text().splitlines(keepends=True)
 
 
-def prepare(tmp_path: Path, lines: list[str]) -> tuple[tournament.TournamentConfig, Path]:
-    """A run folder of the tournament holding ``lines`` as its games file."""
+def prepare(tmp_path: Path, lines: list[str],
+            **kw) -> tuple[tournament.TournamentConfig, Path]:
+    """A run folder of the tournament (``kw``: changes to its config) holding ``lines`` as
+    its games file."""
     folder = tmp_path / "run"
-    folder.mkdir()
-    cfg = tournament_config(folder)
+    folder.mkdir(parents=True)
+    cfg = tournament_config(folder, **kw)
     (folder / RUN_FILE).write_text(json.dumps(cfg.identity()))
     (folder / RECORDS_FILE).write_text("".join(lines))
     return cfg, folder
@@ -181,13 +184,78 @@ def test_a_duplicate_record_is_never_counted_twice(tmp_path, finished):
     assert json.loads((folder / "summary.json").read_text())["games"] == 6
 
 
-def test_a_resume_replays_a_sample_of_the_records(tmp_path, finished):
+def test_a_resume_replays_a_sample_of_the_records_on_request(tmp_path, finished):
     cfg, folder = prepare(tmp_path, [_rescored(line) for line in finished])
     with pytest.raises(StateError, match=r"its replay does not match.*a sample of the records "
-                                         r"was re-played: --verify all checks every one"):
-        tournament.run(cfg, progress=False)
+                                         r"was re-played: --verify all, the default, checks"):
+        tournament.run(cfg, progress=False, verify="sample")
     tournament.run(cfg, progress=False, verify="none")  # schema checks only: they pass
     assert json.loads((folder / "summary.json").read_text())["games"] == 6
+
+
+def _winner_raised(line: str, by: int = 100) -> str:
+    """The record with its (sole) winner's score raised: winners and ranks unchanged."""
+    record = json.loads(line)
+    (winner,) = record["winners"]
+    record["scores"][winner] += by
+    assert ranks(record["scores"], record["winners"]) == record["ranks"]
+    return json.dumps(record, sort_keys=True) + "\n"
+
+
+def _mean_score(folder: Path, agent: str) -> float:
+    board = json.loads((folder / "summary.json").read_text())["leaderboard"]
+    return next(row["mean_score"] for row in board if row["agent"] == agent)
+
+
+LONGER = {"games_per_seating": 10}
+
+
+@pytest.fixture(scope="module")
+def longer(tmp_path_factory):
+    """A finished 20-game tournament (more records than a sample re-plays)."""
+    folder = tmp_path_factory.mktemp("longer") / "run"
+    tournament.run(tournament_config(folder, **LONGER), progress=False)
+    return (folder / RECORDS_FILE).read_text().splitlines(keepends=True)
+
+
+def test_a_raised_winning_score_is_refused_by_default(tmp_path, longer, monkeypatch):
+    """Issue 38, point 4: under the old default (a sample), a record whose winner's score
+    was raised by 100 counted and moved mean_score; every record is re-played now."""
+    from agents import records
+
+    lines = longer
+    k = next(i for i, line in enumerate(lines[:-1]) if len(json.loads(line)["winners"]) == 1)
+    tampered = list(lines)
+    tampered[k] = _winner_raised(lines[k])
+    winner = json.loads(lines[k])
+    agent = winner["seating"][winner["winners"][0]]
+    cfg, folder = prepare(tmp_path / "clean", lines, **LONGER)
+    tournament.run(cfg, progress=False)
+    honest = _mean_score(folder, agent)
+    cfg, folder = prepare(tmp_path / "sampled", tampered, **LONGER)
+    monkeypatch.setattr(records, "VERIFY_SAMPLE", 1)  # the sample misses the edited record
+    tournament.run(cfg, progress=False, verify="sample")
+    assert _mean_score(folder, agent) == pytest.approx(honest + 100 / 20)  # it counted
+    cfg, folder = prepare(tmp_path / "default", tampered, **LONGER)
+    before = snapshot(folder)
+    with pytest.raises(StateError, match=rf"{RECORDS_FILE} line {k + 1}: its replay does not "
+                                         r"match: game \d+ diverged at its end .*scores"):
+        tournament.run(cfg, progress=False)
+    assert snapshot(folder) == before
+
+
+def test_the_report_says_what_the_resume_replayed_and_how_long_it_took(tmp_path, longer,
+                                                                        capsys):
+    cfg, folder = prepare(tmp_path, longer[:12], **LONGER)
+    tournament.run(cfg, progress=True)
+    err = capsys.readouterr().err
+    assert "verifying tournament records" in err and "12/12" in err  # the progress bar
+    report = (folder / "report.md").read_text()
+    assert re.search(r"Resumed: 12 recorded games checked, every one re-played through the "
+                     r"engine in \d+\.\d s \(--verify all\)\.", report), report
+    tournament.run(cfg, progress=False, verify="none")
+    assert ("Resumed: 20 recorded games checked against the run's schema, none re-played "
+            "(--verify none).") in (folder / "report.md").read_text()
 
 
 # ------------------------------------------------------------------ balance and search
@@ -286,5 +354,6 @@ def test_the_cli_repairs_and_verifies_on_request(tmp_path, finished, capsys):
     capsys.readouterr()
     lines = (folder / RECORDS_FILE).read_text().splitlines(keepends=True)
     (folder / RECORDS_FILE).write_text("".join(lines[:4] + [_rescored(lines[4])] + lines[5:]))
-    assert main(["tournament", str(config), "--quiet", "--verify", "all"]) == 2
+    assert main(["tournament", str(config), "--quiet"]) == 2  # every record, by default
     assert "line 5: its replay does not match" in capsys.readouterr().err
+    assert main(["tournament", str(config), "--quiet", "--verify", "none"]) == 0  # on request

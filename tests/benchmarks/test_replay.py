@@ -139,7 +139,10 @@ def test_old_records_load_for_reports_but_are_not_replayable(runs, tmp_path):
     cfg = tournament(folder, game, game_config, lineup)
     (folder / "run.json").write_text(json.dumps(cfg.identity(), sort_keys=True))
     (folder / RECORDS_FILE).write_text("".join(json.dumps(r) + "\n" for r in old))
-    run(cfg, progress=False)  # resumes: every game is recorded, so it only reports
+    with pytest.raises(StateError, match="line 1: keeps no actions .*resume with --verify "
+                                         "sample to count it unchecked"):
+        run(cfg, progress=False)  # every record is re-played by default: these cannot be
+    run(cfg, progress=False, verify="sample")  # resumes: every game is recorded, so it only reports
     assert read_records(folder / RECORDS_FILE) == old
     assert (folder / "report.md").exists()
     assert summarize(old, 2)["games"] == len(old)

@@ -54,6 +54,13 @@ BAD_YAML = {
     "python tag": ("game: !!python/object/apply:os.system [ls]\n", "could not determine a constructor"),
     "bad date": ("game: oceanos_v0\nseed: 2001-13-45\n", "month must be in 1..12"),
     "5000 digits": ("game: oceanos_v0\nseed: " + "9" * 5000 + "\n", "limit"),
+    "duplicate key": ("game: oceanos_v0\ngame_config:\n  num_players: 2\n  seed: 1\n"
+                      "  num_players: 4\n", "key 'num_players' is given twice in one mapping "
+                                              "(lines 3 and 5)"),
+    "duplicate flow key": ("game: oceanos_v0\nagents: {r: random, r: greedy}\n",
+                           "key 'r' is given twice in one mapping (line 2)"),
+    "duplicate top key": ("seed: 1\ngame: oceanos_v0\n'seed': 2\n",
+                          "key 'seed' is given twice in one mapping (lines 1 and 3)"),
 }
 
 
@@ -79,7 +86,8 @@ def test_a_bad_yaml_is_one_config_error_line(tmp_path, name):
 
 
 @pytest.mark.parametrize("command", ["tournament", "balance", "train"])
-@pytest.mark.parametrize("name", ["billion laughs", "deep flow", "deep block", "non-UTF-8", "huge"])
+@pytest.mark.parametrize("name", ["billion laughs", "deep flow", "deep block", "non-UTF-8", "huge",
+                                  "duplicate key"])
 def test_the_cli_refuses_a_bad_yaml_in_one_line_with_exit_2(tmp_path, capsys, command, name):
     # today: billion laughs hangs tournament and balance for minutes; deep and non-UTF-8
     # YAML give tracebacks
@@ -109,6 +117,11 @@ def test_aliases_within_the_limits_still_read(tmp_path):
     assert load_yaml(path) == {"base": {"x": 1, "y": [1, 2]}, "other": {"x": 1, "y": [1, 2]},
                                "more": {"x": 1, "y": [1, 2], "z": 3}}
     assert load_yaml(write(tmp_path / "e.yaml", "")) is None
+    # a mapping's own key overrides a merged one (YAML's merge rule), not a duplicate
+    path = write(tmp_path / "m.yaml", "base: &b {x: 1, y: 2}\nmore:\n  <<: *b\n  x: 3\n"
+                                      "again: [{x: 1}, {x: 2}]\n")
+    assert load_yaml(path) == {"base": {"x": 1, "y": 2}, "more": {"x": 3, "y": 2},
+                               "again": [{"x": 1}, {"x": 2}]}
 
 
 def test_every_shipped_config_reads():

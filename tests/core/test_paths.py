@@ -42,6 +42,29 @@ def test_find_file_tries_the_current_folder_then_the_package(tmp_path, monkeypat
     assert find_file(tmp_path / "x.json") == tmp_path / "x.json"  # absolute: as given
 
 
+def test_the_package_lookup_never_leads_out_of_the_package(tmp_path, monkeypatch):
+    """Issue 38, point 8: ``..`` from the package root reached any file on the machine."""
+    import os
+
+    secret = tmp_path / "outside" / "secret.json"
+    secret.parent.mkdir()
+    secret.write_text("{}")
+    here = tmp_path / "here" / "deeper"
+    here.mkdir(parents=True)
+    monkeypatch.chdir(here)
+    escape = os.path.relpath(secret, PACKAGE_ROOT)  # ../../tmp/.../secret.json
+    assert escape.startswith("..") and not Path(escape).exists()  # not from here
+    assert (PACKAGE_ROOT / escape).exists()  # but from the package root
+    with pytest.raises(ConfigError, match=rf"{escape} is not in the current folder, and in "
+                                          rf"the installed package it leads out of the "
+                                          rf"package \(to {secret}\)"):
+        find_file(escape)
+    with pytest.raises(ConfigError, match="leads out of the package"):
+        agents.make(f"net:{escape}", envs.make("oceanos_v0", num_players=2))
+    inside = f"configs/../{SHIPPED_PPO}"  # a detour that stays inside is fine
+    assert find_file(inside) == PACKAGE_ROOT / inside
+
+
 def test_rebase_spec_makes_files_beside_the_config_absolute(tmp_path):
     (tmp_path / "mine.json").write_text("{}")
     mine = str((tmp_path / "mine.json").resolve())

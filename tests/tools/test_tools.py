@@ -1,6 +1,7 @@
 """The measurement tools run and print what their docs say (tiny budgets; no speed or
 strength assertions: those are measured, not tested)."""
 
+import json
 import re
 import subprocess
 import sys
@@ -52,3 +53,14 @@ def test_widen_checkpoint_keeps_the_layer_blind_to_the_new_inputs():
     widened_x = torch.cat([x[:, :2], new_inputs, x[:, 2:]], dim=1)
     assert wide.in_features == 9
     assert torch.allclose(wide(widened_x), layer(x))
+
+
+def test_verify_cost_times_a_resume_of_every_record(tmp_path):
+    out_file = tmp_path / "cost.json"
+    out = run_tool("tools/verify_cost.py", "--records", "4", "--games", "oceanos_v0:2",
+                   "--json", str(out_file))
+    assert re.search(r"oceanos_v0 2p: 4 records \([\d,]+ decisions\) re-played in [\d.]+ s: "
+                     r"[\d,]+ records/s", out), out
+    written = json.loads(out_file.read_text())
+    assert written["command"].startswith("python tools/verify_cost.py --records 4")
+    assert written["games"][0]["replayed"] == written["games"][0]["records"] == 4
