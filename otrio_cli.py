@@ -390,6 +390,14 @@ def _skill_ceiling(args: argparse.Namespace) -> int:
     return 0
 
 
+def _dossier(args: argparse.Namespace) -> int:
+    from benchmarks.dossier import write_dossier
+
+    for game in args.games:
+        print(f"dossier: {write_dossier(game, Path(args.results), args.output)}")
+    return 0
+
+
 def _trust_flag(parser: argparse.ArgumentParser) -> None:
     """``--trust-checkpoint``: load Stable-Baselines3 zips (which run code stored in them)."""
     parser.add_argument(
@@ -642,6 +650,19 @@ def build_parser() -> Parser:
                       help="games of each lineup in each group (default: the config's)")
     ceil.add_argument("--quiet", action="store_true", help="no progress bar")
     ceil.set_defaults(func=_skill_ceiling)
+
+    dos = sub.add_parser(
+        "dossier", help="write one game's balance dossier (a docs page) from the results",
+        description="Write one Markdown page per game (and its PNG plots) from the balance "
+        "results already there: seat advantage by skill tier, setup effects, skill depth, "
+        "the fairest setup and its confirmation, skill ceiling and luck share.")
+    dos.add_argument("games", nargs="+", choices=["oceanos", "otys", "otontin"],
+                     help="the game(s) to write a dossier for")
+    dos.add_argument("--results", default="benchmarks/results/balance",
+                     help="the folder of balance result folders to read")
+    dos.add_argument("--output", default="docs/dossiers",
+                     help="the folder the pages and plots go to (a docs site folder)")
+    dos.set_defaults(func=_dossier)
     return parser
 
 
