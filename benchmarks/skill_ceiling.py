@@ -12,7 +12,7 @@ its own), into ``OUTPUT/<game>_<n>p``. Per group the report gives:
   ``X`` (the baseline's share on the same seeds as ``greedy``; the clairvoyant search,
   ``mcts:clairvoyant=1``, the reference that sees the true present), with a paired
   bootstrap interval over the seeds; where the ceiling itself sits within ``little``
-  of the fair share the report says plainly that the game rewards little skill above
+  of the fair share (its whole interval) the report says plainly that the game rewards little skill above
   greedy there;
 - the **luck share** (:mod:`benchmarks.skill`): winner changes when the baseline seat
   is swapped for each agent, the seed/lineup variance parts, the rating spread.
@@ -163,7 +163,7 @@ def summarize_group(records: list[dict], cfg: SkillCeilingConfig, entry: Ceiling
         headroom[name] = {"value": _headroom(table, k, order.index(clair)),
                           "low": float(low), "high": float(high)}
     best = max(headroom, key=lambda n: shares[n]["share"]) if headroom else None
-    ceiling = shares[clair]["share"] - 1 / players
+    ceiling = shares[clair]["high"] - 1 / players  # the interval's top, not the estimate
     return {
         "game": entry.game, "players": players, "baseline": base, "clairvoyant": clair,
         "paired_seeds": len(rows), "fair": 1 / players, "shares": shares,
@@ -234,6 +234,7 @@ def ceiling_markdown(data: dict[str, Any]) -> str:
         if g["little_skill"]:
             lines.append(f"- **{g['game']}, {g['players']} players: the game rewards little "
                          "skill above greedy here**: even the clairvoyant search wins "
-                         f"{_pct(g['shares'][g['clairvoyant']]['share'])} in its seat against "
+                         f"{_pct(g['shares'][g['clairvoyant']]['share'])} (at most "
+                         f"{_pct(g['shares'][g['clairvoyant']]['high'])}) in its seat against "
                          f"a fair {_pct(g['fair'])}.")
     return "\n".join(lines) + "\n"
