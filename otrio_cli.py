@@ -379,6 +379,25 @@ def _balance(args: argparse.Namespace) -> int:
     return 0
 
 
+def _skill_ceiling(args: argparse.Namespace) -> int:
+    from benchmarks import skill_ceiling
+
+    cfg = skill_ceiling.load_config(args.config, workers=args.workers, output=args.output,
+                                    games_per_lineup=args.games_per_lineup)
+    folder = skill_ceiling.run(cfg, progress=not args.quiet,
+                               command="otrio " + " ".join(sys.argv[1:]))
+    print(f"report: {folder / 'README.md'}")
+    return 0
+
+
+def _dossier(args: argparse.Namespace) -> int:
+    from benchmarks.dossier import write_dossier
+
+    for game in args.games:
+        print(f"dossier: {write_dossier(game, Path(args.results), args.output)}")
+    return 0
+
+
 def _trust_flag(parser: argparse.ArgumentParser) -> None:
     """``--trust-checkpoint``: load Stable-Baselines3 zips (which run code stored in them)."""
     parser.add_argument(
@@ -617,6 +636,35 @@ def build_parser() -> Parser:
                           "then a pre-registered confirmation) instead of its sweeps")
     _records_flags(bal)
     bal.set_defaults(func=_balance)
+
+    ceil = sub.add_parser(
+        "skill-ceiling", help="how much skill each game rewards: agents against greedy, "
+        "up to the clairvoyant search (a research cheat), on paired seeds",
+        description="Play each agent of the config in one seat among greedy, and greedy "
+        "everywhere, on the same seeds (one balance run per game and player count), then "
+        "report win shares, the headroom used and the luck share (README.md, summary.json).")
+    ceil.add_argument("config", help="the report's YAML config (configs/balance/"
+                      "skill_ceiling.yaml); it must say reference: true")
+    ceil.add_argument("--workers", type=int, help="processes that play games (default: "
+                      "the config's workers, 1 if it names none)")
+    ceil.add_argument("--output", help="the report folder (default: the config's output)")
+    ceil.add_argument("--games-per-lineup", type=int,
+                      help="games of each lineup in each group (default: the config's)")
+    ceil.add_argument("--quiet", action="store_true", help="no progress bar")
+    ceil.set_defaults(func=_skill_ceiling)
+
+    dos = sub.add_parser(
+        "dossier", help="write one game's balance dossier (a docs page) from the results",
+        description="Write one Markdown page per game (and its PNG plots) from the balance "
+        "results already there: seat advantage by skill tier, setup effects, skill depth, "
+        "the fairest setup and its confirmation, skill ceiling and luck share.")
+    dos.add_argument("games", nargs="+", choices=["oceanos", "otys", "otontin"],
+                     help="the game(s) to write a dossier for")
+    dos.add_argument("--results", default="benchmarks/results/balance",
+                     help="the folder of balance result folders to read")
+    dos.add_argument("--output", default="docs/dossiers",
+                     help="the folder the pages and plots go to (a docs site folder)")
+    dos.set_defaults(func=_dossier)
     return parser
 
 

@@ -66,10 +66,27 @@ def split_specs(text: str) -> list[str]:
     return specs
 
 
-def check_spec(spec: str, env) -> None:
-    """Raise a clear error now if ``spec`` cannot make an agent for ``env``."""
+def is_reference(spec: str) -> bool:
+    """Whether ``spec`` names a research-only reference agent that cheats (the search's
+    ``clairvoyant=1``: it sees the true present, others' hands and secret choices)."""
+    kind, _, arg = spec.partition(":")
+    if kind != "mcts":
+        return False
+    from .search_options import parse_options
+
+    return bool(parse_options(arg).clairvoyant)
+
+
+def check_spec(spec: str, env, reference: bool = False) -> None:
+    """Raise a clear error now if ``spec`` cannot make an agent for ``env``, or if it is
+    a reference agent (:func:`is_reference`) and ``reference`` (a config's ``reference:
+    true``) does not allow one."""
     if spec != "human":
         make(spec, env)
+    if not reference and is_reference(spec):
+        raise ConfigError(f"agent {spec!r} is the clairvoyant reference, a research cheat "
+                          "that sees hidden information; only a config with "
+                          "`reference: true` may play it")
 
 
-__all__ = ["Agent", "RandomAgent", "check_spec", "make", "split_specs"]
+__all__ = ["Agent", "RandomAgent", "check_spec", "is_reference", "make", "split_specs"]

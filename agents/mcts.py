@@ -36,6 +36,10 @@ The agent is honest by construction: it reads the true state only to hand it to
 move; every search works on re-drawn worlds. With ``iterations`` as the budget
 (``seconds=0``, the default) a seeded agent plays the same moves on any machine; a
 ``seconds`` cap makes the number of iterations, and so the moves, depend on speed.
+
+The one exception is the research reference ``clairvoyant=1``: its worlds come from
+``Game.resample_future`` (the true present, only the future re-drawn), a cheat that
+tournaments and sweeps refuse without ``reference: true`` (``agents.check_spec``).
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from envs.core.errors import ConfigError
+from envs.core.game import Game
 from envs.core.rewards import end_rewards
 from envs.core.rng import clone_rng, make_rng
 
@@ -126,6 +132,12 @@ class MCTSAgent(Agent):
             from . import make
 
             self.greedy = make("greedy", env)
+        # the worlds searched: re-drawn from what the seat may know, or (clairvoyant, a
+        # research cheat) from the true present with only the future re-drawn
+        self.redraw = self.game.resample_future if options.clairvoyant else self.game.resample_hidden
+        if options.clairvoyant and type(self.game).resample_future is Game.resample_future:
+            raise ConfigError(f"mcts option clairvoyant=1: {info.name} does not say what is "
+                              "present and what is future (no resample_future)")
         self.iterations_done = 0  # of the last search (for measurements)
         # the last decision's root statistics (a teacher's soft targets): see search()
         self.last_search: RootStats | None = None
@@ -172,7 +184,7 @@ class MCTSAgent(Agent):
             return self._sweep(state, seat, root.order, deadline)
         done = 0
         while done < options.iterations:
-            world = self.game.resample_hidden(state, seat, rng)
+            world = self.redraw(state, seat, rng)
             self._iterate(root, world, allowed)
             done += 1
             if deadline is not None and time.perf_counter() >= deadline:
@@ -198,7 +210,7 @@ class MCTSAgent(Agent):
         for phase in range(phases):
             rounds = max(1, budget // (phases * len(alive)))
             for _ in range(rounds):
-                world = self.game.resample_hidden(state, seat, self.rng)
+                world = self.redraw(state, seat, self.rng)
                 luck = make_rng(int(self.rng.integers(2**63)))
                 leaves = []
                 for k in alive:

@@ -34,6 +34,14 @@ refuse it.
 
 The network reads only observations of the re-drawn world, each from the seat it
 plays or values, so the search stays honest by construction.
+
+**The clairvoyant reference (a cheat).** ``clairvoyant=1`` draws every world from the
+*true present* (``Game.resample_future``: the others' hands, their secret simultaneous
+choices, face-down cards, as they are) and re-draws only the *future* (deck order,
+dice, bag draws), so it measures what hidden information hides without counting luck
+as skill: the ceiling of a skill-ceiling report. It is research only and never a
+default: tournaments, ladders and balance sweeps refuse it unless their config says
+``reference: true`` (``agents.check_spec``).
 """
 
 from __future__ import annotations
@@ -73,6 +81,7 @@ class SearchOptions:
     net: str = ""  # an exported network for rollout/prior/leaf = net
     value: str = ""  # a value model (agents/value.py) for leaf = value
     halving: int = 0  # 1: crn rounds spent by sequential halving over the root's candidates
+    clairvoyant: int = 0  # 1: worlds from the true present (a research cheat; see above)
 
     def uses_net(self) -> bool:
         """Whether any option asks for the network."""
@@ -100,6 +109,7 @@ class SearchOptions:
             "margin": 0 <= self.margin <= MAX_WEIGHT,
             "leaf": self.leaf in LEAVES,
             "halving": self.halving in (0, 1),
+            "clairvoyant": self.clairvoyant in (0, 1),
         }
         for name, ok in rules.items():
             if not ok:  # NaN fails every comparison above
@@ -139,6 +149,7 @@ HELP = {
     "net": "the path of an exported network (X.json)",
     "value": "the path of a value model (X.json, training/value_fit.py)",
     "halving": "0 or 1",
+    "clairvoyant": "0 (honest) or 1 (the true present: a research cheat)",
 }
 # Per game: the defaults the budget studies picked (benchmarks/results/search/README.md).
 # Below the root an ISMCTS tree mixes up the hand-slot actions of different re-drawn

@@ -59,11 +59,10 @@ from envs.core.rng import derive_seed
 
 from .balance_skill import AMONG, matchup_name
 from .balance_summary import LINEUP  # a single lineup's name (its records carry no lineup tag)
-from .play import ExecutionOptions, GameRecord, play_into, task_fields
+from .play import RESUME_IGNORES, ExecutionOptions, GameRecord, play_into, task_fields
 
 SETUPS_FILE = "setups.json"
 TIMING_FILE = "timing.jsonl"  # wall time of each invocation that played games
-RESUME_IGNORES = ("workers", "backend", "ray_address", "output")
 Coding = Literal["auto", "linear", "categorical", "position"]
 Matchups = Literal["none", "stronger", "all"]
 # keys a config had before tiers: a run folder of such a config resumes unchanged
@@ -565,7 +564,8 @@ def check_before_start(cfg: BalanceConfig, setups: list[Setup]) -> None:
                 raise ConfigError("human agents cannot play balance sweeps; use `otrio play`")
             if (setup.env_id, spec) not in checked:
                 try:
-                    agents.check_spec(spec, envs.make(setup.env_id, **setup.config))
+                    agents.check_spec(spec, envs.make(setup.env_id, **setup.config),
+                                      cfg.reference)
                 except (ImportError, KeyError, AttributeError) as err:  # agent not written yet
                     raise ConfigError(f"agent {name!r} = {spec!r} cannot play {setup.env_id} in "
                                       f"this checkout ({type(err).__name__}: {err})") from None

@@ -494,8 +494,9 @@ def search_identity(cfg: BalanceConfig, plan: Plan) -> dict[str, Any]:
             "ray_address": cfg.ray_address}
 
 
-def check_agents(plan: Plan) -> None:
-    """Every agent of the search can play its game (before any game is played)."""
+def check_agents(plan: Plan, reference: bool = False) -> None:
+    """Every agent of the search can play its game (before any game is played); a
+    reference agent only where ``reference`` (the config's) allows it."""
     import agents
     import envs
 
@@ -504,7 +505,7 @@ def check_agents(plan: Plan) -> None:
         if spec == "human":
             raise ConfigError("human agents cannot play balance searches; use `otrio play`")
         try:
-            agents.check_spec(spec, env)
+            agents.check_spec(spec, env, reference)
         except (ImportError, KeyError, AttributeError) as err:
             raise ConfigError(f"agent {name!r} = {spec!r} cannot play {plan.env_id} in this "
                               f"checkout ({type(err).__name__}: {err})") from None
@@ -576,7 +577,7 @@ def run(cfg: BalanceConfig, output: str | None = None, progress: bool = True,
         command: str | None = None, repair: bool = False, verify: Verify = "all") -> Path:
     """Search, pick, confirm and report (resuming from the folder's records)."""
     plan = make_plan(cfg)
-    check_agents(plan)
+    check_agents(plan, cfg.reference)
     folder = search_folder(cfg, output)
     with RunLock(folder):
         _search(cfg, plan, folder, progress, command, repair, verify)

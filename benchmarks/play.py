@@ -27,11 +27,20 @@ MAX_SEATS = 16
 
 
 class ExecutionOptions(StrictModel):
-    """Where games run; results never depend on it (shared by tournaments and sweeps)."""
+    """Where games run, and whether a research-only reference agent may play; results
+    never depend on it (shared by tournaments and sweeps)."""
 
     workers: int = Field(1, ge=1)
     backend: Literal["local", "ray"] = "local"
     ray_address: str | None = None  # a Ray cluster; None starts a local instance
+    # true: the config may play a reference agent that cheats (mcts:clairvoyant=1), for
+    # research such as a skill-ceiling report; never the default (agents.check_spec)
+    reference: bool = False
+
+
+# config keys that may change when a run folder resumes: where games run, the
+# reference permission (it changes no game) and the output folder itself
+RESUME_IGNORES = (*ExecutionOptions.model_fields, "output")
 
 
 def play_game(task: GameTask) -> dict[str, Any]:

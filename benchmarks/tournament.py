@@ -29,7 +29,7 @@ from envs.core.errors import ConfigError
 from envs.core.paths import find_file, rebase_spec, where_looked
 from envs.core.rng import derive_seed
 
-from .play import ExecutionOptions, GameRecord, play_into, task_fields
+from .play import RESUME_IGNORES, ExecutionOptions, GameRecord, play_into, task_fields
 from .ratings import openskill_ratings
 
 
@@ -73,7 +73,6 @@ class TournamentConfig(ExecutionOptions):
         return self.model_dump(mode="json", exclude=set() if self.lineups else {"lineups"})
 
 
-RESUME_IGNORES = ("workers", "backend", "ray_address", "output")
 
 
 def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
@@ -109,7 +108,7 @@ def check_before_start(cfg: TournamentConfig) -> None:
         spec = cfg.agents[name]
         if spec == "human":
             raise ConfigError("human agents cannot play tournaments; use `otrio play`")
-        agents.check_spec(spec, env)
+        agents.check_spec(spec, env, cfg.reference)
 
 
 def build_tasks(cfg: TournamentConfig) -> list:

@@ -75,11 +75,12 @@ class Game:
             write_observation = staticmethod(write_observation)  # (state, seat, out)
             render_text = staticmethod(render_text)  # (state, viewer=None) -> str
             resample_hidden = staticmethod(resample_hidden)  # (state, seat, rng) -> State
+            resample_future = staticmethod(resample_future)  # (state, seat, rng) -> State
 
     and overrides ``game_summary`` (and ``simultaneous_step``) where the game has facts
     worth recording (or simultaneous choices). Each game keeps its parts in the same
     places: ``invariants.check_invariants``, ``observe_cache.write_observation``,
-    ``render.render_text``, ``hidden.resample_hidden``.
+    ``render.render_text``, ``hidden.resample_hidden`` and ``hidden.resample_future``.
     """
 
     info: GameInfo
@@ -198,6 +199,22 @@ class Game:
         its own (``resample_hidden = staticmethod(hidden.resample_hidden)``).
         """
         return self.state_from_dict(state.to_dict())
+
+    def resample_future(
+        self, state: GameState, seat: int, rng: np.random.Generator
+    ) -> GameState:
+        """A copy of ``state`` that keeps the true *present* and re-draws the *future*:
+        the clairvoyant reference's worlds (``mcts:clairvoyant=1``, a research cheat).
+
+        The present is what some seat knows (others' hands, secret simultaneous
+        choices, face-down cards); the future is what no seat knows yet (deck order,
+        dice, bag draws), re-drawn from ``rng`` so that luck is not counted as skill.
+        Each game says which is which beside its ``resample_hidden`` (its
+        ``hidden.resample_future``); a game that does not cannot be searched
+        clairvoyantly.
+        """
+        raise NotImplementedError(f"{self.info.name} does not say what is present and "
+                                  "what is future (no resample_future)")
 
     def simultaneous_step(self, state: GameState) -> Hashable | None:
         """An id of the simultaneous step in progress, or None outside one.

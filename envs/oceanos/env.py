@@ -13,7 +13,7 @@ from .actions import NUM_ACTIONS, TABLE
 from .config import Config
 from .data import MAX_PLAYERS, MIN_PLAYERS, NUM_ROUNDS
 from .full_state import state_layout
-from .hidden import resample_hidden
+from .hidden import resample_future, resample_hidden
 from .invariants import check_invariants
 from .observe import LAYOUT, OBSERVATION_SIZE, decode
 from .observe_cache import write_observation
@@ -48,6 +48,7 @@ class OceanosGame(Game):
     write_observation = staticmethod(write_observation)
     render_text = staticmethod(render_text)  # a viewer sees only its own hand
     resample_hidden = staticmethod(resample_hidden)
+    resample_future = staticmethod(resample_future)
     full_state = state_layout(INFO)
 
     def view(self, state: State, seat: int) -> SeatView:

@@ -4,6 +4,12 @@ The re-drawn world depends only on what the seat may know and on the generator: 
 states that differ only in what is hidden from the seat give the same world for the
 same generator state (hidden cards are pooled in sorted order before they are dealt
 at random), so an agent that searches re-drawn worlds cannot learn the hidden part.
+
+**Present and future** (the clairvoyant reference, :func:`resample_future`). The
+*present* is what some seat knows: every hand, every face-down kept card (the secret
+keeps of the step in progress), everything placed or face up. The *future* is what no
+seat knows: the order of the current deck, the later rounds' decks and the generator
+(treasure draws, reshuffles). Both functions re-draw the future with the same code.
 """
 
 from __future__ import annotations
@@ -62,9 +68,7 @@ def resample_hidden(state: State, seat: int, rng: np.random.Generator) -> State:
             places[i < len(mine)].append((hand, i))
             cards[i < len(mine)].append(card)
     for spots, pool in zip(places, cards):
-        pool.sort()
-        for (cards_list, i), k in zip(spots, rng.permutation(len(pool))):
-            cards_list[i] = pool[k]
+        _deal(spots, pool, rng)
     for s in others:
         other.hands[s].sort()
     for s, count in rekeep:
@@ -76,8 +80,35 @@ def resample_hidden(state: State, seat: int, rng: np.random.Generator) -> State:
             hand.remove(card)
         other.fuel_ready[s] -= count - 1
         other.fuel_used[s] += count - 1
+    _redraw_later(other, rng)
+    return other
+
+
+def resample_future(state: State, seat: int, rng: np.random.Generator) -> State:
+    """A copy of ``state`` with the future re-drawn and the present kept (the
+    clairvoyant reference: see the module docstring): the current deck's cards are
+    dealt back to its places in a new order, then the later decks and the generator
+    are re-drawn as :func:`resample_hidden` re-draws them. ``seat`` is unused: the
+    present is what any seat knows."""
+    other = state.clone()
+    deck = other.decks[other.round]
+    _deal([(deck, i) for i in range(len(deck))], list(deck), rng)
+    _redraw_later(other, rng)
+    return other
+
+
+def _deal(spots: list[tuple[list, int]], pool: list[int], rng: np.random.Generator) -> None:
+    """Put the cards of ``pool`` at ``spots`` (``(list, index)`` places) at random,
+    sorted first so that the order they came in never shows."""
+    pool.sort()
+    for (cards_list, i), k in zip(spots, rng.permutation(len(pool))):
+        cards_list[i] = pool[k]
+
+
+def _redraw_later(other: State, rng: np.random.Generator) -> None:
+    """Re-draw what no seat knows beyond this round: the later rounds' decks and the
+    generator."""
     for r in range(other.round + 1, len(other.decks)):
         other.decks[r].sort()
         rng.shuffle(other.decks[r])
     other.rng = make_rng(int(rng.integers(2**63)))
-    return other

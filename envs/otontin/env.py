@@ -12,7 +12,7 @@ from . import data
 from .actions import NUM_ACTIONS, TABLE
 from .data import COUNT_SCALE, DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS
 from .full_state import state_layout
-from .hidden import resample_hidden
+from .hidden import resample_future, resample_hidden
 from .invariants import check_invariants
 from .observe import LAYOUT, decode
 from .observe_cache import new_observation, write_observation
@@ -46,6 +46,7 @@ class OtontinGame(Game):
     write_observation = staticmethod(write_observation)
     render_text = staticmethod(render_text)  # a viewer sees its own secret order, if laid
     resample_hidden = staticmethod(resample_hidden)
+    resample_future = staticmethod(resample_future)
     full_state = state_layout(info)
 
     def observation(self, state: State, seat: int, scratch: np.ndarray) -> np.ndarray:

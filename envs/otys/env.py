@@ -12,7 +12,7 @@ from . import data as D
 from .actions import NUM_ACTIONS, TABLE
 from .config import Config
 from .full_state import state_layout
-from .hidden import resample_hidden
+from .hidden import resample_future, resample_hidden
 from .invariants import check_invariants
 from .observe import LAYOUT, OBS_SIZE, decode
 from .observe_cache import write_observation
@@ -49,6 +49,7 @@ class OtysGame(Game):
     write_observation = staticmethod(write_observation)
     render_text = staticmethod(render_text)  # a viewer sees only its own private contracts
     resample_hidden = staticmethod(resample_hidden)
+    resample_future = staticmethod(resample_future)
     full_state = state_layout(info)
 
     def view(self, state: State, seat: int) -> SeatView:

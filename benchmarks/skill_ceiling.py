@@ -1,0 +1,240 @@
+"""The skill ceiling report: ``otrio skill-ceiling configs/balance/skill_ceiling.yaml``.
+
+How much skill does a game reward at a player count? Each agent under test (random,
+the best fast agent, the honest search, the clairvoyant search...) plays one seat among
+the ``baseline`` (greedy) in every other seat, and the baseline plays every seat, all
+on the same seeds and rotations: one balance run per game and player count
+(:mod:`benchmarks.balance`, its lineups, records, resume and report; no game loop of
+its own), into ``OUTPUT/<game>_<n>p``. Per group the report gives:
+
+- each agent's win share in its seat, with its Wilson interval, against the fair 1/n;
+- the **headroom used**, ``(X - greedy) / (clairvoyant - greedy)`` for each honest agent
+  ``X`` (the baseline's share on the same seeds as ``greedy``; the clairvoyant search,
+  ``mcts:clairvoyant=1``, the reference that sees the true present), with a paired
+  bootstrap interval over the seeds; where the ceiling itself sits within ``little``
+  of the fair share (its whole interval) the report says plainly that the game rewards little skill above
+  greedy there;
+- the **luck share** (:mod:`benchmarks.skill`): winner changes when the baseline seat
+  is swapped for each agent, the seed/lineup variance parts, the rating spread.
+
+The clairvoyant search is a research cheat, so the config must say ``reference: true``
+(the balance runs refuse it otherwise). ``summary.json`` and ``README.md`` go to the
+output folder; the balance dossier (:mod:`benchmarks.dossier`) reads the summary.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import Field, model_validator
+
+from agents.outputs import check_output_folder
+from agents.records import RECORDS_FILE, read_records, write_atomic
+from envs.core.config import StrictModel, load_yaml, validate
+from envs.core.errors import ConfigError
+from envs.core.paths import find_file, rebase_spec, where_looked
+
+from . import balance
+from .balance import BalanceConfig
+from .balance_skill import cell
+from .balance_stats import z_quantile
+from .balance_summary import win_shares
+from .play import ExecutionOptions
+from .skill import RESAMPLES, focal_seat, luck_report, paired
+
+SUMMARY_FILE = "summary.json"
+SWEEP = "ceiling"
+
+
+class CeilingGame(StrictModel):
+    """One game of the report: its player counts and the agents under test (name ->
+    spec; exactly one a reference, the clairvoyant search)."""
+
+    game: str  # env id
+    players: list[int] = Field(min_length=1)
+    game_config: dict[str, Any] = Field(default_factory=dict)
+    agents: dict[str, str] = Field(min_length=1)
+
+
+class SkillCeilingConfig(ExecutionOptions):
+    """The report: the baseline, the games, games per lineup, seed, the ``little``
+    ceiling, parallelism and the ``reference`` permission the clairvoyant search needs."""
+
+    baseline: str = "greedy"  # the agent spec in every other seat (also its name)
+    games: list[CeilingGame] = Field(min_length=1)
+    games_per_lineup: int = Field(400, ge=1)
+    seed: int = Field(0, ge=0)
+    little: float = Field(0.05, gt=0, lt=1)  # a ceiling this close to 1/n: little skill
+    alpha: float = Field(0.05, gt=0, lt=1)
+    output: str = "runs/balance/skill_ceiling"
+
+    @model_validator(mode="after")
+    def _names(self):
+        from agents import is_reference
+
+        for entry in self.games:
+            if self.baseline in entry.agents:
+                raise ValueError(f"{entry.game}: agent name {self.baseline!r} is the baseline's")
+            refs = [name for name, spec in entry.agents.items() if is_reference(spec)]
+            if len(refs) != 1:
+                raise ValueError(f"{entry.game}: name exactly one reference agent (the "
+                                 f"clairvoyant search, mcts:...,clairvoyant=1), not {refs}")
+        return self
+
+
+def load_config(path: str | Path, **overrides: Any) -> SkillCeilingConfig:
+    """Read a YAML skill-ceiling config; ``overrides`` (not None) replace its keys; agent
+    paths are rebased as a tournament's are."""
+    path = find_file(path)
+    data = load_yaml(path, "skill-ceiling config", where_looked(path)) or {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"skill-ceiling config {path} must be a mapping")
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    cfg = validate(SkillCeilingConfig, data)
+    folder = path.resolve().parent
+    games = [g.model_copy(update={"agents": {n: rebase_spec(s, folder)
+                                             for n, s in g.agents.items()}}) for g in cfg.games]
+    return cfg.model_copy(update={"games": games})
+
+
+def group_name(entry: CeilingGame, players: int) -> str:
+    """The folder of one game and player count: ``otontin_3p``."""
+    return f"{entry.game.split('_v')[0]}_{players}p"
+
+
+def group_config(cfg: SkillCeilingConfig, entry: CeilingGame, players: int) -> BalanceConfig:
+    """The balance run of one game and player count: the baseline in every seat, and
+    each agent under test first among the baseline (lineup named after the agent)."""
+    base = cfg.baseline
+    lineups = {base: [base] * players,
+               **{name: [name] + [base] * (players - 1) for name in entry.agents}}
+    return BalanceConfig(
+        game=entry.game, game_config={**entry.game_config, "num_players": players},
+        agents={base: base, **entry.agents}, lineups=lineups,
+        games_per_setup=cfg.games_per_lineup, seed=cfg.seed, alpha=cfg.alpha,
+        sweeps=[{"name": f"{SWEEP}_{group_name(entry, players)}",
+                 "setups": [{"label": "rulebook"}]}],
+        workers=cfg.workers, backend=cfg.backend, ray_address=cfg.ray_address,
+        reference=cfg.reference, output=str(Path(cfg.output) / group_name(entry, players)))
+
+
+def _headroom(table: np.ndarray, k: int, clair: int) -> float:
+    """(agent k - baseline) / (clairvoyant - baseline) of a seeds x lineups table whose
+    column 0 is the baseline."""
+    means = table.mean(axis=0)
+    gap = means[clair] - means[0]
+    return float((means[k] - means[0]) / gap) if gap > 1e-12 else float("nan")
+
+
+def summarize_group(records: list[dict], cfg: SkillCeilingConfig, entry: CeilingGame,
+                    players: int, resamples: int = RESAMPLES) -> dict[str, Any]:
+    """One game and player count: shares, headroom used and luck (module docstring)."""
+    from agents import is_reference
+
+    base, names = cfg.baseline, list(entry.agents)
+    clair = next(n for n in names if is_reference(entry.agents[n]))
+    records_of: dict[str, list[dict]] = defaultdict(list)
+    for r in records:
+        records_of[r["lineup"]].append(r)
+    z = z_quantile(1 - cfg.alpha / 2)
+    shares = {}
+    for name in [base] + names:
+        values = [win_shares(r)[focal_seat(r)] for r in records_of[name] if win_shares(r)]
+        shares[name] = {"spec": base if name == base else entry.agents[name],
+                        **cell(values, players, z)}
+    order = [base] + names
+    rows = paired(records_of, order)
+    table = np.array([[win_shares(r)[focal_seat(r)] for r in row] for row in rows])
+    headroom = {}
+    rng = np.random.default_rng(cfg.seed)
+    boots = [table[rng.integers(len(rows), size=len(rows))] for _ in range(resamples)] \
+        if len(rows) else []
+    for k, name in enumerate(order):
+        if name in (base, clair) or not len(rows):
+            continue
+        sample = np.array([_headroom(t, k, order.index(clair)) for t in boots])
+        finite = sample[np.isfinite(sample)]
+        low, high = (np.percentile(finite, [100 * cfg.alpha / 2, 100 * (1 - cfg.alpha / 2)])
+                     if finite.size else (float("nan"), float("nan")))
+        headroom[name] = {"value": _headroom(table, k, order.index(clair)),
+                          "low": float(low), "high": float(high)}
+    best = max(headroom, key=lambda n: shares[n]["share"]) if headroom else None
+    ceiling = shares[clair]["high"] - 1 / players  # the interval's top, not the estimate
+    return {
+        "game": entry.game, "players": players, "baseline": base, "clairvoyant": clair,
+        "paired_seeds": len(rows), "fair": 1 / players, "shares": shares,
+        "headroom": headroom, "best": best,
+        "headroom_used": headroom[best] if best else None,
+        "little_skill": bool(ceiling < cfg.little),
+        "luck": luck_report(records, base, names, resamples),
+    }
+
+
+def run(cfg: SkillCeilingConfig, progress: bool = True, command: str | None = None) -> Path:
+    """Play (or resume) every group's balance run, then write ``summary.json`` and
+    ``README.md`` in the output folder; the folder."""
+    groups = [(entry, n) for entry in cfg.games for n in entry.players]
+    configs = [group_config(cfg, entry, n) for entry, n in groups]
+    for group in configs:  # every problem of every group before any game
+        balance.check_before_start(group, balance.build_setups(group))
+    out = check_output_folder(cfg.output, "output folder")
+    out.mkdir(exist_ok=True)
+    summaries = []
+    for (entry, n), group in zip(groups, configs):
+        folder = balance.run(group, progress=progress, command=command)
+        summary = summarize_group(read_records(folder / RECORDS_FILE), cfg, entry, n)
+        timing = read_records(folder / "timing.jsonl") if (folder / "timing.jsonl").exists() \
+            else []
+        summary["seconds"] = sum(t["seconds"] for t in timing)
+        summary["folder"] = group_name(entry, n)
+        summaries.append(summary)
+    data = {"command": command, "config": cfg.model_dump(mode="json"), "groups": summaries}
+    write_atomic(out / SUMMARY_FILE, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
+    write_atomic(out / "README.md", ceiling_markdown(data).encode())
+    return out
+
+
+def _pct(x: float) -> str:
+    return "n/a" if x is None or not np.isfinite(x) else f"{x:.3f}"
+
+
+def ceiling_markdown(data: dict[str, Any]) -> str:
+    """The report's Markdown: one table row per game and player count, then each
+    group's verdict."""
+    lines = ["# Skill ceiling", "", f"Command: `{data.get('command') or 'n/a'}`", "",
+             "Each agent plays one seat among the baseline on the same seeds (win share in "
+             "its seat, 95% Wilson interval); headroom used = (best - baseline) / "
+             "(clairvoyant - baseline), paired bootstrap interval; luck share: the share of "
+             "games whose winner the seed fixed when the baseline seat was swapped for the "
+             "clairvoyant search.", "",
+             "| game | players | agent | spec | games | win share | interval |",
+             "|---|---|---|---|---|---|---|"]
+    for g in data["groups"]:
+        for name, s in g["shares"].items():
+            lines.append(f"| {g['game']} | {g['players']} | {name} | `{s['spec']}` | {s['n']} | "
+                         f"{_pct(s['share'])} | [{_pct(s['low'])}, {_pct(s['high'])}] |")
+    lines += ["", "| game | players | fair | best | headroom used | luck share (swap) | "
+              "variance: luck / skill | rating sd |", "|---|---|---|---|---|---|---|---|"]
+    for g in data["groups"]:
+        h = g["headroom_used"] or {}
+        swap = next((s for s in g["luck"]["swaps"] if s["swapped"] == g["clairvoyant"]), {})
+        var = g["luck"]["variance"]["win"]
+        lines.append(
+            f"| {g['game']} | {g['players']} | {_pct(g['fair'])} | {g['best']} | "
+            f"{_pct(h.get('value'))} [{_pct(h.get('low'))}, {_pct(h.get('high'))}] | "
+            f"{_pct(swap.get('luck_share'))} [{_pct(swap.get('luck_low'))}, "
+            f"{_pct(swap.get('luck_high'))}] | {_pct(var['luck'])} / {_pct(var['skill'])} | "
+            f"{_pct(g['luck']['ratings']['sd'])} |")
+    lines.append("")
+    for g in data["groups"]:
+        if g["little_skill"]:
+            lines.append(f"- **{g['game']}, {g['players']} players: the game rewards little "
+                         "skill above greedy here**: even the clairvoyant search wins "
+                         f"{_pct(g['shares'][g['clairvoyant']]['share'])} (at most "
+                         f"{_pct(g['shares'][g['clairvoyant']]['high'])}) in its seat against "
+                         f"a fair {_pct(g['fair'])}.")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,76 @@
+"""The skill-ceiling runner (benchmarks/skill_ceiling.py): a tiny report plays through
+the balance runner on paired seeds, writes its summary and README, and refuses the
+clairvoyant search without ``reference: true``; the shipped config builds."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks import skill_ceiling
+from envs.core.errors import ConfigError
+from otrio_cli import main
+
+CONFIG = Path(__file__).resolve().parents[2] / "configs" / "balance" / "skill_ceiling.yaml"
+TINY = "iterations=2,depth=2,rollout=random,prior=none,top=0,gap=0"
+
+
+def tiny(tmp_path, **kw) -> skill_ceiling.SkillCeilingConfig:
+    base = dict(
+        reference=True, games_per_lineup=3, seed=2, output=str(tmp_path / "ceiling"),
+        games=[{"game": "otontin_v0", "players": [3], "agents": {
+            "random": "random", "search": f"mcts:{TINY}",
+            "clairvoyant": f"mcts:{TINY},clairvoyant=1"}}])
+    base.update(kw)
+    return skill_ceiling.SkillCeilingConfig(**base)
+
+
+def test_a_tiny_report_plays_paired_seeds_and_summarises(tmp_path):
+    folder = skill_ceiling.run(tiny(tmp_path), progress=False, command="otrio skill-ceiling x")
+    data = json.loads((folder / skill_ceiling.SUMMARY_FILE).read_text())
+    (group,) = data["groups"]
+    assert (group["game"], group["players"], group["folder"]) == ("otontin_v0", 3, "otontin_3p")
+    assert set(group["shares"]) == {"greedy", "random", "search", "clairvoyant"}
+    assert all(s["n"] == 3 for s in group["shares"].values())
+    assert group["paired_seeds"] == 3 and group["clairvoyant"] == "clairvoyant"
+    assert set(group["headroom"]) == {"random", "search"}
+    assert [s["swapped"] for s in group["luck"]["swaps"]] == ["random", "search", "clairvoyant"]
+    assert (folder / "otontin_3p" / "report.md").exists()
+    text = (folder / "README.md").read_text()
+    assert "otrio skill-ceiling x" in text and "| otontin_v0 | 3 | clairvoyant |" in text
+    records = [json.loads(line) for line in (folder / "otontin_3p" / "games.jsonl").open()]
+    seeds = {}
+    for r in records:  # every lineup plays the same seeds and rotations
+        seeds.setdefault(r["lineup"], []).append((r["seed"], r["rotation"]))
+    assert len({tuple(v) for v in seeds.values()}) == 1
+
+
+def test_the_report_refuses_the_cheat_without_reference(tmp_path):
+    with pytest.raises(ConfigError, match="reference: true"):
+        skill_ceiling.run(tiny(tmp_path, reference=False), progress=False)
+    assert not (tmp_path / "ceiling").exists()
+
+
+def test_a_game_needs_exactly_one_reference_agent(tmp_path):
+    with pytest.raises(ValueError, match="exactly one reference"):
+        tiny(tmp_path, games=[{"game": "otontin_v0", "players": [3],
+                               "agents": {"search": f"mcts:{TINY}"}}])
+
+
+def test_the_shipped_config_builds_every_group():
+    cfg = skill_ceiling.load_config(CONFIG)
+    assert cfg.reference
+    groups = [skill_ceiling.group_config(cfg, g, n) for g in cfg.games for n in g.players]
+    assert [(g.game, g.game_config["num_players"]) for g in groups] == [
+        ("oceanos_v0", 2), ("oceanos_v0", 5), ("otys_v0", 2), ("otys_v0", 3), ("otys_v0", 4),
+        ("otontin_v0", 3), ("otontin_v0", 8)]
+    assert "core-hours" in CONFIG.read_text().split("reference:")[0]
+
+
+def test_the_command_line_runs_a_config(tmp_path, capsys):
+    path = tmp_path / "c.yaml"
+    cfg = tiny(tmp_path).model_dump(mode="json")
+    cfg["games"][0]["agents"] = {"random": "random", "clairvoyant": f"mcts:{TINY},clairvoyant=1"}
+    path.write_text(json.dumps(cfg))
+    assert main(["skill-ceiling", str(path), "--games-per-lineup", "3", "--quiet"]) == 0
+    assert "README.md" in capsys.readouterr().out
