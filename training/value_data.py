@@ -418,8 +418,23 @@ def read_manifest(folder: Path) -> dict[str, Any] | None:
     return saved
 
 
+def model_digests(cfg: ValueDataConfig) -> dict[str, str]:
+    """The sha256 of each value model the mixture seats (``value:PATH``): a model fitted
+    again in place is another policy, so a run that seated it is another run."""
+    from agents.value_agent import parse_value_spec
+    from envs.core.paths import find_file
+
+    out = {}
+    for name in sorted(cfg.mixture):
+        if name.startswith("value:"):
+            path = find_file(Path(parse_value_spec(name[6:])[0]).with_suffix(".json"))
+            out[name] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
+    return out
+
+
 def _write_manifest(folder: Path, cfg: ValueDataConfig, shards: dict[str, dict]) -> None:
-    data = {"format": FORMAT, "config": cfg.model_dump(), "shards": shards}
+    data = {"format": FORMAT, "config": cfg.model_dump(), "models": model_digests(cfg),
+            "shards": shards}
     write_atomic(Path(folder) / MANIFEST, json.dumps(data, indent=1, sort_keys=True).encode())
 
 
@@ -440,6 +455,9 @@ def generate(cfg: ValueDataConfig, folder: str | Path, workers: int = 1, backend
             if saved["config"] != cfg.model_dump():
                 raise ConfigError(f"{folder} holds a value-data run of another config; "
                                   "use another folder")
+            if saved.get("models", {}) != model_digests(cfg):
+                raise ConfigError(f"{folder} was played by other value models than the ones "
+                                  "the config names now (fitted again?); use another folder")
             shards = saved["shards"]
         tasks = shard_tasks(cfg)
         todo = []

@@ -260,3 +260,22 @@ def test_a_run_killed_by_sigkill_resumes_to_the_same_shards(run, tmp_path):
     subprocess.run(command, check=True, env={**os.environ, "PYTHONPATH": os.getcwd()},
                    capture_output=True)
     assert digests(out) == digests(folder)
+
+
+def test_seats_of_the_value_agent_play_and_a_refitted_model_is_another_run(run, tmp_path):
+    _, model_path, _ = run
+    model = tmp_path / "m" / "v.json"
+    shutil.copytree(model_path.parent, model.parent)
+    (model.parent / "otys_value.json").rename(model)
+    (model.parent / "otys_value.safetensors").rename(model.with_suffix(".safetensors"))
+    manifest = json.loads(model.read_text())
+    manifest["weights"]["file"] = "v.safetensors"
+    model.write_text(json.dumps(manifest))
+    cfg = ValueDataConfig(**{**TINY, "players": [2], "games": 2, "shard_games": 2,
+                             "mixture": {f"value:{model}": 1.0, "greedy": 1.0}})
+    generate(cfg, tmp_path / "r2", progress=False)
+    assert len(load_rows(tmp_path / "r2")["win"]) == 2 * 4 * 2
+    manifest["made"] = {"fitted": "again"}
+    model.write_text(json.dumps(manifest))
+    with pytest.raises(ConfigError, match="other value models"):
+        generate(cfg, tmp_path / "r2", progress=False)
