@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -40,12 +39,11 @@ MAX_STATE_BYTES = 1 << 30  # the tensors: a network and two moment estimates of 
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
+    """``path`` replaced by ``data`` without following a link
+    (:func:`agents.run_folder.write_atomic`)."""
+    from agents.run_folder import write_atomic
+
+    write_atomic(path, data)
 
 
 def _json_safe(value):
