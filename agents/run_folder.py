@@ -10,7 +10,7 @@ through this module:
   never read, truncated or written;
 - **replacing** a file (:func:`write_atomic`) writes a new file beside it, created
   with ``O_EXCL`` (never through a link), and renames it into place: a crash leaves
-  the old file or the new one, and a link at the target is replaced, never followed;
+  the old file or the new one, and a link at the target is refused, never followed;
 - **sub-folders** (``round_1/``, ``checkpoints/``, ``tb/``) are checked component by
   component from the run folder down (:func:`real_dir`): each must be a real folder,
   not a link to one elsewhere, and a missing one is made with ``mkdir`` (which never
@@ -39,7 +39,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from envs.core.bounded import parse_json, read_bytes
+from envs.core.bounded import parse_json
+from envs.core.bounded import read_bytes as _read_bytes
 from envs.core.errors import ConfigError, StateError
 
 MAX_SIDE_BYTES = 16 << 20  # a side file: a config, an eval summary, a fit log
@@ -131,6 +132,18 @@ def real_dir(path: Path, root: Path, make: bool = True) -> Path:
     return path
 
 
+def no_links_under(folder: Path, root: Path) -> Path:
+    """``folder`` checked by :func:`real_dir` (made if missing), and everything already
+    in it, at any depth, checked for links: for a folder handed to a library that opens
+    its own files and may reuse those it finds (TensorBoard's writers)."""
+    real_dir(folder, root)
+    for here, dirs, files in os.walk(folder, followlinks=False):
+        for name in dirs + files:
+            if os.path.islink(os.path.join(here, name)):
+                raise _link_error(Path(here) / name)
+    return Path(folder)
+
+
 def _parent(path: Path, root: Path | None, make: bool = True) -> None:
     if root is not None:
         real_dir(Path(path).parent, root, make)
@@ -178,12 +191,14 @@ def new_file(path: Path):
 
 def write_with(path: Path, write: Callable[[Any], None], root: Path | None = None) -> None:
     """Replace ``path`` by what ``write(fh)`` writes into a new binary file ``fh``
-    beside it, renamed into place: a link at ``path`` is replaced, never followed, and
-    a failure (a full disk) or a crash leaves the old file or the new one, and no
+    beside it, renamed into place: a link at ``path`` is refused (StateError), never
+    followed nor replaced (a stale temporary, or a link there, is removed), and a failure (a full disk) or a crash leaves the old file or the new one, and no
     temporary. Given the run folder ``root``, the folders between it and ``path`` are
     checked (and made) first."""
     path = Path(path)
     _parent(path, root)
+    if os.path.islink(path):  # never replaced silently either: the user put it there
+        raise _link_error(path)
     tmp = path.with_name(path.name + ".tmp")
     try:
         with new_file(tmp) as fh:
@@ -198,8 +213,8 @@ def write_with(path: Path, write: Callable[[Any], None], root: Path | None = Non
 
 
 def write_atomic(path: Path, data: bytes, root: Path | None = None) -> None:
-    """Write ``data`` to ``path`` as :func:`write_with` does (no link followed; a crash
-    leaves the old file or the new one)."""
+    """Write ``data`` to ``path`` as :func:`write_with` does (a link there refused; a
+    crash leaves the old file or the new one)."""
     write_with(path, lambda fh: fh.write(data), root)
 
 
@@ -215,6 +230,17 @@ def exists(path: Path) -> bool:
 
 
 # ------------------------------------------------------------------ reading
+def read_bytes(path: Path, root: Path | None = None, error: type[Exception] = StateError,
+               limit: int = MAX_SIDE_BYTES, what: str | None = None) -> bytes:
+    """The bytes of the side file ``path`` (at most ``limit``), read without following a
+    link (nor a linked folder below ``root``); one ``error`` line naming it otherwise."""
+    path = Path(path)
+    _parent(path, root, make=False)
+    if os.path.islink(path):
+        raise error(str(_link_error(path)))
+    return _read_bytes(path, limit, what or str(path), error, follow_symlinks=False)
+
+
 def read_json(path: Path, what: str | None = None, root: Path | None = None,
               error: type[Exception] = StateError, limit: int = MAX_SIDE_BYTES,
               kind: type | None = dict) -> Any:
@@ -224,10 +250,7 @@ def read_json(path: Path, what: str | None = None, root: Path | None = None,
     ``kind`` (None: any). Anything else is one ``error`` line naming the file."""
     path = Path(path)
     what = what or str(path)
-    _parent(path, root, make=False)
-    if os.path.islink(path):
-        raise error(str(_link_error(path)))
-    value = parse_json(read_bytes(path, limit, what, error, follow_symlinks=False), what, error,
+    value = parse_json(read_bytes(path, root, error, limit, what), what, error,
                        max_depth=MAX_DEPTH)
     if kind is not None and not isinstance(value, kind):
         want = {dict: "a JSON object", list: "a JSON list"}.get(kind, kind.__name__)
@@ -242,10 +265,7 @@ def read_json_lines(path: Path, what: str | None = None, root: Path | None = Non
     line that is not a JSON object."""
     path = Path(path)
     what = what or str(path)
-    _parent(path, root, make=False)
-    if os.path.islink(path):
-        raise error(str(_link_error(path)))
-    data = read_bytes(path, limit, what, error, follow_symlinks=False)
+    data = read_bytes(path, root, error, limit, what)
     out = []
     for number, line in enumerate(data.splitlines(), 1):
         value = parse_json(line, f"{what} line {number}", error, max_depth=MAX_DEPTH)
@@ -285,5 +305,6 @@ def check_run_folder(folder: Path, marker: str, kind: str) -> None:
 
 
 __all__ = ["MAX_DEPTH", "MAX_SIDE_BYTES", "check_run_folder", "exists", "new_file",
-           "open_append", "open_fd", "open_read", "read_json", "read_json_lines", "real_dir",
+           "no_links_under",
+           "open_append", "open_fd", "open_read", "read_bytes", "read_json", "read_json_lines", "real_dir",
            "truncate", "write_atomic", "write_text", "write_with"]

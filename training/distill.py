@@ -21,10 +21,15 @@ The run folder: ``config.json``; per round ``round_K/`` with ``run.json`` and
 ``games.jsonl`` (the teacher games, resumable like a tournament's), ``fit/`` (the
 network and optimizer after each epoch, safetensors + JSON: a run stopped mid-fit
 resumes at the next epoch and ends with the same weights), ``fit.jsonl`` (losses per
-epoch), ``net.json``/``net.safetensors`` and ``eval.json``; ``rounds.jsonl`` (one
-line per round: data, compute, strength), ``report.md`` and ``strength.png``
-(:mod:`training.distill_report`), and TensorBoard logs in ``tb/``. Nothing in the
-folder is unpickled; every record is re-played and checked before it is learned from.
+epoch), ``net.json``/``net.safetensors``, ``eval.json`` and ``round.json``, the
+round's record binding those four by sha256 (:mod:`training.distill_record`: a file it
+names that has changed is refused, one it does not name is computed again);
+``rounds.jsonl`` (one line per round: data, compute, strength; recomputed on every
+call), ``report.md`` and ``strength.png`` (:mod:`training.distill_report`), and
+TensorBoard logs in ``tb/``. Every file and folder is opened through
+:mod:`agents.run_folder` (no link followed, bounded reads). Nothing in the folder is
+unpickled; every record is re-played and its labels audited
+(:func:`training.distill_data.audit`) before it is learned from.
 """
 
 from __future__ import annotations
