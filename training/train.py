@@ -632,7 +632,7 @@ def evaluate_snapshots(folder: Path, games: int | None = None,
     """
     import tempfile
 
-    from agents.run_folder import exists, open_append, read_json_lines
+    from agents.run_folder import exists, open_append, read_json_lines, real_dir
     from agents.run_lock import RunLock
     from agents.weights import is_sb3_zip, load_sb3_zip, read_manifest, require_trust, save_policy
 
@@ -642,6 +642,7 @@ def evaluate_snapshots(folder: Path, games: int | None = None,
     with RunLock(folder):
         cfg = _run_config(folder)
         games = games or cfg.eval.games
+        real_dir(folder / SNAPSHOT_DIR, folder, make=False)  # its agents, not a link's
         out = folder / "eval_snapshots.jsonl"
         done = _read_done(out, folder)
         todo = [path for path in _run_checkpoints(folder) if (path.name, games) not in done]
@@ -650,6 +651,9 @@ def evaluate_snapshots(folder: Path, games: int | None = None,
             require_trust(zips[0], trust)
         with tempfile.TemporaryDirectory() as tmp:
             for path in todo:
+                if path.is_symlink():  # a run's agents are its own files, never links
+                    raise ConfigError(f"{path} is a symbolic link: evaluate-run reads a run's "
+                                      "own files only; replace it with the file itself")
                 if is_sb3_zip(path):
                     meta = checkpoint_metadata(path)
                     policy = load_sb3_zip(path, trust=True, device="cpu").policy  # trust checked above
