@@ -15,7 +15,8 @@ written whole.
   current directory.
 - :func:`write_text_atomic` and :func:`save_figure` write a temporary file beside the
   target and rename it into place, so a full disk or an interruption leaves the old
-  file (or none), never a torn or empty one.
+  file (or none), never a torn or empty one; neither follows a link
+  (:mod:`agents.run_folder`).
 - :func:`os_error_message` is the one-line account of an ``OSError`` the command line
   prints (a full disk is named as such).
 
@@ -29,6 +30,8 @@ import os
 from pathlib import Path
 
 from envs.core.errors import ConfigError
+
+from .run_folder import write_atomic, write_with
 
 SYSTEM_ROOTS = ("/proc", "/sys", "/dev")  # pseudo-filesystems: never an output place
 
@@ -133,38 +136,26 @@ def make_output_folder(path: str | Path, what: str = "output folder") -> Path:
     return folder
 
 
-def _temporary_beside(path: Path) -> Path:
-    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
-
-
 def write_text_atomic(path: str | Path, text: str, encoding: str = "utf-8",
                       newline: str | None = None) -> None:
-    """Write ``text`` to ``path`` through a temporary file renamed into place: on any
-    failure (a full disk) the old file stays as it was and no temporary is left."""
-    path = Path(path)
-    tmp = _temporary_beside(path)
-    try:
-        with open(tmp, "w", encoding=encoding, newline=newline) as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    """Write ``text`` to ``path`` through a temporary file renamed into place
+    (:func:`agents.run_folder.write_atomic`: created without following a link, and a
+    link at ``path`` is replaced, never written through): on any failure (a full disk)
+    the old file stays as it was and no temporary is left. ``newline``: as ``open``'s
+    (None writes ``\n`` line ends, as on POSIX)."""
+    if newline not in (None, "", "\n"):
+        text = text.replace("\n", newline)
+    write_atomic(Path(path), text.encode(encoding))
 
 
 def save_figure(fig, path: str | Path, **savefig_kwargs) -> None:
-    """``fig.savefig`` to ``path`` through a temporary file renamed into place (the
-    format taken from ``path``'s suffix): a full disk leaves the old picture or none,
-    never an empty or torn one."""
+    """``fig.savefig`` to ``path`` (the format taken from ``path``'s suffix) through a
+    temporary file renamed into place (:func:`agents.run_folder.write_with`: opened
+    without following a link and handed to matplotlib as an open file): a full disk
+    leaves the old picture or none, never an empty or torn one."""
     path = Path(path)
-    tmp = _temporary_beside(path)
     savefig_kwargs.setdefault("format", path.suffix.lstrip(".") or "png")
-    try:
-        fig.savefig(tmp, **savefig_kwargs)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_with(path, lambda fh: fig.savefig(fh, **savefig_kwargs))
 
 
 DISK_FULL = {errno.ENOSPC} | ({errno.EDQUOT} if hasattr(errno, "EDQUOT") else set())

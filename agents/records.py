@@ -45,12 +45,10 @@ folder while a tournament, sweep or training run writes it.
 
 from __future__ import annotations
 
-import errno
 import json
 import math
 import os
 import random
-import stat
 import time
 import warnings
 from collections.abc import Iterator, Mapping
@@ -61,6 +59,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from envs.core.errors import ConfigError, StateError
+
+from .run_folder import new_file, open_append, open_read, truncate, write_atomic
 
 RUN_FILE = "run.json"
 RECORDS_FILE = "games.jsonl"
@@ -73,9 +73,6 @@ Verify = Literal["all", "sample", "none"]
 VERIFY_MODES = ("all", "sample", "none")  # the first is the default
 _SHOWN = 60  # characters of a bad value shown in a message
 
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 class RecordModel(BaseModel):
@@ -155,75 +152,8 @@ def plain(value: Any) -> Any:
 
 
 # ------------------------------------------------------------------ opening files
-def _link_error(path: Path) -> StateError:
-    try:
-        target = os.readlink(path)
-    except OSError:
-        target = "?"
-    return StateError(f"{path} is a symbolic link (to {target}): run files are never read "
-                      "or written through a link; replace it with the file itself")
-
-
-def _open_fd(path: Path, flags: int, write: bool) -> int:
-    """``os.open`` of ``path`` without following a final symbolic link, refusing anything
-    but a regular file (and, when ``write``, a file with other hard links)."""
-    if not _NOFOLLOW and path.is_symlink():  # a platform without O_NOFOLLOW
-        raise _link_error(path)
-    try:
-        fd = os.open(path, flags | _NOFOLLOW | _CLOEXEC | _NONBLOCK, 0o644)
-    except OSError as err:
-        if err.errno == errno.ELOOP or (err.errno == errno.EMLINK and path.is_symlink()):
-            raise _link_error(path) from None
-        raise StateError(f"cannot open {path}: {err.strerror or err}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise StateError(f"{path} is not a regular file (a run file must be one)")
-        if write and info.st_nlink > 1:
-            raise StateError(f"{path} has {info.st_nlink} hard links: writing it would change "
-                             "a file outside the run folder; replace it with a copy of its own")
-        if _NONBLOCK:
-            os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
-def open_read(path: Path):
-    """``path`` opened for reading in binary, refusing a link or a special file."""
-    return os.fdopen(_open_fd(Path(path), os.O_RDONLY, write=False), "rb")
-
-
-def open_append(path: Path, binary: bool = False):
-    """``path`` opened to append text (or bytes; created if missing), refusing a link, a
-    special file or a file with other hard links."""
-    fd = _open_fd(Path(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, write=True)
-    return os.fdopen(fd, "ab") if binary else os.fdopen(fd, "a", encoding="utf-8")
-
-
-def _new_file(path: Path):
-    """A fresh ``path`` (a stale one, or a link there, removed first) for writing bytes."""
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        pass
-    except OSError as err:
-        raise StateError(f"cannot replace {path}: {err.strerror or err}") from None
-    fd = _open_fd(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, write=True)
-    return os.fdopen(fd, "wb")
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``path`` as a new file renamed into place: a link at ``path`` is replaced,
-    never followed, and a crash leaves the old file or the new one."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    with _new_file(tmp) as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+# The files of a run folder are opened by agents.run_folder (no link followed, bounded
+# reads, atomic replace); its functions are re-exported here for the callers of old.
 
 
 # ------------------------------------------------------------------ run folder
@@ -573,12 +503,7 @@ def _resume(path: Path, schema: RecordSchema, repair: bool, verify: Verify,
                           f"{_summary(path, found.bad)}", stacklevel=3)
     elif found.torn:
         end = found.spans[-1][1] if found.spans else 0
-        fd = _open_fd(path, os.O_WRONLY, write=True)
-        try:
-            os.ftruncate(fd, end)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        truncate(path, end)
     return Records((record for _, record in found.good),
                    Verification(verify, len(found.good), replayed, seconds))
 
@@ -595,7 +520,7 @@ def _move_aside(path: Path, found: _Scan, lines: set[int]) -> None:
                     _copy(src, start, end, side)
             side.flush()
             os.fsync(side.fileno())
-        with _new_file(tmp) as out:
+        with new_file(tmp) as out:
             for number, (start, end) in enumerate(found.spans, 1):
                 if number not in lines:
                     _copy(src, start, end, out)

@@ -17,12 +17,14 @@ import uuid
 import warnings
 from pathlib import Path
 
+from envs.core.bounded import read_bytes
 from envs.core.errors import ConfigError
 from envs.core.saves import show_value
 
 from .outputs import make_output_folder
 
 LOCK_FILE = "run.lock"
+MAX_LOCK_BYTES = 4096  # a lock is one short line of JSON
 UNREADABLE_LOCK_GRACE_S = 10.0  # an empty or torn lock younger than this is being written
 
 
@@ -79,9 +81,12 @@ class RunLock:
         self.held = False
 
     def _owner(self) -> dict | None:
-        try:
-            owner = json.loads(self.path.read_text())
-        except (OSError, ValueError):
+        if self.path.is_symlink():  # never read (or judged stale and removed) through a link
+            raise ConfigError(f"{self.path} is a symbolic link, not a run's lock: remove it")
+        try:  # bounded, and no link followed: a lock is a line of JSON
+            owner = json.loads(read_bytes(self.path, MAX_LOCK_BYTES, str(self.path),
+                                          follow_symlinks=False))
+        except (ConfigError, ValueError):
             return None
         if not isinstance(owner, dict) or "pid" not in owner:
             return None
@@ -147,7 +152,10 @@ class RunLock:
         """Remove the lock if this object still holds it."""
         if self.held:
             self.held = False
-            owner = self._owner()
+            try:
+                owner = self._owner()
+            except ConfigError:  # a link put in its place: left for the user to see
+                return
             if owner is not None and owner.get("token") == self.token:
                 try:
                     self.path.unlink()

@@ -506,9 +506,11 @@ def library_versions() -> dict[str, str]:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+    """``path`` replaced by ``data`` without following a link
+    (:func:`agents.run_folder.write_atomic`)."""
+    from agents.run_folder import write_atomic
+
+    write_atomic(path, data)
 
 
 def save_policy(policy, target: str | Path, meta: dict) -> Path:

@@ -44,6 +44,7 @@ from pydantic import Field, field_validator, model_validator
 from agents.arena import GameTask
 from agents.records import (
     RECORDS_FILE,
+    RUN_FILE,
     RecordSchema,
     RecordWriter,
     Verify,
@@ -51,6 +52,7 @@ from agents.records import (
     read_records,
     write_atomic,
 )
+from agents.run_folder import check_run_folder
 from agents.run_lock import RunLock
 from envs.core.config import StrictModel, load_yaml, validate
 from envs.core.errors import ConfigError
@@ -643,6 +645,7 @@ def run(cfg: BalanceConfig, progress: bool = True, command: str | None = None,
     setups = build_setups(cfg)
     check_before_start(cfg, setups)
     folder = Path(cfg.output)
+    check_run_folder(folder, RUN_FILE, "balance sweep")
     with RunLock(folder):
         _play_and_report(cfg, setups, folder, progress, command, repair, verify)
     return folder

@@ -54,6 +54,7 @@ from pydantic import Field, model_validator
 from agents.arena import GameTask
 from agents.records import (
     RECORDS_FILE,
+    RUN_FILE,
     RecordSchema,
     RecordWriter,
     Verify,
@@ -62,6 +63,7 @@ from agents.records import (
     read_records,
     write_atomic,
 )
+from agents.run_folder import check_run_folder, exists, read_json
 from agents.run_lock import RunLock
 from agents.stats import wilson
 from envs.core.errors import ConfigError, StateError
@@ -579,6 +581,7 @@ def run(cfg: BalanceConfig, output: str | None = None, progress: bool = True,
     plan = make_plan(cfg)
     check_agents(plan, cfg.reference)
     folder = search_folder(cfg, output)
+    check_run_folder(folder, RUN_FILE, "setup search")
     with RunLock(folder):
         _search(cfg, plan, folder, progress, command, repair, verify)
     return folder
@@ -624,8 +627,8 @@ def _search(cfg: BalanceConfig, plan: Plan, folder: Path, progress: bool, comman
         winner = candidate(plan, point)
         prereg = preregistration(plan, cfg, winner, trials)
         path = folder / PREREGISTRATION_FILE
-        if path.exists():
-            saved = json.loads(path.read_text())
+        if exists(path):  # read bounded, no link followed: a one-line error if it is no record
+            saved = read_json(path, f"the search's pre-registration {path}", folder)
             if saved != prereg:
                 raise StateError(f"{path} registered another confirmation than this search "
                                  "now makes (its winner or test differ): use a new output "

@@ -6,7 +6,6 @@ a temporary file and renamed into place, so a reader never sees half a PNG."""
 from __future__ import annotations
 
 import math
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -50,15 +49,11 @@ def group_tag(g: dict[str, Any]) -> str:
 
 
 def save_figure(fig, path: Path) -> None:
-    """``fig`` saved as PNG at ``path`` through a temporary file renamed into place."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        fig.savefig(tmp, dpi=PLOT_DPI, format="png")
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    """``fig`` saved as PNG at ``path`` (:func:`agents.outputs.save_figure`: through a
+    temporary file renamed into place, no link followed)."""
+    from agents.outputs import save_figure as save
+
+    save(fig, path, dpi=PLOT_DPI, format="png")
 
 
 # ---------------------------------------------------------------- report text

@@ -35,7 +35,7 @@ from agents.outputs import (
     os_error_message,
     write_text_atomic,
 )
-from agents.replay import load_record, record_actions, replay_record
+from agents.replay import final_result, load_record, record_actions, replay_record
 from envs.core.errors import OtrioError
 
 from .replay_page import PAGE
@@ -176,8 +176,11 @@ def result_html(record: dict[str, Any], env, seat: int | None, rng) -> str:
     state, game = env.unwrapped.state_, env.unwrapped.game
     n = state.num_players
     names = player_names(record, n)
-    winners = record.get("winners", [])
-    if record.get("truncated"):
+    # the result as the replay reached it (checked against the record's own fields
+    # where it has them): a record without ranks, as a teacher game's, shows them too
+    result = final_result(env)
+    winners = result["winners"]
+    if result["truncated"]:
         verdict = "Stopped at the decision cap: no winner."
     elif winners:
         verdict = "Winner" + ("s: " if len(winners) > 1 else ": ") + ", ".join(
@@ -185,8 +188,8 @@ def result_html(record: dict[str, Any], env, seat: int | None, rng) -> str:
     else:
         verdict = "No winner."
     rows = "".join(
-        f"<tr><td>{escape(names[k])}</td><td>{record['scores'][k]}</td>"
-        f"<td>{record['ranks'][k]}</td></tr>" for k in range(n))
+        f"<tr><td>{escape(names[k])}</td><td>{result['scores'][k]}</td>"
+        f"<td>{result['ranks'][k]}</td></tr>" for k in range(n))
     parts = [f"<h2>{escape(verdict)}</h2>",
              f'<table class="result"><tr><th>seat</th><th>score</th><th>rank</th></tr>{rows}'
              "</table>"]

@@ -26,12 +26,14 @@ from pydantic import Field, ValidationInfo, model_validator
 from agents.outputs import save_figure, write_text_atomic
 from agents.records import (
     RECORDS_FILE,
+    RUN_FILE,
     RecordModel,
     RecordSchema,
     RecordWriter,
     open_run,
     read_records,
 )
+from agents.run_folder import check_run_folder
 from agents.run_lock import RunLock
 from agents.stats import wilson
 from envs.core.config import StrictModel
@@ -262,6 +264,7 @@ def run(cfg: SearchBenchConfig, progress: bool = True, command: str = "",
             raise ConfigError(f"nothing to report: {folder} holds {where}; play the study "
                               "first (without --report-only)")
         return _report(cfg, folder, records, command)
+    check_run_folder(folder, RUN_FILE, "search study")
     with RunLock(folder):
         return _run(cfg, folder, progress, command, repair)
 

@@ -21,7 +21,8 @@ from typing import Any
 from pydantic import Field, ValidationInfo, model_validator
 
 from agents.arena import GameTask
-from agents.records import RECORDS_FILE, RecordSchema, Verify, open_run, read_records
+from agents.records import RECORDS_FILE, RUN_FILE, RecordSchema, Verify, open_run, read_records
+from agents.run_folder import check_run_folder
 from agents.run_lock import RunLock
 from agents.stats import mean_and_ci, wilson
 from envs.core.config import load_yaml, validate
@@ -168,6 +169,7 @@ def run(cfg: TournamentConfig, progress: bool = True, command: str | None = None
     folder = Path(cfg.output)
     tasks = build_tasks(cfg)
     schema = record_schema(cfg, tasks)
+    check_run_folder(folder, RUN_FILE, "tournament")
     with RunLock(folder):
         done = open_run(folder, cfg.identity(), RESUME_IGNORES, schema=schema, repair=repair,
                         verify=verify, progress=progress)

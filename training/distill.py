@@ -21,10 +21,15 @@ The run folder: ``config.json``; per round ``round_K/`` with ``run.json`` and
 ``games.jsonl`` (the teacher games, resumable like a tournament's), ``fit/`` (the
 network and optimizer after each epoch, safetensors + JSON: a run stopped mid-fit
 resumes at the next epoch and ends with the same weights), ``fit.jsonl`` (losses per
-epoch), ``net.json``/``net.safetensors`` and ``eval.json``; ``rounds.jsonl`` (one
-line per round: data, compute, strength), ``report.md`` and ``strength.png``
-(:mod:`training.distill_report`), and TensorBoard logs in ``tb/``. Nothing in the
-folder is unpickled; every record is re-played and checked before it is learned from.
+epoch), ``net.json``/``net.safetensors``, ``eval.json`` and ``round.json``, the
+round's record binding those four by sha256 (:mod:`training.distill_record`: a file it
+names that has changed is refused, one it does not name is computed again);
+``rounds.jsonl`` (one line per round: data, compute, strength; recomputed on every
+call), ``report.md`` and ``strength.png`` (:mod:`training.distill_report`), and
+TensorBoard logs in ``tb/``. Every file and folder is opened through
+:mod:`agents.run_folder` (no link followed, bounded reads). Nothing in the folder is
+unpickled; every record is re-played and its labels audited
+(:func:`training.distill_data.audit`) before it is learned from.
 """
 
 from __future__ import annotations
@@ -40,11 +45,14 @@ from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed, make_rng
 
 from .config import DistillParams, TrainConfig
-from .distill_data import Examples, TeacherTask, examples, teacher_game
+from .distill_data import Examples, TeacherTask, audit, examples, teacher_game
 
 PREVIOUS = "{previous}"
 NET = "net.json"
+CONFIG_FILE = "config.json"
 ROUNDS_FILE = "rounds.jsonl"
+FIT_LOG = "fit.jsonl"
+EVAL_FILE = "eval.json"
 # config keys that may change when a run is resumed (rounds may also be appended)
 RESUMABLE = ("eval", "total_timesteps", "output")
 
@@ -87,11 +95,18 @@ def check_distill(cfg: TrainConfig) -> None:
 
 
 def _compare_config(folder: Path, cfg: TrainConfig) -> None:
-    """Refuse a folder that holds a run of another config; rounds may be appended."""
-    config_file = folder / "config.json"
+    """Refuse a folder that holds a run of another config; rounds may be appended. The
+    saved config is read as untrusted data (:func:`agents.run_folder.read_json`)."""
+    from agents.run_folder import exists, read_json, write_text
+
+    config_file = folder / CONFIG_FILE
     saved = cfg.model_dump(mode="json")
-    if config_file.exists():
-        previous = validate(TrainConfig, json.loads(config_file.read_text())).model_dump(mode="json")
+    if exists(config_file):
+        raw = read_json(config_file, f"the run's config {config_file}", folder, ConfigError)
+        previous = validate(TrainConfig, raw).model_dump(mode="json")
+        if previous.get("distill") is None:
+            raise ConfigError(f"{folder} holds a PPO training run, not a distillation run; use "
+                              "a new output folder")
         old_rounds, new_rounds = previous["distill"]["rounds"], saved["distill"]["rounds"]
         same = ({k: v for k, v in previous.items() if k not in RESUMABLE + ("distill",)}
                 == {k: v for k, v in saved.items() if k not in RESUMABLE + ("distill",)}
@@ -102,8 +117,7 @@ def _compare_config(folder: Path, cfg: TrainConfig) -> None:
             raise ConfigError(f"{folder} holds a distillation run of another config (only "
                               "eval may change, and rounds be added at the end); use a new "
                               "output folder")
-    folder.mkdir(parents=True, exist_ok=True)
-    config_file.write_text(json.dumps(saved, indent=2, sort_keys=True) + "\n")
+    write_text(config_file, json.dumps(saved, indent=2, sort_keys=True) + "\n", folder)
 
 
 def distill(cfg: TrainConfig, workers: int = 1, backend: str = "local",
@@ -113,9 +127,12 @@ def distill(cfg: TrainConfig, workers: int = 1, backend: str = "local",
 
     if cfg.distill is None:
         raise ConfigError("this training config has no distill section")
+    from agents.run_folder import check_run_folder
+
     check_distill(cfg)
     resolve_device(cfg.distill.device)
     folder = Path(cfg.output)
+    check_run_folder(folder, CONFIG_FILE, "distillation run")
     with RunLock(folder):
         _compare_config(folder, cfg)
         return _rounds(cfg, folder, workers, backend, ray_address, progress)
@@ -124,21 +141,24 @@ def distill(cfg: TrainConfig, workers: int = 1, backend: str = "local",
 def _rounds(cfg, folder, workers, backend, ray_address, progress) -> Path:
     import torch
 
+    from agents.run_folder import real_dir, write_text
+
     from .distill_report import write_report
 
     torch.set_num_threads(cfg.torch_threads)
     params: DistillParams = cfg.distill
     previous: Path | None = None
     lines = []
+    played: dict[int, list[dict]] = {}  # each round's records, checked by generate()
     for k, rnd in enumerate(params.rounds, 1):
-        here = round_dir(folder, k)
+        here = real_dir(round_dir(folder, k), folder)
         spec = teacher_spec(rnd.teacher, previous, k)
         start = time.perf_counter()
-        records = generate(cfg, k, spec, here, workers, backend, ray_address, progress)
+        records = played[k] = generate(cfg, k, spec, here, workers, backend, ray_address,
+                                       progress)
         window = range(max(1, k - params.window + 1) if params.window else 1, k + 1)
-        data = [records if j == k else _round_records(round_dir(folder, j)) for j in window]
-        net, fit_lines = fit_round(cfg, k, data, here, previous if params.warm else None,
-                                   progress)
+        net, fit_lines = fit_round(cfg, k, [played[j] for j in window], here,
+                                   previous if params.warm else None, progress)
         results = evaluate_round(cfg, k, net, here)
         line = {"round": k, "teacher": spec,
                 "games": len(records), "decisions": sum(len(r["labels"]) for r in records),
@@ -153,9 +173,9 @@ def _rounds(cfg, folder, workers, backend, ray_address, progress) -> Path:
                               for o, v in results.items())
             print(f"round {k}: {line['decisions']} decisions from {line['games']} games; "
                   f"network alone {shown}", flush=True)
-    with (folder / ROUNDS_FILE).open("w") as fh:
-        for line in lines:
-            fh.write(json.dumps(line, sort_keys=True) + "\n")
+    # recomputed on every call from what was checked above, never read back
+    write_text(folder / ROUNDS_FILE, "".join(json.dumps(line, sort_keys=True) + "\n"
+                                             for line in lines), folder)
     write_report(cfg, folder, lines)
     return previous
 
@@ -214,12 +234,6 @@ def generate(cfg: TrainConfig, k: int, spec: str, here: Path, workers: int, back
     return [by_game[t.game] for t in tasks]
 
 
-def _round_records(here: Path) -> list[dict]:
-    from agents.records import RECORDS_FILE, read_records
-
-    return read_records(here / RECORDS_FILE)
-
-
 # -------------------------------------------------------------------- fit
 def new_network(cfg: TrainConfig, seed: int):
     """A fresh policy-value network (trunk encoder, linear heads) for ``cfg.game``."""
@@ -273,15 +287,34 @@ def held_out_games(games: int, held: int) -> np.ndarray:
 def fit_round(cfg: TrainConfig, k: int, data: list[list[dict]], here: Path,
               previous: Path | None, progress: bool) -> tuple[Path, list[dict]]:
     """Fit round ``k``'s network to its window's teacher games (resuming a stopped fit)
-    and export it; return ``(its manifest, the fit's lines)``."""
+    and export it; return ``(its manifest, the fit's lines)``. A network and fit log
+    already there are used only if the round's record names them with their sha256
+    (:mod:`training.distill_record`); others are exported again from the fit state."""
+    import hashlib
+    import warnings
+
+    from agents.run_folder import exists, read_json_lines, real_dir, write_text
     from agents.weights import load_policy, save_policy
 
-    net = here / NET
-    fit_file = here / "fit.jsonl"
-    if net.exists() and fit_file.exists():
-        return net, [json.loads(line) for line in fit_file.read_text().splitlines()]
+    from .distill_record import ROUND_FILE, bound, digest, read_round, write_round
+
+    root = Path(cfg.output)
+    net, fit_file = here / NET, here / FIT_LOG
+    weights = net.with_suffix(".safetensors")
+    record = read_round(here, root)
+    named = [bound(path, root, record.get(key))  # each checked: a changed one is refused
+             for path, key in ((net, "net"), (weights, "weights"), (fit_file, "fit"))]
+    if all(named):
+        return net, read_json_lines(fit_file, root=root)
+    stray = [path.name for path, ok in zip((net, weights, fit_file), named)
+             if exists(path) and not ok]
+    if stray:
+        warnings.warn(f"{here}: {', '.join(stray)} not named by the round's record "
+                      f"({ROUND_FILE}): not used; the round's network is exported again from "
+                      "its fit state", stacklevel=2)
     params = cfg.distill
     start = time.perf_counter()
+    audit([record for records in data for record in records])  # labels checked, a sample re-run
     rows = Examples.concatenate([examples(records, params.temperature, params.margin,
                                           progress, params.value_mix, cfg.hints)
                                  for records in data])
@@ -296,13 +329,16 @@ def fit_round(cfg: TrainConfig, k: int, data: list[list[dict]], here: Path,
     else:
         policy = new_network(cfg, derive_seed(cfg.seed, "distill-net"))
     lines = fit(policy, train_rows, test_rows, params, derive_seed(cfg.seed, "distill-fit", k),
-                here / "fit", progress, log_dir=Path(cfg.output) / "tb" / f"round_{k}")
+                real_dir(here / "fit", root), progress,
+                log_dir=real_dir(root / "tb" / f"round_{k}", root))
     lines[-1]["fit_seconds"] = round(time.perf_counter() - start, 1)
     lines[-1]["rows"] = len(train_rows)
+    text = "".join(json.dumps(line, sort_keys=True) + "\n" for line in lines)
+    write_text(fit_file, text, root)
     save_policy(policy, net, _meta(cfg, k))
-    with fit_file.open("w") as fh:
-        for line in lines:
-            fh.write(json.dumps(line, sort_keys=True) + "\n")
+    # the record last: it names what was just written (an evaluation is of another network)
+    write_round(here, root, {"fit": hashlib.sha256(text.encode()).hexdigest(),
+                             "net": digest(net, root), "weights": digest(weights, root)})
     return net, lines
 
 
@@ -426,17 +462,31 @@ def assess(policy, rows: Examples, device="cpu", batch: int = 4096) -> dict[str,
 # --------------------------------------------------------------- evaluate
 def evaluate_round(cfg: TrainConfig, k: int, net: Path, here: Path) -> dict:
     """The network alone against each evaluation opponent (``here/eval.json``, kept
-    once measured for this number of games)."""
+    once measured for this number of games and believed only while the round's record
+    names it with its sha256: :mod:`training.distill_record`)."""
+    import hashlib
+
+    from agents.run_folder import read_json, write_text
+
+    from .distill_record import bound, read_round, write_round
     from .train import evaluate
 
-    out = here / "eval.json"
-    if out.exists():
-        saved = json.loads(out.read_text())
-        if saved.get("games") == cfg.eval.games and saved.get("opponents") == cfg.eval.opponents:
-            return saved["results"]
+    root = Path(cfg.output)
+    out = here / EVAL_FILE
+    record = read_round(here, root)
+    saved = record.get("eval") or {}
+    if (saved.get("games") == cfg.eval.games and saved.get("opponents") == list(cfg.eval.opponents)
+            and bound(out, root, saved.get("sha256"))):
+        results = read_json(out, root=root).get("results")
+        if isinstance(results, dict):
+            return results
     results = evaluate(net, cfg, cfg.eval.games, derive_seed(cfg.seed, "distill-eval", k))
-    out.write_text(json.dumps({"games": cfg.eval.games, "opponents": cfg.eval.opponents,
-                               "results": results}, indent=2, sort_keys=True) + "\n")
+    text = json.dumps({"games": cfg.eval.games, "opponents": list(cfg.eval.opponents),
+                       "results": results}, indent=2, sort_keys=True) + "\n"
+    write_text(out, text, root)
+    record["eval"] = {"sha256": hashlib.sha256(text.encode()).hexdigest(),
+                      "games": cfg.eval.games, "opponents": list(cfg.eval.opponents)}
+    write_round(here, root, record)
     return results
 
 

@@ -15,6 +15,10 @@ seat. Its record is plain JSON, one line of the round's ``games.jsonl``:
 
 A resumed round checks the records already in its folder against its tasks
 (:func:`teacher_schema`, applied by :mod:`agents.records`) before it counts them.
+Before a network learns from them, :func:`audit` checks every label against the move
+played (listed among its candidates; valued highest where the teacher plays its best
+value) and plays one game in :data:`AUDIT_EVERY` again with its teacher, which must
+give the same record: labels are verified as game records are, by re-playing them.
 
 No observation is stored: :func:`examples` re-plays each record (checking every action
 and the recorded result, so a record that was tampered with is refused) and takes the
@@ -48,6 +52,9 @@ from envs.core.errors import StateError
 
 # the most rows one call of examples() allocates: 2 GB of Oceanos observations
 MAX_EXAMPLES = 200_000
+# one teacher game in AUDIT_EVERY (at least one a fit) is played again before a network
+# learns from its round's games: about 6% more teacher compute per fit
+AUDIT_EVERY = 16
 
 
 @dataclass(frozen=True)
@@ -237,6 +244,84 @@ def check_labels(record: dict[str, Any], num_actions: int) -> list[list]:
     return labels
 
 
+def plays_best_value(spec: str, env) -> bool:
+    """Whether the teacher ``spec`` plays, at every decision it labels, the candidate of
+    highest mean value (a flat search with common random numbers, ``crn=1``: see
+    :mod:`agents.mcts`); a tree search plays its most visited candidate instead."""
+    import agents
+    from agents.mcts import MCTSAgent
+
+    agent = agents.make(spec, env)
+    return isinstance(agent, MCTSAgent) and bool(agent.options.crn)
+
+
+def check_played(record: dict[str, Any], best_value: bool) -> None:
+    """Each label of ``record`` names the move played at its step among its candidates
+    and, when the teacher plays its best-valued candidate (``best_value``), gives that
+    move the highest value (values are rounded to 4 places, which keeps the order): a
+    label edited against the teacher's move is a StateError naming it."""
+    from agents.replay import record_actions
+
+    actions = record_actions(record)[3]
+    game = record.get("game", "?")
+    for k, (step, _, candidates, values) in enumerate(record["labels"]):
+        if step >= len(actions) or actions[step] not in candidates:
+            raise StateError(f"teacher game {game}: label {k} (step {step}) does not list the "
+                             "move played there among its candidates")
+        if best_value and values is not None and \
+                values[candidates.index(actions[step])] < max(values):
+            raise StateError(f"teacher game {game}: label {k} (step {step}) values another "
+                             "candidate above the move played, but the teacher plays its best "
+                             "candidate: these are not the teacher's labels")
+
+
+def audit(records: list[dict[str, Any]], every: int | None = None, rng=None) -> int:
+    """Check teacher-game records before they are learned from: every label against the
+    move played (:func:`check_played`), and one record in ``every`` (default
+    :data:`AUDIT_EVERY`; at least one; drawn
+    afresh each call) played again with its teacher from its seed, which must give the
+    same record, labels and search values included (the teacher games are deterministic:
+    see :func:`teacher_game`). Returns how many were played again. A StateError names
+    the first record that fails."""
+    import random
+
+    import envs
+
+    if not records:
+        return 0
+    best: dict[tuple, bool] = {}
+    for record in records:
+        replay = record["replay"]
+        key = (record["teacher"], replay["env_id"], json_key(replay["config"]))
+        if key not in best:
+            best[key] = plays_best_value(record["teacher"],
+                                         envs.make(replay["env_id"], **replay["config"]))
+        check_played(record, best[key])
+    rng = rng or random.SystemRandom()
+    every = max(AUDIT_EVERY if every is None else every, 1)
+    chosen = rng.sample(records, max(1, -(-len(records) // every)))
+    for record in chosen:
+        replay = record["replay"]
+        task = TeacherTask(game=record["game"], env_id=replay["env_id"],
+                           config=dict(replay["config"]), teacher=record["teacher"],
+                           seed=record["seed"])
+        again = teacher_game(task)
+        if {k: v for k, v in again.items() if k != "wall_time"} != \
+                {k: v for k, v in record.items() if k != "wall_time"}:
+            differs = sorted(k for k in again if k != "wall_time" and again[k] != record.get(k))
+            raise StateError(f"teacher game {record['game']} of {record['teacher']!r}: played "
+                             f"again from its seed, the teacher gives another record (its "
+                             f"{', '.join(differs)} differ): the record is not the teacher's")
+    return len(chosen)
+
+
+def json_key(value: Any) -> str:
+    """A hashable key of a JSON value (its sorted dump)."""
+    import json
+
+    return json.dumps(value, sort_keys=True)
+
+
 def examples(records: list[dict[str, Any]], temperature: float, margin: float,
              progress: bool = False, value_mix: float = 0.0,
              hints: str | None = None) -> Examples:
@@ -329,5 +414,6 @@ def examples(records: list[dict[str, Any]], temperature: float, margin: float,
     return Examples(obs, masks, policy, value, game_index)
 
 
-__all__ = ["Examples", "MAX_EXAMPLES", "TeacherTask", "check_labels", "examples",
+__all__ = ["AUDIT_EVERY", "Examples", "MAX_EXAMPLES", "TeacherTask", "audit", "check_labels",
+           "check_played", "examples", "plays_best_value",
            "policy_target", "teacher_game"]

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -40,12 +39,11 @@ MAX_STATE_BYTES = 1 << 30  # the tensors: a network and two moment estimates of 
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
+    """``path`` replaced by ``data`` without following a link
+    (:func:`agents.run_folder.write_atomic`)."""
+    from agents.run_folder import write_atomic
+
+    write_atomic(path, data)
 
 
 def _json_safe(value):
@@ -120,7 +118,7 @@ def load_state(stem: Path, module, optimizer, extra: dict[str, Any] | None = Non
 
     doc_file = stem.with_suffix(".json")
     if doc_file.is_symlink():
-        raise StateError(f"training state {stem}: a symbolic link is not a state file")
+        raise StateError(f"training state {doc_file} is a symbolic link: a link is not a state file")
     doc = read_json(doc_file, MAX_JSON_BYTES, f"training state {doc_file}", StateError,
                     follow_symlinks=False, max_depth=MAX_JSON_DEPTH, allow_nan=True)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
@@ -131,7 +129,7 @@ def load_state(stem: Path, module, optimizer, extra: dict[str, Any] | None = Non
                          f"{stem.name}")
     data_file = stem.parent / name
     if data_file.is_symlink():
-        raise StateError(f"training state {stem}: a symbolic link is not a state file")
+        raise StateError(f"training state {data_file} is a symbolic link: a link is not a state file")
     sha256 = doc.get("sha256")
     if not isinstance(sha256, str):
         raise StateError(f"training state {doc_file} names no sha256 of its tensors")

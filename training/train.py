@@ -47,6 +47,7 @@ LAST = "last"  # checkpoints/last.{json,safetensors}: the policy at the last che
 FINAL = "final"  # final.{json,safetensors}
 IMITATION = "imitation"  # imitation.{json,safetensors}: the clone of a warm start
 EVAL_LOG = "eval.jsonl"
+MAX_LOG_BYTES = 64 << 20  # an evaluation log: a few hundred bytes a line
 SNAPSHOT_NAME = re.compile(r"step_(\d+)\.json")
 # keys that may change between a run and its resume (output: the folder may move)
 RESUMABLE_CHANGES = ("total_timesteps", "eval", "output")
@@ -134,6 +135,8 @@ def _callback(cfg: TrainConfig, folder: Path, run: dict | None = None):
     """The training callback; ``run``: the run block of a resume state to go on from."""
     from stable_baselines3.common.callbacks import BaseCallback
 
+    from agents.weights import read_manifest
+
     class TrainingCallback(BaseCallback):
         """Checkpoints (at rollout boundaries, the points a run restores exactly),
         self-play snapshots and periodic evaluation."""
@@ -170,7 +173,7 @@ def _callback(cfg: TrainConfig, folder: Path, run: dict | None = None):
             t = self.model.num_timesteps
             if t >= self.counters["snapshot"]:
                 manifest = save_agent(self.model, folder / SNAPSHOT_DIR / f"step_{t}", cfg)
-                digest = json.loads(manifest.read_text())["weights"]["sha256"]
+                digest = read_manifest(manifest).weights.sha256
                 self.snapshots = [e for e in self.snapshots if e["file"] != manifest.name]
                 self.snapshots.append({"file": manifest.name, "sha256": digest})
                 self._publish_snapshots()
@@ -195,8 +198,10 @@ def _run_block(cfg: TrainConfig, folder: Path, counters: dict | None, snapshots:
     """The run's own part of a resume state: the config it belongs to, the callback's
     counters, every snapshot written (the self-play pool is its tail) and how much of
     ``eval.jsonl`` had been written."""
+    from agents.run_folder import exists, read_bytes
+
     log = folder / EVAL_LOG
-    data = log.read_bytes() if log.exists() else b""
+    data = read_bytes(log, folder, limit=MAX_LOG_BYTES) if exists(log) else b""
     return {"config": _comparable(cfg.model_dump(mode="json")), "counters": counters,
             "snapshots": list(snapshots),
             "eval_log": {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}}
@@ -220,11 +225,13 @@ def write_checkpoint(model, cfg: TrainConfig, folder: Path, run: dict) -> None:
 
 
 def _run_eval(model, cfg: TrainConfig, folder: Path, timesteps: int, logger=None) -> dict:
+    from agents.run_folder import open_append
+
     # the safe format: playing it needs no trust, in this process or the workers
     path = save_agent(model, folder / "eval_current.json", cfg)
     results = evaluate(path, cfg, cfg.eval.games, derive_seed(cfg.seed, "eval", timesteps))
     line = {"timesteps": timesteps, **results}
-    with (folder / "eval.jsonl").open("a") as fh:
+    with open_append(folder / EVAL_LOG, root=folder) as fh:
         fh.write(json.dumps(line, sort_keys=True) + "\n")
     print(f"eval @ {timesteps} steps ({cfg.eval.games} games each): {_win_rates(results)}",
           flush=True)
@@ -244,6 +251,8 @@ def _warm_start(model, cfg: TrainConfig, folder: Path, progress: bool) -> None:
     """Clone the teacher into the fresh policy, save it and evaluate it (timestep 0);
     then the value warm-up, if any, and a checkpoint (a later interruption resumes
     after the warm start)."""
+    from agents.run_folder import write_text
+
     from .imitation import clone, collect
 
     im = cfg.imitation
@@ -254,11 +263,10 @@ def _warm_start(model, cfg: TrainConfig, folder: Path, progress: bool) -> None:
     collected = time.perf_counter() - start
     history = clone(model.policy, demos, im.epochs, im.batch_size, im.learning_rate,
                     im.value_weight, cfg.seed, progress=progress)
-    with (folder / "imitation.jsonl").open("w") as fh:
-        for line in history:
-            fh.write(json.dumps({"decisions": len(demos), "collect_s": round(collected, 1),
-                                 "total_s": round(time.perf_counter() - start, 1), **line},
-                                sort_keys=True) + "\n")
+    total = round(time.perf_counter() - start, 1)
+    write_text(folder / "imitation.jsonl", "".join(
+        json.dumps({"decisions": len(demos), "collect_s": round(collected, 1), "total_s": total,
+                    **line}, sort_keys=True) + "\n" for line in history), folder)
     save_agent(model, folder / IMITATION, cfg)
     _run_eval(model, cfg, folder, 0)
     if im.value_warmup_timesteps:
@@ -320,6 +328,7 @@ def train(cfg: TrainConfig, progress: bool = True) -> Path:
 
     check_before_start(cfg)
     print(f"{plan(cfg)}; into {cfg.output}", flush=True)
+    _check_folder(Path(cfg.output), cfg)  # before the lock: a folder that is no run gets no lock
     with RunLock(Path(cfg.output)):
         return _train_in_locked_folder(cfg, progress)
 
@@ -344,15 +353,12 @@ def _refuse_zips(folder: Path) -> None:
 def _check_folder(folder: Path, cfg: TrainConfig) -> None:
     """Refuse a folder this config cannot train in: another config's run, files of a run
     with no config.json, or an SB3 zip anywhere a run keeps its files."""
+    from agents.run_folder import check_run_folder, exists, read_json
+
     _refuse_zips(folder)
     config_file = folder / "config.json"
-    if config_file.exists():
-        try:
-            raw = json.loads(config_file.read_text())
-            if not isinstance(raw, dict):
-                raise ValueError("not a JSON object")
-        except (OSError, ValueError) as err:
-            raise ConfigError(f"{config_file} cannot be read as a training config: {err}"[:300]) from None
+    if exists(config_file):
+        raw = read_json(config_file, f"the run's config {config_file}", folder, ConfigError)
         # read through the current schema, so a setting added since (at its default)
         # does not make an older run look like another config
         previous = validate(TrainConfig, raw).model_dump(mode="json")
@@ -366,6 +372,7 @@ def _check_folder(folder: Path, cfg: TrainConfig) -> None:
     if leftovers:
         raise ConfigError(f"{folder} holds training files ({', '.join(leftovers)}) but no "
                           "config.json: not a run this config can continue; use a new output folder")
+    check_run_folder(folder, "config.json", "training run")
 
 
 def _resume(model, cfg: TrainConfig, folder: Path, stem: Path) -> dict:
@@ -373,6 +380,8 @@ def _resume(model, cfg: TrainConfig, folder: Path, stem: Path) -> dict:
     checking that it is this run's (its config, the snapshots it lists and the log it
     saw); return its run block. Once it is restored, ``eval.jsonl`` loses the lines
     written after the checkpoint (the resumed run writes them again, identical)."""
+    from agents.run_folder import exists, truncate
+
     from . import resume
 
     try:
@@ -389,7 +398,7 @@ def _resume(model, cfg: TrainConfig, folder: Path, stem: Path) -> dict:
         listed = {e["file"]: e["sha256"] for e in snapshots}
         for file, digest in listed.items():
             _check_snapshot(folder / SNAPSHOT_DIR / file, digest)
-        kept = _checked_log(folder / EVAL_LOG, run.get("eval_log"))
+        kept = _checked_log(folder / EVAL_LOG, run.get("eval_log"), folder)
 
         def path(name: str) -> str:
             if name not in listed:
@@ -401,9 +410,8 @@ def _resume(model, cfg: TrainConfig, folder: Path, stem: Path) -> dict:
     except StateError as err:
         raise ConfigError(f"cannot resume the run in {folder} from {stem.name}: {err}"[:500]) from None
     log = folder / EVAL_LOG
-    if log.exists() and log.stat().st_size > kept:
-        with log.open("r+b") as fh:
-            fh.truncate(kept)
+    if exists(log) and log.stat().st_size > kept:
+        truncate(log, kept, folder)
     return run
 
 
@@ -412,6 +420,9 @@ def _check_snapshot(path: Path, digest: str) -> None:
     manifest names weights of sha256 ``digest``, and those weights are there)."""
     from agents.weights import read_manifest
 
+    if path.is_symlink():
+        raise StateError(f"its snapshot {path.name} is a symbolic link: a run reads only its "
+                         "own files")
     try:
         manifest = read_manifest(path)
     except ConfigError as err:
@@ -420,12 +431,14 @@ def _check_snapshot(path: Path, digest: str) -> None:
         raise StateError(f"its snapshot {path.name} has changed since it was written")
 
 
-def _checked_log(log: Path, saved) -> int:
+def _checked_log(log: Path, saved, folder: Path) -> int:
     """How many bytes of ``eval.jsonl`` the checkpoint saw (a :class:`StateError` if
     that part has changed since)."""
+    from agents.run_folder import exists, read_bytes
+
     if not isinstance(saved, dict) or not isinstance(saved.get("bytes"), int):
         raise StateError(f"its record of {log.name} is corrupt")
-    kept = log.read_bytes()[:saved["bytes"]] if log.exists() else b""
+    kept = read_bytes(log, folder, limit=MAX_LOG_BYTES)[:saved["bytes"]] if exists(log) else b""
     if len(kept) != saved["bytes"] or hashlib.sha256(kept).hexdigest() != saved.get("sha256"):
         raise StateError(f"{log.name} has changed since the checkpoint (its first "
                          f"{saved['bytes']} bytes differ); restore it or train into a new folder")
@@ -456,11 +469,16 @@ def _train_in_locked_folder(cfg: TrainConfig, progress: bool) -> Path:
     """:func:`train` once its folder is locked."""
     import torch
 
+    from agents.run_folder import no_links_under, read_json_lines, real_dir, write_text
+
     from . import safe_state
 
     torch.set_num_threads(cfg.torch_threads)
     folder = Path(cfg.output)
     _check_folder(folder, cfg)
+    for sub in (CHECKPOINT_DIR, SNAPSHOT_DIR):  # before anything is written in them:
+        real_dir(folder / sub, folder)  # no folder of a run is a link to one elsewhere
+    no_links_under(folder / "tb", folder)  # SB3's writer reopens tb/ppo_N on a resume
     stem = folder / CHECKPOINT_DIR / RESUME
     vec = make_vec_env(cfg)
     try:
@@ -470,9 +488,8 @@ def _train_in_locked_folder(cfg: TrainConfig, progress: bool) -> Path:
         if resuming:
             run = _resume(model, cfg, folder, stem)
         # written once the run is known to go on (the total and eval settings may change)
-        (folder / SNAPSHOT_DIR).mkdir(parents=True, exist_ok=True)
-        (folder / "config.json").write_text(
-            json.dumps(cfg.model_dump(mode="json"), indent=2, sort_keys=True) + "\n")
+        write_text(folder / "config.json",
+                   json.dumps(cfg.model_dump(mode="json"), indent=2, sort_keys=True) + "\n", folder)
         if resuming:
             print(f"resuming from {stem}.json at {model.num_timesteps} timesteps", flush=True)
         else:
@@ -499,7 +516,8 @@ def _train_in_locked_folder(cfg: TrainConfig, progress: bool) -> Path:
           f"final agent {final} (play it as ppo:{final})", flush=True)
     log = folder / EVAL_LOG
     if log.exists():
-        print(f"evaluations: {log} ({len(log.read_text().splitlines())} so far)", flush=True)
+        count = len(read_json_lines(log, root=folder, limit=MAX_LOG_BYTES))
+        print(f"evaluations: {log} ({count} so far)", flush=True)
     return final
 
 
@@ -544,15 +562,15 @@ def _hint_size(cfg: TrainConfig) -> int:
 def _run_config(folder: Path) -> TrainConfig:
     """The config of the PPO training run in ``folder``; a one-line :class:`ConfigError`
     for a folder that is not one."""
+    from agents.run_folder import read_json
+
     config_file = folder / "config.json"
-    if not folder.is_dir() or not config_file.is_file():
+    if not folder.is_dir() or not (config_file.is_file() or config_file.is_symlink()):
         raise ConfigError(f"{folder} is not a training run folder (it has no config.json)")
     try:
-        raw = json.loads(config_file.read_text())
-        if not isinstance(raw, dict):
-            raise ValueError("not a JSON object")
+        raw = read_json(config_file, f"its config.json {config_file}", folder, ConfigError)
         cfg = validate(TrainConfig, raw)
-    except (OSError, ValueError) as err:  # ConfigError is a ValueError
+    except ValueError as err:  # ConfigError is a ValueError
         why = " ".join(str(err).split())
         raise ConfigError(f"{folder} is not a training run folder: its config.json is not a "
                           f"training config ({why})"[:300]) from None
@@ -577,15 +595,18 @@ def _run_checkpoints(folder: Path) -> list[Path]:
     return checkpoints
 
 
-def _read_done(out: Path) -> set[tuple[str, int]]:
-    """``(checkpoint, games)`` of every line of ``eval_snapshots.jsonl``; a one-line
-    :class:`ConfigError` naming a line that is not such a record."""
+def _read_done(out: Path, folder: Path) -> set[tuple[str, int]]:
+    """``(checkpoint, games)`` of every line of ``eval_snapshots.jsonl`` (read bounded,
+    no link followed); a one-line :class:`ConfigError` naming a line that is not such a
+    record."""
+    from agents.run_folder import exists, read_json_lines
+
     done = set()
-    if not out.exists():
+    if not exists(out):
         return done
-    for number, line in enumerate(out.read_text().splitlines(), 1):
+    rows = read_json_lines(out, root=folder, error=ConfigError, limit=MAX_LOG_BYTES)
+    for number, row in enumerate(rows, 1):
         try:
-            row = json.loads(line)
             done.add((str(row["checkpoint"]), int(row["games"]) if "games" in row
                       else int(next(v["games"] for v in row.values() if isinstance(v, dict)))))
         except (ValueError, KeyError, TypeError, StopIteration, RecursionError):
@@ -611,6 +632,7 @@ def evaluate_snapshots(folder: Path, games: int | None = None,
     """
     import tempfile
 
+    from agents.run_folder import exists, open_append, read_json_lines, real_dir
     from agents.run_lock import RunLock
     from agents.weights import is_sb3_zip, load_sb3_zip, read_manifest, require_trust, save_policy
 
@@ -620,14 +642,18 @@ def evaluate_snapshots(folder: Path, games: int | None = None,
     with RunLock(folder):
         cfg = _run_config(folder)
         games = games or cfg.eval.games
+        real_dir(folder / SNAPSHOT_DIR, folder, make=False)  # its agents, not a link's
         out = folder / "eval_snapshots.jsonl"
-        done = _read_done(out)
+        done = _read_done(out, folder)
         todo = [path for path in _run_checkpoints(folder) if (path.name, games) not in done]
         zips = [path for path in todo if is_sb3_zip(path)]
         if zips:
             require_trust(zips[0], trust)
         with tempfile.TemporaryDirectory() as tmp:
             for path in todo:
+                if path.is_symlink():  # a run's agents are its own files, never links
+                    raise ConfigError(f"{path} is a symbolic link: evaluate-run reads a run's "
+                                      "own files only; replace it with the file itself")
                 if is_sb3_zip(path):
                     meta = checkpoint_metadata(path)
                     policy = load_sb3_zip(path, trust=True, device="cpu").policy  # trust checked above
@@ -638,11 +664,12 @@ def evaluate_snapshots(folder: Path, games: int | None = None,
                 timesteps = int(meta["timesteps"] or 0)
                 results = evaluate(agent, cfg, games, derive_seed(cfg.seed, "eval", timesteps))
                 line = {"checkpoint": path.name, "timesteps": timesteps, **results}
-                with out.open("a") as fh:
+                with open_append(out, root=folder) as fh:
                     fh.write(json.dumps(line, sort_keys=True) + "\n")
                 print(f"{path.name} ({timesteps} steps, {games} games each): "
                       f"{_win_rates(results)}", flush=True)
-        return [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+        return read_json_lines(out, root=folder, error=ConfigError, limit=MAX_LOG_BYTES) \
+            if exists(out) else []
 
 
 def checkpoint_metadata(path: Path) -> dict:

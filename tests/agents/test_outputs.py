@@ -97,9 +97,10 @@ def test_the_run_lock_makes_no_missing_parent(tmp_path):
 
 
 # --------------------------------------------------------------- whole files
-def _disk_full_after(limit: int):
-    """An ``open`` whose files take ``limit`` bytes, then fail with ENOSPC."""
-    real_open = open
+def _disk_full_after(limit: int, real_open=open):
+    """An ``open`` (or, given ``real_open=os.fdopen``, an ``os.fdopen``: how run files
+    are opened, agents/run_folder.py) whose files take ``limit`` bytes, then fail with
+    ENOSPC."""
 
     class Full:
         def __init__(self, fh):
@@ -113,6 +114,12 @@ def _disk_full_after(limit: int):
             self.written += len(text)
             return self.fh.write(text)
 
+        def flush(self):
+            self.fh.flush()
+
+        def fileno(self):
+            return self.fh.fileno()
+
         def __enter__(self):
             return self
 
@@ -125,7 +132,7 @@ def _disk_full_after(limit: int):
 def test_a_text_file_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
     path = tmp_path / "report.md"
     write_text_atomic(path, "old report\n")
-    monkeypatch.setattr("builtins.open", _disk_full_after(5))
+    monkeypatch.setattr(os, "fdopen", _disk_full_after(5, os.fdopen))
     with pytest.raises(OSError) as err:
         write_text_atomic(path, "a much longer new report\n")
     assert err.value.errno == errno.ENOSPC
@@ -148,8 +155,8 @@ def test_a_figure_is_saved_whole_or_not_at_all(tmp_path, monkeypatch):
     assert good.startswith(b"\x89PNG")
 
     def fails(self, fname, *args, **kwargs):
-        Path(fname).write_bytes(good[:10])  # a torn picture
-        raise OSError(errno.ENOSPC, "No space left on device", str(fname))
+        fname.write(good[:10])  # a torn picture, in the temporary file it was handed
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
     monkeypatch.setattr(type(fig), "savefig", fails)
     with pytest.raises(OSError):

@@ -144,9 +144,9 @@ def test_no_file_is_read_or_written_through_a_link(tmp_path):
         read_records(link)
     with pytest.raises(StateError, match="symbolic link"):
         RecordWriter(link)
-    write_atomic(link, b"new\n")  # replaces the link itself
-    assert not link.is_symlink() and link.read_text() == "new\n"
-    assert target.read_text() == '{"game": 0}\n'
+    with pytest.raises(StateError, match="symbolic link"):  # neither followed nor replaced
+        write_atomic(link, b"new\n")
+    assert link.is_symlink() and target.read_text() == '{"game": 0}\n'
     folder = tmp_path / "run"
     folder.mkdir()
     (folder / "games.jsonl.tmp").symlink_to(target)  # a planted temporary file
