@@ -159,13 +159,17 @@ def plain(value: Any) -> Any:
 # ------------------------------------------------------------------ run folder
 def _agent_files(text: str) -> list[tuple[str, str]]:
     """The files an agent spec or an mcts option string names, as (how it is named,
-    path): ``ppo:PATH``, ``net:PATH`` and mcts's ``net=PATH`` (e.g. in
+    path): ``ppo:PATH``, ``net:PATH``, ``value:PATH[,options]`` (its manifest, which
+    holds its weights' hash) and mcts's ``net=PATH`` and ``value=PATH`` (e.g. in
     ``mcts:prior=net,net=PATH`` or search-bench's ``options``)."""
     kind, _, rest = text.partition(":")
     if kind in ("ppo", "net") and rest:
         return [(text, rest)]
+    if kind == "value" and rest:
+        return [(text, rest.split(",")[0])]
     options = rest if kind == "mcts" else text
-    return [(part, part[4:]) for part in options.split(",") if part.startswith("net=") and part[4:]]
+    return [(part, part.partition("=")[2]) for part in options.split(",")
+            if part.partition("=")[0] in ("net", "value") and part.partition("=")[2]]
 
 
 def _strings(value: Any) -> Iterator[str]:

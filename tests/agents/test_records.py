@@ -204,14 +204,16 @@ def test_a_resume_says_what_it_replayed(tmp_path):
 
 
 def test_a_network_replaced_in_place_is_another_run(tmp_path, monkeypatch):
-    """A run names its networks by path (net:PATH, mcts's net=PATH in an agent or in
-    search-bench's options); their content is part of the run's identity."""
+    """A run names its networks and value models by path (net:PATH, value:PATH, mcts's
+    net=PATH and value=PATH in an agent or in search-bench's options); their content is part of the run's identity."""
     from agents.records import run_identity
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "a.json").write_text('{"weights": 1}')
     configs = [{"agents": {"n": "net:a.json"}}, {"agents": {"m": "mcts:prior=net,net=a.json"}},
-               {"options": "crn=1,net=a.json,rollout=net"}, {"tiers": ["greedy", "net:a.json"]}]
+               {"options": "crn=1,net=a.json,rollout=net"}, {"tiers": ["greedy", "net:a.json"]},
+               {"agents": {"v": "value:a.json,margin=0.1"}},
+               {"options": "crn=1,depth=30,leaf=value,value=a.json"}]
     before = [run_identity(c) for c in configs]
     assert all(b["checkpoints"] for b in before)
     (tmp_path / "a.json").write_text('{"weights": 2}')
