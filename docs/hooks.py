@@ -50,6 +50,7 @@ INCLUDED = {
     "envs/core/README.md": "develop/contract.md",
     "agents/pretrained/README.md": "results/agents.md",
     "benchmarks/results/search/README.md": "results/search.md",
+    "benchmarks/results/values/README.md": "results/values.md",
     "benchmarks/results/balance/README.md": "results/balance.md",
     "benchmarks/RESULTS.md": "results/benchmarks.md",
 }

@@ -162,7 +162,8 @@ def fit_and_export(data: list[str | Path], target: str | Path, cfg: ValueFitConf
     scale = envs.make(env_id).unwrapped.game.info.score_scale
     tensors, log = fit(rows, scale, cfg, progress)
     made = {"data": [{"folder": Path(f).name, "rows": int(len(p["win"])),
-                      "digest": content_digest({"win": p["win"], "game": p["game"]})}
+                      "digest": content_digest({"win": p["win"], "game": p["game"]}),
+                      "config": read_manifest(Path(f))["config"]}
                      for f, p in zip(data, parts)],
             "players": sorted({int(n) for n in np.unique(rows["players"])}),
             "fit": cfg.model_dump(), "log": log}

@@ -1,5 +1,6 @@
 """The shipped agents (agents/pretrained/) load as ppo:PATH (the distilled networks as
-net:PATH), play legal moves, and play as they were recorded.
+net:PATH, the value models as the fast value agent value:PATH), play legal moves, and
+play as they were recorded.
 
 ``reference_actions.json`` holds, for each shipped agent, the action it chose at each of
 300 decisions of seeded games (and a digest of each observation, so a change to the
@@ -29,7 +30,8 @@ import envs
 PRETRAINED = Path(__file__).resolve().parents[2] / "agents" / "pretrained"
 AGENTS = sorted(PRETRAINED.glob("*_ppo.json"))
 NETS = sorted(PRETRAINED.glob("*_net.json"))  # distilled from search (training/distill.py)
-SHIPPED = AGENTS + NETS
+VALUES = sorted(PRETRAINED.glob("*_value.json"))  # value models (training/value_fit.py)
+SHIPPED = AGENTS + NETS + VALUES
 REFERENCE = PRETRAINED / "reference_actions.json"
 REFERENCE_DECISIONS = 300
 REFERENCE_SEED = 20_000
@@ -40,20 +42,22 @@ def test_every_game_ships_an_agent_in_the_safe_format_only():
     for manifest in AGENTS:
         assert manifest.with_suffix(".safetensors").exists()
     assert not list(PRETRAINED.glob("*.zip")), "shipped agents are never SB3 zips (code runs on load)"
-    for manifest in NETS:
+    for manifest in NETS + VALUES:
         assert manifest.with_suffix(".safetensors").exists()
         assert json.loads(manifest.read_text())["env_id"] in envs.available()
 
 
 def spec_of(manifest: Path) -> str:
-    """How a shipped file is played: ``net:`` for a distilled network, else ``ppo:``."""
-    return f"{'net' if manifest in NETS else 'ppo'}:{manifest}"
+    """How a shipped file is played: ``net:`` for a distilled network, ``value:`` for a
+    value model (the fast value agent), else ``ppo:``."""
+    kind = "net" if manifest in NETS else "value" if manifest in VALUES else "ppo"
+    return f"{kind}:{manifest}"
 
 
 @pytest.mark.parametrize("manifest", SHIPPED, ids=lambda p: p.stem)
 def test_a_shipped_agent_plays_a_whole_game_legally(manifest):
     meta = json.loads(manifest.read_text())
-    env = envs.make(meta["env_id"], **meta["game_config"])
+    env = envs.make(meta["env_id"], **meta.get("game_config", {}))
     agent = agents.make(spec_of(manifest), env)
     agent.reset(0)
     env.reset(seed=1)
@@ -82,7 +86,7 @@ def play_reference(spec: str, meta: dict, count: int = REFERENCE_DECISIONS):
     ``{"seed", "decisions": [[observation digest, action], ...]}`` per game. Half of the
     moves played are the agent's, half a seeded random legal move, so the games reach
     positions the agent alone would not."""
-    env = envs.make(meta["env_id"], **meta["game_config"])
+    env = envs.make(meta["env_id"], **meta.get("game_config", {}))
     agent = agents.make(spec, env)
     rng = np.random.default_rng(REFERENCE_SEED)
     games, total = [], 0
