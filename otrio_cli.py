@@ -99,13 +99,17 @@ def _demo_lineups(env_id: str) -> tuple[dict, dict[str, str], list[list[str]]]:
     if network.exists():
         specs["net"] = f"net:{network}"
         lineups.append(["net", "greedy"] + others[1:])
+    model = PRETRAINED / f"{game}_value.json"  # a value model: the fast value agent
+    if model.exists():
+        specs["value"] = f"value:{model}"
+        lineups.append(["value", "greedy"] + others[1:])
     return config, specs, lineups
 
 
 def _demo(args: argparse.Namespace) -> int:
     """Short tournaments on every game: greedy against random, the pretrained PPO agent
     (where one is shipped) against greedy and against random, and the network distilled
-    from search (where one is shipped) against greedy."""
+    from search and the fast value agent (where one is shipped) against greedy."""
     import hashlib
     import json
 
@@ -457,7 +461,8 @@ def build_parser() -> Parser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    demo = sub.add_parser("demo", help="the main job: short greedy-vs-random tournaments "
+    demo = sub.add_parser("demo", help="the main job: short tournaments on every game (greedy "
+                                       "against random, each shipped agent against greedy) "
                                        "and the HTML replay of one of their games")
     demo.add_argument("--games", type=count_arg, default=25, help="games per seating")
     demo.add_argument("--seed", type=seed_arg, default=0, help="master seed of the tournaments")

@@ -26,7 +26,7 @@ someone else's play is exploited by the argmax that chooses with it). Each seat 
 **Shards and records.** A run is a folder of shards (``shard_00000.npz``, numpy arrays,
 no pickle) of ``shard_games`` games at one player count, and ``manifest.json``: the
 config and, per shard written, its player count, rows and the digest of its arrays
-(:func:`content_digest`; a zip's own bytes carry a time stamp). A shard also keeps what
+(the files: :mod:`training.value_store`). A shard also keeps what
 re-plays it: each game's seed, policies and actions; :func:`verify_shard` re-plays every
 game through the engine (no agent) and checks every row and label, so data counts only
 after it is verified (a resume verifies what it keeps; a fit verifies what it reads).
@@ -41,11 +41,9 @@ naming each one that was named but did not hold.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import time
 import warnings
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,17 +51,23 @@ from typing import Any
 import numpy as np
 from pydantic import Field, field_validator, model_validator
 
-from agents.records import open_read, read_run_file, write_atomic
 from envs.core.config import StrictModel
 from envs.core.errors import ConfigError, StateError
 from envs.core.rng import derive_seed, make_rng
 
-FORMAT = "otrio-value-data/1"
-MANIFEST = "manifest.json"
+from .value_store import (
+    DTYPES,
+    MANIFEST,
+    ROW_FIELDS,
+    content_digest,
+    read_manifest,
+    read_shard,
+    shard_path,
+    write_manifest,
+    write_shard,
+)
+
 POLICIES = ("greedy", "explore", "random")  # plus value:PATH
-MAX_SHARD_BYTES = 1 << 31  # uncompressed arrays of one shard (2 GiB)
-GAME_FIELDS = ("seeds", "policies", "actions", "offsets", "scores", "steps", "kept")
-ROW_FIELDS = ("obs", "seat", "acting", "players", "game", "progress", "now", "win", "margin")
 
 
 class ValueDataConfig(StrictModel):
@@ -288,11 +292,6 @@ def replay_game(seats: _Seats, seed: int, actions: list[int], steps: list[int], 
             "winners": list(state.winners()) if state.is_terminal() else []}
 
 
-DTYPES = {"obs": np.float32, "seat": np.int8, "acting": np.bool_, "players": np.int8,
-          "game": np.int32, "progress": np.float32, "now": np.float32, "win": np.float32,
-          "margin": np.float32}
-
-
 def play_shard(task: ShardTask) -> dict[str, np.ndarray]:
     """Play ``task``'s games; the shard's arrays (rows, and what re-plays them)."""
     seats = _env_for(task)
@@ -320,18 +319,6 @@ def play_shard(task: ShardTask) -> dict[str, np.ndarray]:
                   kept=np.asarray(kept, np.int32),
                   seconds=np.asarray([time.perf_counter() - start], np.float64))
     return arrays
-
-
-def content_digest(arrays: dict[str, np.ndarray]) -> str:
-    """sha256 of a shard's arrays (names, dtypes, shapes and bytes), wall time aside."""
-    h = hashlib.sha256()
-    for name in sorted(arrays):
-        if name == "seconds":
-            continue
-        a = np.ascontiguousarray(arrays[name])
-        h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
-        h.update(a.tobytes())
-    return h.hexdigest()
 
 
 def verify_shard(task: ShardTask, arrays: dict[str, np.ndarray]) -> None:
@@ -372,52 +359,6 @@ def verify_shard(task: ShardTask, arrays: dict[str, np.ndarray]) -> None:
         raise StateError(f"shard {task.index} has {len(arrays['seat']) - row} rows of no game")
 
 
-# ------------------------------------------------------------------ files
-def shard_path(folder: Path, index: int) -> Path:
-    """The file of shard ``index`` in a run folder."""
-    return Path(folder) / f"shard_{index:05d}.npz"
-
-
-def write_shard(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    """The arrays as one compressed ``.npz``, written atomically (a link is replaced)."""
-    buf = io.BytesIO()
-    np.savez_compressed(buf, **arrays)
-    write_atomic(path, buf.getvalue())
-
-
-def read_shard(path: Path, max_bytes: int = MAX_SHARD_BYTES) -> dict[str, np.ndarray]:
-    """A shard's arrays, read without following a link, without pickle, and refused
-    (StateError) before decompressing when they would exceed ``max_bytes``."""
-    try:
-        with open_read(path) as fh:
-            data = fh.read()
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            declared = sum(info.file_size for info in zf.infolist())
-        if declared > max_bytes:
-            raise StateError(f"{path} would unpack to {declared} bytes (limit {max_bytes})")
-        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-            arrays = {k: npz[k] for k in npz.files}
-    except StateError:
-        raise
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as err:
-        raise StateError(f"{path} is not a value-data shard: {str(err)[:120]}") from None
-    missing = [k for k in (*ROW_FIELDS, *GAME_FIELDS) if k not in arrays]
-    if missing:
-        raise StateError(f"{path} is not a value-data shard: no {missing[0]!r} array")
-    return arrays
-
-
-def read_manifest(folder: Path) -> dict[str, Any] | None:
-    """The run's manifest (None: a new run); StateError if it is not one."""
-    path = Path(folder) / MANIFEST
-    if not path.exists() and not path.is_symlink():
-        return None
-    saved = read_run_file(path)
-    if saved.get("format") != FORMAT or not isinstance(saved.get("shards"), dict):
-        raise StateError(f"{path} is not a value-data manifest ({FORMAT})")
-    return saved
-
-
 def model_digests(cfg: ValueDataConfig) -> dict[str, str]:
     """The sha256 of each value model the mixture seats (``value:PATH``): a model fitted
     again in place is another policy, so a run that seated it is another run."""
@@ -433,9 +374,7 @@ def model_digests(cfg: ValueDataConfig) -> dict[str, str]:
 
 
 def _write_manifest(folder: Path, cfg: ValueDataConfig, shards: dict[str, dict]) -> None:
-    data = {"format": FORMAT, "config": cfg.model_dump(), "models": model_digests(cfg),
-            "shards": shards}
-    write_atomic(Path(folder) / MANIFEST, json.dumps(data, indent=1, sort_keys=True).encode())
+    write_manifest(folder, cfg.model_dump(), model_digests(cfg), shards)
 
 
 def generate(cfg: ValueDataConfig, folder: str | Path, workers: int = 1, backend: str = "local",
@@ -531,6 +470,5 @@ def load_rows(folder: str | Path, players: list[int] | None = None, max_rows: in
     return {k: np.concatenate(v) for k, v in parts.items()}
 
 
-__all__ = ["FORMAT", "ValueDataConfig", "ShardTask", "content_digest", "generate",
-           "load_rows", "margins", "play_shard", "read_shard", "shard_tasks", "verify_shard",
-           "win_shares"]
+__all__ = ["POLICIES", "ShardTask", "ValueDataConfig", "generate", "load_rows", "margins",
+           "model_digests", "play_shard", "shard_tasks", "verify_shard", "win_shares"]

@@ -154,7 +154,8 @@ def fit_and_export(data: list[str | Path], target: str | Path, cfg: ValueFitConf
     import envs
     from agents.value import save_value_model
 
-    from .value_data import content_digest, load_rows, read_manifest
+    from .value_data import load_rows
+    from .value_store import content_digest, read_manifest
 
     parts = [load_rows(folder, players, cfg.max_rows) for folder in data]
     rows = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}

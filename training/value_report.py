@@ -153,7 +153,8 @@ def write_gate(data: list[str | Path], model_path: str | Path, out: str | Path) 
     import envs
     from agents.value import load_value_model
 
-    from .value_data import load_rows, read_manifest
+    from .value_data import load_rows
+    from .value_store import read_manifest
 
     env_id = read_manifest(Path(data[0]))["config"]["env"]
     env = envs.make(env_id)

@@ -19,6 +19,8 @@ def test_demo_plays_every_game_and_steps_beside_a_folder_of_another_config(tmp_p
         assert any(n.startswith("ppo_vs_greedy") for n in names)
         assert (any(n.startswith("net_vs_greedy") for n in names)
                 == (pretrained / f"{game[:-3]}_net.json").exists())
+        assert (any(n.startswith("value_vs_greedy") for n in names)
+                == (pretrained / f"{game[:-3]}_value.json").exists())
     # pretend one folder holds a demo played with another checkpoint
     changed = tmp_path / "otontin_v0" / "ppo_vs_random"
     run_file = changed / "run.json"

@@ -16,20 +16,17 @@ from agents.arena import play_seated
 from agents.value import load_value_model
 from envs.core.errors import ConfigError, StateError
 from envs.core.testing import check_search_sees_only_its_seat
-from training import value_data
 from training.value_data import (
     ValueDataConfig,
-    content_digest,
     generate,
     load_rows,
-    read_shard,
-    shard_path,
     shard_tasks,
     verify_shard,
     win_shares,
 )
 from training.value_fit import ValueFitConfig, fit_and_export, split
 from training.value_report import auc, brier, gate, log_loss, logistic_1d, write_gate
+from training.value_store import content_digest, read_shard, shard_path, write_shard
 
 TINY = dict(env="otys_v0", players=[2, 3], games=24, shard_games=6, positions=4,
             mixture={"greedy": 1.0, "explore": 1.0})
@@ -114,7 +111,7 @@ def test_a_tampered_label_is_refused_even_with_a_matching_digest(run, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(folder, copy)
     bad = dict(arrays, win=1.0 - arrays["win"])
-    value_data.write_shard(shard_path(copy, 0), bad)  # the digest in the manifest now differs
+    write_shard(shard_path(copy, 0), bad)  # the digest in the manifest now differs
     with pytest.raises(StateError, match="digest"):
         load_rows(copy)
     manifest = json.loads((copy / "manifest.json").read_text())
