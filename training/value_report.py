@@ -14,9 +14,10 @@ The baseline is the score margin at the position (the search's old leaf judge): 
 AUC needs no calibration; its Brier and log-loss are those of a one-feature logistic
 regression of the win share on ``margin / score_scale`` fitted on the train games per
 player count, so the comparison is fair to it. The gate **passes** when the model's AUC
-beats the margin's in the first and second quarter at every player count (the issue's
-"clearly above the margin in the first half"); a model that passes is still judged by
-play before any long run. :func:`reliability_plot` draws predicted against observed win
+beats the margin's by at least :data:`MIN_GAIN` in the first and second quarter at every
+player count (clearly above the margin in the first half, not by a test set's noise: a
+few thousand rows a quarter move an AUC by about 0.01); a model that passes is still
+judged by play before any long run. :func:`reliability_plot` draws predicted against observed win
 share.
 """
 
@@ -29,6 +30,7 @@ from typing import Any
 import numpy as np
 
 QUARTERS = ((0.0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.0001))
+MIN_GAIN = 0.02  # the AUC the model must add to the margin's in each half-game quarter
 
 
 def auc(score: np.ndarray, label: np.ndarray) -> float:
@@ -93,7 +95,7 @@ def gate(rows: dict[str, np.ndarray], model, score_scale: float) -> dict[str, An
             for name, p in (("model", p_model[sel]), ("margin", p_margin[sel])):
                 entry[name] = {"auc": round(auc(p, label), 4), "brier": round(brier(p, win[sel]), 4),
                                "log_loss": round(log_loss(p, win[sel]), 4)}
-            if q < 2 and not entry["model"]["auc"] > entry["margin"]["auc"]:
+            if q < 2 and not entry["model"]["auc"] >= entry["margin"]["auc"] + MIN_GAIN:
                 passes = False
             table.append(entry)
     return {"passes": passes, "table": table, "test_games": int(len(np.unique(
@@ -104,8 +106,9 @@ def gate_markdown(result: dict[str, Any], title: str) -> str:
     """The gate's table as Markdown."""
     lines = [f"# {title}", "",
              f"Test games: {result['test_games']} (never trained on). Gate: "
-             f"**{'passes' if result['passes'] else 'fails'}** (model AUC above the "
-             "margin's in the first two quarters at every player count).", "",
+             f"**{'passes' if result['passes'] else 'fails'}** (model AUC at least "
+             f"{MIN_GAIN} above the margin's in the first two quarters at every player "
+             "count).", "",
              "| players | quarter | rows | AUC model | AUC margin | Brier model | Brier margin "
              "| log-loss model | log-loss margin |", "|---|---|---|---|---|---|---|---|---|"]
     for e in result["table"]:
@@ -174,5 +177,5 @@ def write_gate(data: list[str | Path], model_path: str | Path, out: str | Path) 
     return result
 
 
-__all__ = ["QUARTERS", "auc", "brier", "gate", "gate_markdown", "log_loss", "logistic_1d",
+__all__ = ["MIN_GAIN", "QUARTERS", "auc", "brier", "gate", "gate_markdown", "log_loss", "logistic_1d",
            "reliability_plot", "write_gate"]
