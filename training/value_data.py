@@ -407,15 +407,67 @@ def read_shard(path: Path, max_bytes: int = MAX_SHARD_BYTES) -> dict[str, np.nda
     return arrays
 
 
+_ENTRY_COUNTS = ("players", "games", "rows", "positions")
+
+
+def _bad_entry(key: Any, entry: Any) -> str | None:
+    """What is wrong with one ``shards`` entry of a manifest (None: nothing)."""
+    if not (isinstance(key, str) and key.isascii() and key.isdigit() and len(key) < 10):
+        return f"shard key {str(key)[:20]!r} is not a shard index"
+    if not isinstance(entry, dict):
+        return f"shard {key} is not an object"
+    for name in _ENTRY_COUNTS:
+        value = entry.get(name)
+        if type(value) is not int or not 0 <= value < 2**40:
+            return f"shard {key} has no {name} count"
+    seconds = entry.get("seconds")
+    if type(seconds) not in (int, float) or not 0 <= seconds < 1e12:
+        return f"shard {key} has no seconds"
+    if not isinstance(entry.get("digest"), str):
+        return f"shard {key} has no digest"
+    return None
+
+
 def read_manifest(folder: Path) -> dict[str, Any] | None:
-    """The run's manifest (None: a new run); StateError if it is not one."""
+    """The run's manifest (None: a new run); StateError if it is not one: its config,
+    models and each shard's entry are checked before anything reads them."""
     path = Path(folder) / MANIFEST
     if not path.exists() and not path.is_symlink():
         return None
     saved = read_run_file(path)
-    if saved.get("format") != FORMAT or not isinstance(saved.get("shards"), dict):
+    if (saved.get("format") != FORMAT or not isinstance(saved.get("shards"), dict)
+            or not isinstance(saved.get("config"), dict)
+            or not isinstance(saved.get("models", {}), dict)):
         raise StateError(f"{path} is not a value-data manifest ({FORMAT})")
+    for key, entry in saved["shards"].items():
+        bad = _bad_entry(key, entry)
+        if bad:
+            raise StateError(f"{path} is not a value-data manifest: {bad}")
     return saved
+
+
+def _saved_config(path: Path, saved: dict[str, Any]) -> ValueDataConfig:
+    """The config a manifest was written by (StateError if it is not one)."""
+    from pydantic import ValidationError
+
+    try:
+        return ValueDataConfig(**saved["config"])
+    except (ValidationError, TypeError, ConfigError) as err:
+        first = str(err).splitlines()[0][:160] if str(err) else type(err).__name__
+        raise StateError(f"{path} holds no value-data config: {first}") from None
+
+
+def _entry(task: ShardTask, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+    """A shard's entry in the manifest, from the shard itself (its wall time aside, all
+    of it covered by the digest)."""
+    try:  # the one array the digest leaves out: a wall time that is not one counts 0
+        seconds = np.asarray(arrays["seconds"], dtype=float).ravel()
+        spent = float(seconds[0]) if seconds.size == 1 and 0 <= seconds[0] < 1e12 else 0.0
+    except (TypeError, ValueError):
+        spent = 0.0
+    return {"players": task.num_players, "games": task.games,
+            "rows": int(len(arrays["seat"])), "positions": int(arrays["kept"].sum()),
+            "seconds": round(spent, 3), "digest": content_digest(arrays)}
 
 
 def model_digests(cfg: ValueDataConfig) -> dict[str, str]:
@@ -458,22 +510,22 @@ def generate(cfg: ValueDataConfig, folder: str | Path, workers: int = 1, backend
             if saved.get("models", {}) != model_digests(cfg):
                 raise ConfigError(f"{folder} was played by other value models than the ones "
                                   "the config names now (fitted again?); use another folder")
-            shards = saved["shards"]
+        saved_shards = saved["shards"] if saved is not None else {}
         tasks = shard_tasks(cfg)
         todo = []
-        for task in tasks:
-            entry = shards.get(str(task.index))
+        for task in tasks:  # the manifest keeps the run's tasks only, each from its shard
+            entry = saved_shards.get(str(task.index))
             path = shard_path(folder, task.index)
             if entry is not None and (path.exists() or path.is_symlink()):
                 try:
                     arrays = read_shard(path)
-                    if content_digest(arrays) != entry.get("digest"):
+                    if content_digest(arrays) != entry["digest"]:
                         raise StateError(f"{path} does not match its digest in the manifest")
                     verify_shard(task, arrays)
+                    shards[str(task.index)] = _entry(task, arrays)
                     continue
                 except StateError as err:  # played again: a shard depends on its task alone
                     warnings.warn(f"{err}; shard {task.index} is played again", stacklevel=2)
-            shards.pop(str(task.index), None)
             todo.append(task)
         seconds = 0.0
         bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), unit="shard",
@@ -482,11 +534,7 @@ def generate(cfg: ValueDataConfig, folder: str | Path, workers: int = 1, backend
                                                   ray_address, chunksize=1)):
             write_shard(shard_path(folder, task.index), arrays)
             seconds += float(arrays["seconds"][0])
-            shards[str(task.index)] = {"players": task.num_players, "games": task.games,
-                                       "rows": int(len(arrays["seat"])),
-                                       "positions": int(arrays["kept"].sum()),
-                                       "seconds": round(float(arrays["seconds"][0]), 3),
-                                       "digest": content_digest(arrays)}
+            shards[str(task.index)] = _entry(task, arrays)
             _write_manifest(folder, cfg, shards)
             bar.update(1)
         bar.close()
@@ -509,7 +557,7 @@ def load_rows(folder: str | Path, players: list[int] | None = None, max_rows: in
     saved = read_manifest(folder)
     if saved is None:
         raise ConfigError(f"{folder} holds no value-data run (no {MANIFEST})")
-    cfg = ValueDataConfig(**saved["config"])
+    cfg = _saved_config(folder / MANIFEST, saved)
     entries = {int(k): v for k, v in saved["shards"].items()}
     tasks = [t for t in shard_tasks(cfg) if t.index in entries
              and (players is None or t.num_players in players)]
