@@ -53,7 +53,11 @@ import numpy as np
 
 from envs.core.errors import OtrioError
 from envs.core.testing import mutate_text
-from tools import tiny_runs
+
+try:
+    from tools import tiny_runs
+except ModuleNotFoundError:  # run as a script (python tools/run_folder_attack.py)
+    import tiny_runs
 
 TEXT = (".json", ".jsonl")
 BINARY = (".npz", ".safetensors")
