@@ -3,8 +3,9 @@ be half written) once its first record is on disk, then resumed by the same ``ot
 command, ends with the result of an uninterrupted run of its config: the same records
 and summary (wall times aside), the same network for a distillation. Issue 38.
 
-The other kinds have theirs: training in tests/training/test_resume.py (killed after
-its first checkpoint), the value-data engine in tests/training/test_value.py (after its
+The same for an evaluation of a training run's snapshots (``otrio evaluate-run``). The
+other kinds have theirs: training in tests/training/test_resume.py (killed after its
+first checkpoint), the value-data engine in tests/training/test_value.py (after its
 first shard).
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -26,6 +28,7 @@ from tools import tiny_runs
 from tools.tiny_runs import timeless
 
 ROOT = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 # kind: (config overrides: runs long enough to be killed mid-way, the file whose first
 # record triggers the kill, the files compared with an uninterrupted run's)
@@ -77,6 +80,27 @@ def result(folder: Path, files: list[str]) -> dict:
     return out
 
 
+def kill_after_first_record(line: list[str], trigger: Path) -> int:
+    """Start ``line``, SIGKILL it once ``trigger`` holds a whole record; the records
+    it held then (the run must not have finished before)."""
+    child = subprocess.Popen(line, cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while not has_a_record(trigger) and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    child.send_signal(signal.SIGKILL)
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == -signal.SIGKILL, err.decode()[-2000:]  # killed mid-way
+    return len(trigger.read_bytes().splitlines())
+
+
+def run_again(line: list[str]) -> None:
+    again = subprocess.run(line, cwd=ROOT, env=ENV, capture_output=True, text=True,
+                           timeout=300)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "Traceback" not in again.stderr
+
+
 def has_a_record(path: Path) -> bool:
     try:
         return b"\n" in path.read_bytes()
@@ -94,23 +118,32 @@ def test_a_run_killed_after_its_first_record_resumes_to_the_uninterrupted_result
         tiny_runs.MAKERS[kind](whole, **overrides)  # uninterrupted, in this process
     folder = tmp_path / "killed"
     line = command(kind, {**tiny_runs.CONFIGS[kind], **overrides}, folder, tmp_path)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    child = subprocess.Popen(line, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
-    while (not has_a_record(folder / trigger) and child.poll() is None
-           and time.monotonic() < deadline):
-        time.sleep(0.01)
-    child.send_signal(signal.SIGKILL)
-    _, err = child.communicate(timeout=60)
-    assert child.returncode == -signal.SIGKILL, err.decode()[-2000:]  # killed mid-way
+    killed_at = kill_after_first_record(line, folder / trigger)
     assert (folder / "run.lock").exists()  # nothing cleaned up
-    killed_at = len((folder / trigger).read_bytes().splitlines())
     assert killed_at < len((whole / trigger).read_bytes().splitlines()), kind
-    again = subprocess.run(line, cwd=ROOT, env=env, capture_output=True, text=True,
-                           timeout=300)
-    assert again.returncode == 0, again.stderr[-2000:]
-    assert "Traceback" not in again.stderr
+    run_again(line)
     assert result(folder, files) == result(whole, files), kind
     print(f"{kind}: killed with {killed_at} record(s) of {trigger} on disk; resumed to the "
           "uninterrupted result")
+
+
+def test_an_evaluation_killed_after_its_first_line_resumes_to_the_uninterrupted_lines(
+        tmp_path):
+    """``otrio evaluate-run`` over a training run's snapshots, killed once its first
+    line is in ``eval_snapshots.jsonl``, then run again: the lines of a whole one."""
+    trained = tmp_path / "trained"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tiny_runs.training(trained)
+    whole, folder = tmp_path / "whole", tmp_path / "killed"
+    shutil.copytree(trained, whole)
+    shutil.copytree(trained, folder)
+    tiny_runs.evaluation(whole, games=12)
+    line = [sys.executable, "-m", "otrio_cli", "evaluate-run", str(folder), "--games", "12"]
+    killed_at = kill_after_first_record(line, folder / "eval_snapshots.jsonl")
+    files = ["eval_snapshots.jsonl"]
+    assert killed_at < len((whole / files[0]).read_bytes().splitlines())
+    run_again(line)
+    assert result(folder, files) == result(whole, files)
+    print(f"evaluation: killed with {killed_at} line(s) on disk; resumed to the "
+          "uninterrupted lines")

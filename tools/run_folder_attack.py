@@ -166,6 +166,24 @@ def result(folder: Path, kind: str) -> dict[str, object]:
     return out
 
 
+def _difference(expected: dict, got: dict) -> str:
+    """Where a result differs from the expected one: the file, and for records the
+    first record that differs, by the fields that differ."""
+    for rel in expected:
+        want, have = expected[rel], got[rel]
+        if want == have:
+            continue
+        if isinstance(want, list) and isinstance(have, list) and len(want) == len(have):
+            for k, (a, b) in enumerate(zip(want, have)):
+                if a != b and isinstance(a, dict) and isinstance(b, dict):
+                    fields = sorted(f for f in a.keys() | b.keys() if a.get(f) != b.get(f))
+                    return (f"{rel} record {k}: " + ", ".join(
+                        f"{f} {str(a.get(f, '(none)'))[:60]} -> {str(b.get(f, '(none)'))[:60]}"
+                        for f in fields))
+        return f"{rel} differs"
+    return "?"
+
+
 class _Timeout(Exception):
     pass
 
@@ -241,8 +259,7 @@ def attack(kind: str, scratch: Path, mutations: int, seconds: float, seed: int,
             got = result(folder, kind)
             if got != expected:
                 outcome = "different result"
-                changed = [k for k in got if got[k] != expected[k]]
-                examples.setdefault(outcome, f"{rel} -> {changed}: {broken[:300]!r}")
+                examples.setdefault(outcome, f"{rel} broken -> {_difference(expected, got)}")
             elif (folder / rel).is_file() and (folder / rel).read_bytes() == broken:
                 outcome = "identical"
             else:
