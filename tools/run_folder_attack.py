@@ -166,6 +166,27 @@ def result(folder: Path, kind: str) -> dict[str, object]:
     return out
 
 
+def _paths(a, b, at: str = "") -> list[str]:
+    """Where two JSON values differ (the first few places)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [p for k in sorted(a.keys() | b.keys(), key=str)
+                for p in _paths(a.get(k), b.get(k), f"{at}.{k}")][:3]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [p for k, (x, y) in enumerate(zip(a, b)) for p in _paths(x, y, f"{at}[{k}]")][:3]
+    return [] if a == b else [f"{at or '.'}: {str(a)[:40]} -> {str(b)[:40]}"]
+
+
+def _changed(before: bytes, after: bytes, rel: str) -> str:
+    """What a mutation changed in a JSON file (``bytes`` for any other)."""
+    try:
+        if rel.endswith(".jsonl"):
+            return "; ".join(_paths([json.loads(x) for x in before.splitlines()],
+                                    [json.loads(x) for x in after.splitlines()]))
+        return "; ".join(_paths(json.loads(before), json.loads(after)))
+    except ValueError:
+        return "bytes"
+
+
 def _difference(expected: dict, got: dict) -> str:
     """Where a result differs from the expected one: the file, and for records the
     first record that differs, by the fields that differ."""
@@ -259,7 +280,9 @@ def attack(kind: str, scratch: Path, mutations: int, seconds: float, seed: int,
             got = result(folder, kind)
             if got != expected:
                 outcome = "different result"
-                examples.setdefault(outcome, f"{rel} broken -> {_difference(expected, got)}")
+                where = _changed((pristine / rel).read_bytes(), broken, rel)
+                examples.setdefault(outcome, f"{rel} broken at {where} -> "
+                                             f"{_difference(expected, got)}")
             elif (folder / rel).is_file() and (folder / rel).read_bytes() == broken:
                 outcome = "identical"
             else:
