@@ -46,6 +46,7 @@ import json
 import time
 import warnings
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -399,7 +400,7 @@ def read_shard(path: Path, max_bytes: int = MAX_SHARD_BYTES) -> dict[str, np.nda
             arrays = {k: npz[k] for k in npz.files}
     except StateError:
         raise
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as err:
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError, zlib.error) as err:
         raise StateError(f"{path} is not a value-data shard: {str(err)[:120]}") from None
     missing = [k for k in (*ROW_FIELDS, *GAME_FIELDS) if k not in arrays]
     if missing:

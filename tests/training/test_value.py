@@ -168,6 +168,20 @@ def test_a_shard_that_would_unpack_too_large_or_is_not_numpy_is_refused(run, tmp
         read_shard(tmp_path / "p.npz")
 
 
+def test_a_shard_broken_anywhere_is_a_state_error(run, tmp_path):
+    """Found by tools/run_folder_attack.py: a shard whose compressed bytes were broken
+    raised zlib's own error; a byte changed anywhere is now the reader's StateError."""
+    folder, _, _ = run
+    data = shard_path(folder, 0).read_bytes()
+    for at in range(0, len(data), max(1, len(data) // 60)):
+        broken = tmp_path / f"s{at}.npz"
+        broken.write_bytes(data[:at] + bytes([data[at] ^ 0x5A]) + data[at + 1:])
+        try:
+            read_shard(broken)
+        except StateError:
+            pass  # the reader's one error (a change it cannot see fails the digest later)
+
+
 def test_bad_configs_are_clear_errors():
     for bad, named in (({"players": [1]}, "num_players"), ({"mixture": {"smart": 1.0}}, "smart"),
                        ({"mixture": {"greedy": 0.0}}, "weight"), ({"games": 0}, "games"),
