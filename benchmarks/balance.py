@@ -45,6 +45,7 @@ from agents.arena import GameTask
 from agents.records import (
     RECORDS_FILE,
     RUN_FILE,
+    RecordModel,
     RecordSchema,
     RecordWriter,
     Verify,
@@ -65,6 +66,19 @@ from .play import RESUME_IGNORES, ExecutionOptions, GameRecord, play_into, task_
 
 SETUPS_FILE = "setups.json"
 TIMING_FILE = "timing.jsonl"  # wall time of each invocation that played games
+
+
+class TimingRecord(RecordModel):
+    """One line of ``timing.jsonl``: an invocation that played ``games`` games in
+    ``seconds`` of clock time (read as untrusted data, as the records are)."""
+
+    games: int = Field(ge=0)
+    seconds: float = Field(ge=0)
+    workers: int = Field(ge=1)
+    backend: str
+
+
+TIMING_SCHEMA = RecordSchema(name="timing line", model=TimingRecord, unique_by=())
 Coding = Literal["auto", "linear", "categorical", "position"]
 Matchups = Literal["none", "stronger", "all"]
 # keys a config had before tiers: a run folder of such a config resumes unchanged
@@ -674,6 +688,7 @@ def _play_and_report(cfg: BalanceConfig, setups: list[Setup], folder: Path, prog
         with RecordWriter(folder / TIMING_FILE) as timing:
             timing.write({"games": len(todo), "seconds": round(elapsed, 1),
                           "workers": cfg.workers, "backend": cfg.backend})
-    write_balance_report(folder, cfg, setups, analysis, read_records(folder / TIMING_FILE),
-                         command, play_seconds=sum(r["wall_time"] for r in records),
+    sessions = read_records(folder / TIMING_FILE, TIMING_SCHEMA)
+    write_balance_report(folder, cfg, setups, analysis, sessions, command,
+                         play_seconds=sum(r["wall_time"] for r in records),
                          verification=done.verification)

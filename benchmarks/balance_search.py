@@ -72,6 +72,7 @@ from envs.core.rng import derive_seed
 from .balance import (
     RESUME_IGNORES,
     TIMING_FILE,
+    TIMING_SCHEMA,
     BalanceConfig,
     Factor,
     _players,
@@ -662,7 +663,8 @@ def _search(cfg: BalanceConfig, plan: Plan, folder: Path, progress: bool, comman
                           "workers": cfg.workers, "backend": cfg.backend})
     from .balance_search_report import write_search_report
 
-    write_search_report(folder, cfg, result, read_records(folder / TIMING_FILE), command,
+    sessions = read_records(folder / TIMING_FILE, TIMING_SCHEMA)
+    write_search_report(folder, cfg, result, sessions, command,
                         play_seconds=sum(r["wall_time"] for r in games.by_id.values()),
                         verification=done.verification)
 

@@ -17,87 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from envs.core.config import validate
-from envs.core.errors import ConfigError, OtrioError
-from training.config import TrainConfig
-
-TINY_TRAINING = dict(game="oceanos_v0", game_config={"num_players": 2},
-                     opponents={"random": 1.0, "self": 1.0}, total_timesteps=128,
-                     ppo={"n_steps": 64, "batch_size": 32, "n_epochs": 1}, net_arch=[16],
-                     snapshot_interval=64, checkpoint_interval=64,
-                     eval={"interval": 64, "games": 2, "opponents": ["random"]})
-
-
-def tournament(output: Path, **kw):
-    from benchmarks.tournament import TournamentConfig, run
-
-    cfg = TournamentConfig(game="oceanos_v0", game_config={"num_players": 2},
-                           agents={"greedy": "greedy", "random": "random"},
-                           lineup=["greedy", "random"], games_per_seating=1, seed=2,
-                           output=str(output), **kw)
-    return run(cfg, progress=False)
-
-
-def balance(output: Path, **kw):
-    from benchmarks.balance import BalanceConfig, run
-
-    cfg = BalanceConfig(game="oceanos_v0", game_config={"num_players": 2, "kraken": {
-                            "mode": "fixed", "values": [0, -1, -2]}},
-                        agents={"random": "random"}, lineup=["random", "random"],
-                        games_per_setup=1, seed=5, output=str(output),
-                        sweeps=[{"name": "kraken", "factors": [
-                            {"name": "small", "path": "kraken.values.0", "values": [0, -2]}]}],
-                        **kw)
-    return run(cfg, progress=False)
-
-
-def setup_search(output: Path, **kw):
-    from benchmarks.balance import BalanceConfig
-    from benchmarks.balance_search import run
-
-    spec = {"space": [{"name": "small", "path": "kraken.values.0", "values": [0, -1]}],
-            "default": {"kraken": {"mode": "random", "values": None}},
-            "default_label": "rulebook", "trials": 2, "batch": 2, "games_per_trial": 1,
-            "finalists": 1, "finalist_games": 1, "confirm_games": 2, "bootstrap": 100}
-    cfg = BalanceConfig(game="oceanos_v0",
-                        game_config={"num_players": 2, "kraken": {"mode": "fixed",
-                                                                  "values": [0, -1, -2]}},
-                        tiers=["random"], seed=4, search=spec, output=str(output), **kw)
-    return run(cfg, progress=False)
-
-
-def search_study(output: Path, **kw):
-    from benchmarks.search import SearchBenchConfig, run
-
-    cfg = SearchBenchConfig(game="oceanos_v0", num_players=2, budgets=[2],
-                            options="depth=2,rollout=random", games=1, seed=3,
-                            output=str(output), **kw)
-    return run(cfg, progress=False)
-
-
-def training(output: Path, total_timesteps: int = 128):
-    from training.train import train
-
-    return train(validate(TrainConfig, {**TINY_TRAINING, "total_timesteps": total_timesteps,
-                                        "output": str(output)}), progress=False)
-
-
-def evaluation(output: Path, games: int | None = None):
-    from training.train import evaluate_snapshots
-
-    return evaluate_snapshots(output, games)
-
-
-def distillation(output: Path):
-    from training.distill import distill
-
-    return distill(validate(TrainConfig, {
-        "game": "oceanos_v0", "game_config": {"num_players": 2}, "seed": 3,
-        "output": str(output), "eval": {"games": 2, "opponents": ["random"]},
-        "distill": {"rounds": [{"teacher": "mcts:iterations=2,depth=3,rollout=random,"
-                                           "prior=none,top=0,crn=1", "games": {2: 2}}],
-                    "epochs": 1, "trunk": [8], "batch_size": 64, "held_out": 0.0}}),
-        progress=False)
+from envs.core.errors import ConfigError, OtrioError, StateError
+from tools.tiny_runs import (
+    balance,
+    distillation,
+    evaluation,
+    search_study,
+    setup_search,
+    tournament,
+    training,
+)
 
 
 def _without_round_record(folder: Path, rel: str) -> None:
@@ -229,6 +158,22 @@ def test_a_preregistration_that_is_not_one_is_a_one_line_error(content, finished
         setup_search(folder)
     message = str(caught.value)
     assert "\n" not in message and PREREGISTRATION_FILE in message, message
+
+
+@pytest.mark.parametrize("kind", ["balance", "setup search"])
+def test_a_timing_line_that_is_not_one_is_a_one_line_error(kind, finished, tmp_path):
+    """Found by tools/run_folder_attack.py: a timing.jsonl line without its seconds
+    (or games) was a KeyError in the report's wall-time sentence."""
+    for n, line in enumerate(('{"games": 4, "workers": 1, "backend": "local"}',
+                              '{"games": "4", "seconds": 0.0, "workers": 1, "backend": "x"}',
+                              '{"games": 4, "seconds": -1, "workers": 1, "backend": "x"}',
+                              '[1]')):
+        folder = tmp_path / f"run{n}"
+        shutil.copytree(finished(kind), folder)
+        (folder / "timing.jsonl").write_text(line + "\n")
+        with pytest.raises(StateError, match="timing.jsonl line 1") as caught:
+            KINDS[kind][1](folder)
+        assert "\n" not in str(caught.value)
 
 
 def test_a_training_config_that_is_not_one_is_a_one_line_error(finished, tmp_path):

@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from envs.core.config import validate
-from envs.core.errors import ConfigError
+from envs.core.errors import ConfigError, StateError
 from envs.core.rng import derive_seed, make_rng
 
 from .config import DistillParams, TrainConfig
@@ -374,7 +374,7 @@ def fit(policy, train: Examples, test: Examples | None, params: DistillParams, s
     stem = state_dir / "state"
     lines: list[dict] = []
     if safe_state.exists(stem):
-        lines = safe_state.load_state(stem, policy, optimizer).get("lines", [])
+        lines = _fit_lines(stem, safe_state.load_state(stem, policy, optimizer), params.epochs)
     tensors = [torch.as_tensor(a) for a in (train.observations, train.masks, train.policy,
                                             train.value)]
     writer = None
@@ -420,10 +420,25 @@ def fit(policy, train: Examples, test: Examples | None, params: DistillParams, s
     if writer is not None:
         writer.close()
     if params.select == "best" and safe_state.exists(state_dir / "best"):
-        best = safe_state.load_state(state_dir / "best", policy, optimizer)["epoch"]
+        best = safe_state.load_state(state_dir / "best", policy, optimizer).get("epoch")
+        if type(best) is not int or not 1 <= best <= len(lines):
+            raise StateError(f"{state_dir / 'best'}.json names no epoch of the fit")
         lines[-1]["selected_epoch"] = best
     policy.to("cpu")  # exported and played on the CPU
     policy.set_training_mode(False)
+    return lines
+
+
+def _fit_lines(stem: Path, meta: dict, epochs: int) -> list[dict]:
+    """The log lines a fit state keeps (one an epoch done, numbers only), checked: a
+    :class:`StateError` naming the state if they are not what :func:`fit` wrote."""
+    lines = meta.get("lines", [])
+    if not (isinstance(lines, list) and len(lines) <= epochs and all(
+            isinstance(line, dict) and line.get("epoch") == n + 1 and all(
+                type(v) in (int, float) for v in line.values())
+            for n, line in enumerate(lines))):
+        raise StateError(f"{stem}.json does not hold a fit's epochs (1 to at most {epochs}, "
+                         "numbers each): remove the round's fit folder to fit it again")
     return lines
 
 

@@ -111,6 +111,19 @@ def read(stem: Path, model) -> tuple[dict[str, Any], dict[str, Any]]:
     return meta, extra
 
 
+def _episode_infos(saved: Any) -> list[dict[str, Any]]:
+    """The Monitor's episode infos of a saved state (``{"r": return, "l": length, "t":
+    time}`` each, what the logs average), checked: StateError if they are not."""
+    def number(v: Any) -> bool:
+        return type(v) in (int, float) and np.isfinite(v)
+
+    if not isinstance(saved, list) or not all(
+            isinstance(e, dict) and number(e.get("r")) and type(e.get("l")) is int
+            and e["l"] >= 0 and number(e.get("t")) for e in saved):
+        raise StateError("the saved episode infos are not episodes (r, l, t each)")
+    return saved
+
+
 def apply(model, meta: dict[str, Any], extra: dict[str, Any],
           snapshot_path: Callable[[str], str] = str) -> None:
     """Put :func:`read`'s record back into ``model`` and its envs (``snapshot_path``:
@@ -153,8 +166,11 @@ def apply(model, meta: dict[str, Any], extra: dict[str, Any],
         model._current_progress_remaining = float(meta["progress_remaining"])
         window = model._stats_window_size
         if meta["ep_info_buffer"] is not None:
-            model.ep_info_buffer = deque(meta["ep_info_buffer"], maxlen=window)
-            model.ep_success_buffer = deque(meta["ep_success_buffer"] or [], maxlen=window)
+            model.ep_info_buffer = deque(_episode_infos(meta["ep_info_buffer"]), maxlen=window)
+            successes = meta["ep_success_buffer"] or []
+            if not isinstance(successes, list) or not all(isinstance(v, bool) for v in successes):
+                raise StateError("the saved episode successes are not a list of true/false")
+            model.ep_success_buffer = deque(successes, maxlen=window)
         name, keys, pos, has_gauss, gauss = meta["numpy_rng"]
         keys = np.asarray(keys, dtype=np.uint32)
         if name != "MT19937" or keys.shape != (624,):

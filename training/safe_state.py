@@ -166,9 +166,10 @@ def load_state(stem: Path, module, optimizer, extra: dict[str, Any] | None = Non
         extra.update({k[len("extra."):]: v for k, v in tensors.items() if k.startswith("extra.")})
     state = _optimizer_state(tensors, doc.get("plain_state"), len(params), doc_file)
     groups = doc.get("param_groups")
-    expected = optimizer.state_dict()["param_groups"]
+    expected = _json_safe(optimizer.state_dict()["param_groups"])
     if (not isinstance(groups, list) or len(groups) != len(expected)
-            or any(not isinstance(g, dict) or g.get("params") != e["params"]
+            or any(not isinstance(g, dict) or g.keys() != e.keys()
+                   or not all(_fits(g[k], e[k]) for k in e)
                    for g, e in zip(groups, expected))):
         raise StateError(f"training state {doc_file}: its optimizer is not this run's")
     module.load_state_dict(weights, strict=True)
@@ -181,6 +182,20 @@ def load_state(stem: Path, module, optimizer, extra: dict[str, Any] | None = Non
     if meta is not None and not isinstance(meta, dict):
         raise StateError(f"training state {doc_file}: its meta is not a JSON object")
     return meta or {}
+
+
+def _fits(saved: Any, own: Any) -> bool:
+    """Whether a saved optimizer setting can stand for this optimizer's own: a
+    hyper-parameter (the learning rate, betas, eps, weight decay: numbers) as a finite
+    number >= 0 of the same shape; a switch of the code (capturable, fused, foreach,
+    amsgrad, the parameter indices: anything else) as the very same value -- a saved
+    ``capturable: true`` made the first step of a CPU run an AssertionError."""
+    if isinstance(own, float):
+        return type(saved) in (int, float) and 0 <= saved < float("inf")
+    if isinstance(own, list) and own and all(isinstance(v, float) for v in own):
+        return isinstance(saved, list) and len(saved) == len(own) and all(
+            _fits(s, o) for s, o in zip(saved, own))
+    return type(saved) is type(own) and saved == own
 
 
 def _check_optimizer_tensor(name: str, shape: tuple[int, ...], params: list, doc_file: Path):

@@ -359,6 +359,30 @@ def verify_shard(task: ShardTask, arrays: dict[str, np.ndarray]) -> None:
         raise StateError(f"shard {task.index} has {len(arrays['seat']) - row} rows of no game")
 
 
+def _saved_config(path: Path, saved: dict[str, Any]) -> ValueDataConfig:
+    """The config a manifest was written by (StateError if it is not one)."""
+    from pydantic import ValidationError
+
+    try:
+        return ValueDataConfig(**saved["config"])
+    except (ValidationError, TypeError, ConfigError) as err:
+        first = str(err).splitlines()[0][:160] if str(err) else type(err).__name__
+        raise StateError(f"{path} holds no value-data config: {first}") from None
+
+
+def _entry(task: ShardTask, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+    """A shard's entry in the manifest, from the shard itself (its wall time aside, all
+    of it covered by the digest)."""
+    try:  # the one array the digest leaves out: a wall time that is not one counts 0
+        seconds = np.asarray(arrays["seconds"], dtype=float).ravel()
+        spent = float(seconds[0]) if seconds.size == 1 and 0 <= seconds[0] < 1e12 else 0.0
+    except (TypeError, ValueError):
+        spent = 0.0
+    return {"players": task.num_players, "games": task.games,
+            "rows": int(len(arrays["seat"])), "positions": int(arrays["kept"].sum()),
+            "seconds": round(spent, 3), "digest": content_digest(arrays)}
+
+
 def model_digests(cfg: ValueDataConfig) -> dict[str, str]:
     """The sha256 of each value model the mixture seats (``value:PATH``): a model fitted
     again in place is another policy, so a run that seated it is another run."""
@@ -397,22 +421,22 @@ def generate(cfg: ValueDataConfig, folder: str | Path, workers: int = 1, backend
             if saved.get("models", {}) != model_digests(cfg):
                 raise ConfigError(f"{folder} was played by other value models than the ones "
                                   "the config names now (fitted again?); use another folder")
-            shards = saved["shards"]
+        saved_shards = saved["shards"] if saved is not None else {}
         tasks = shard_tasks(cfg)
         todo = []
-        for task in tasks:
-            entry = shards.get(str(task.index))
+        for task in tasks:  # the manifest keeps the run's tasks only, each from its shard
+            entry = saved_shards.get(str(task.index))
             path = shard_path(folder, task.index)
             if entry is not None and (path.exists() or path.is_symlink()):
                 try:
                     arrays = read_shard(path)
-                    if content_digest(arrays) != entry.get("digest"):
+                    if content_digest(arrays) != entry["digest"]:
                         raise StateError(f"{path} does not match its digest in the manifest")
                     verify_shard(task, arrays)
+                    shards[str(task.index)] = _entry(task, arrays)
                     continue
                 except StateError as err:  # played again: a shard depends on its task alone
                     warnings.warn(f"{err}; shard {task.index} is played again", stacklevel=2)
-            shards.pop(str(task.index), None)
             todo.append(task)
         seconds = 0.0
         bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), unit="shard",
@@ -421,11 +445,7 @@ def generate(cfg: ValueDataConfig, folder: str | Path, workers: int = 1, backend
                                                   ray_address, chunksize=1)):
             write_shard(shard_path(folder, task.index), arrays)
             seconds += float(arrays["seconds"][0])
-            shards[str(task.index)] = {"players": task.num_players, "games": task.games,
-                                       "rows": int(len(arrays["seat"])),
-                                       "positions": int(arrays["kept"].sum()),
-                                       "seconds": round(float(arrays["seconds"][0]), 3),
-                                       "digest": content_digest(arrays)}
+            shards[str(task.index)] = _entry(task, arrays)
             _write_manifest(folder, cfg, shards)
             bar.update(1)
         bar.close()
@@ -448,7 +468,7 @@ def load_rows(folder: str | Path, players: list[int] | None = None, max_rows: in
     saved = read_manifest(folder)
     if saved is None:
         raise ConfigError(f"{folder} holds no value-data run (no {MANIFEST})")
-    cfg = ValueDataConfig(**saved["config"])
+    cfg = _saved_config(folder / MANIFEST, saved)
     entries = {int(k): v for k, v in saved["shards"].items()}
     tasks = [t for t in shard_tasks(cfg) if t.index in entries
              and (players is None or t.num_players in players)]

@@ -17,6 +17,7 @@ import hashlib
 import io
 import json
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +75,7 @@ def read_shard(path: Path, max_bytes: int = MAX_SHARD_BYTES) -> dict[str, np.nda
             arrays = {k: npz[k] for k in npz.files}
     except StateError:
         raise
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as err:
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError, zlib.error) as err:
         raise StateError(f"{path} is not a value-data shard: {str(err)[:120]}") from None
     missing = [k for k in (*ROW_FIELDS, *GAME_FIELDS) if k not in arrays]
     if missing:
@@ -82,17 +83,43 @@ def read_shard(path: Path, max_bytes: int = MAX_SHARD_BYTES) -> dict[str, np.nda
     return arrays
 
 
+_ENTRY_COUNTS = ("players", "games", "rows", "positions")
+
+
+def _bad_entry(key: Any, entry: Any) -> str | None:
+    """What is wrong with one ``shards`` entry of a manifest (None: nothing)."""
+    if not (isinstance(key, str) and key.isascii() and key.isdigit() and len(key) < 10):
+        return f"shard key {str(key)[:20]!r} is not a shard index"
+    if not isinstance(entry, dict):
+        return f"shard {key} is not an object"
+    for name in _ENTRY_COUNTS:
+        value = entry.get(name)
+        if type(value) is not int or not 0 <= value < 2**40:
+            return f"shard {key} has no {name} count"
+    seconds = entry.get("seconds")
+    if type(seconds) not in (int, float) or not 0 <= seconds < 1e12:
+        return f"shard {key} has no seconds"
+    if not isinstance(entry.get("digest"), str):
+        return f"shard {key} has no digest"
+    return None
+
+
 def read_manifest(folder: Path) -> dict[str, Any] | None:
-    """The run's manifest (None: a new run); StateError if it is not one."""
+    """The run's manifest (None: a new run); StateError if it is not one: its config,
+    models and each shard's entry are checked before anything reads them."""
     path = Path(folder) / MANIFEST
     if not path.exists() and not path.is_symlink():
         return None
     saved = read_run_file(path)
-    if saved.get("format") != FORMAT or not isinstance(saved.get("shards"), dict):
+    if (saved.get("format") != FORMAT or not isinstance(saved.get("shards"), dict)
+            or not isinstance(saved.get("config"), dict)
+            or not isinstance(saved.get("models", {}), dict)):
         raise StateError(f"{path} is not a value-data manifest ({FORMAT})")
+    for key, entry in saved["shards"].items():
+        bad = _bad_entry(key, entry)
+        if bad:
+            raise StateError(f"{path} is not a value-data manifest: {bad}")
     return saved
-
-
 
 
 def write_manifest(folder: Path, config: dict[str, Any], models: dict[str, str],

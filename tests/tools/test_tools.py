@@ -64,3 +64,15 @@ def test_verify_cost_times_a_resume_of_every_record(tmp_path):
     written = json.loads(out_file.read_text())
     assert written["command"].startswith("python tools/verify_cost.py --records 4")
     assert written["games"][0]["replayed"] == written["games"][0]["records"] == 4
+
+
+def test_run_folder_attack_counts_every_outcome_and_finds_no_other_exception():
+    out = run_tool("tools/run_folder_attack.py", "--mutations", "6",
+                   "--kinds", "tournament,value data")
+    results = [json.loads(line) for line in out.splitlines()]
+    assert [r["kind"] for r in results] == ["tournament", "value data"]
+    known = {"clear error", "identical", "recomputed"}
+    for r in results:
+        assert r["mutations"] == sum(r["outcomes"].values()) == 6, r
+        assert set(r["outcomes"]) <= known, r["examples"]  # no other exception, no timeout
+        assert r["files_written"] == [] and r["files"], r

@@ -172,6 +172,22 @@ def test_side_files_that_are_not_what_they_say_are_one_line(finished, tmp_path, 
     assert name.split("/")[-1] in one_line(caught.value)
 
 
+@pytest.mark.parametrize("lines", [[1], {"epoch": 1}, [{"epoch": 2, "loss": 1.0}],
+                                   [{"epoch": 1, "loss": "x"}], [{"epoch": 1}, {"epoch": 2}]])
+def test_a_fit_state_whose_lines_are_not_epochs_is_one_line(finished, tmp_path, lines):
+    """Found by tools/run_folder_attack.py: a fit state (round_1/fit/state.json) whose
+    log line was a number was a TypeError when the fit's time was added to it."""
+    folder, cfg = copy_run(finished, tmp_path)
+    (folder / "round_1" / "round.json").unlink()  # the round exported again from its state
+    state = folder / "round_1" / "fit" / "state.json"
+    saved = json.loads(state.read_text())
+    saved["meta"]["lines"] = lines
+    state.write_text(json.dumps(saved))
+    with pytest.raises(StateError, match="fit's epochs") as caught:
+        distill(cfg, progress=False)
+    assert "state.json" in one_line(caught.value)
+
+
 def test_a_folder_of_the_users_own_files_is_never_written(tmp_path):
     folder = tmp_path / "mine"
     folder.mkdir()

@@ -242,3 +242,48 @@ def test_resume_state_is_safetensors_and_json_only(tmp_path, monkeypatch):
     train(config(folder, total_timesteps=192, num_envs=1), progress=False)
     assert not list(folder.rglob("*.zip")) and not list(folder.rglob("*.pkl"))
     assert os.path.exists(folder / "final.json")
+
+
+def test_saved_episode_infos_that_are_not_episodes_are_a_one_line_error(tmp_path):
+    """Found by tools/run_folder_attack.py: an episode info of the training state
+    replaced by a list was handed to Stable-Baselines3, which failed with a TypeError
+    when it logged the mean return."""
+    from envs.core.errors import ConfigError
+    from tools.tiny_runs import training
+
+    training(tmp_path / "run")
+    state = tmp_path / "run" / "checkpoints" / "resume.json"
+    saved = json.loads(state.read_text())
+    assert saved["meta"]["ep_info_buffer"], "the tiny run keeps episode infos"
+    for key, bad in (("ep_info_buffer", [[1]]), ("ep_info_buffer", [{"r": "x", "l": 1, "t": 0}]),
+                     ("ep_info_buffer", {"r": 1}), ("ep_success_buffer", [1])):
+        changed = json.loads(json.dumps(saved))
+        changed["meta"][key] = bad
+        state.write_text(json.dumps(changed))
+        with pytest.raises(ConfigError, match="cannot resume.*episode") as caught:
+            training(tmp_path / "run", total_timesteps=192)
+        assert "\n" not in str(caught.value)
+
+
+def test_saved_optimizer_switches_or_settings_that_are_not_this_runs_are_a_one_line_error(
+        tmp_path):
+    """Found by tools/run_folder_attack.py: a training state whose optimizer said
+    ``capturable: true`` was loaded, and the first step on the CPU was torch's
+    AssertionError. A switch of the code must be this optimizer's own, a setting a
+    finite number >= 0 of its shape."""
+    from envs.core.errors import ConfigError
+    from tools.tiny_runs import training
+
+    training(tmp_path / "run")
+    state = tmp_path / "run" / "checkpoints" / "resume.json"
+    saved = json.loads(state.read_text())
+    for key, bad in (("capturable", True), ("foreach", 1), ("lr", -1.0), ("lr", "0.1"),
+                     ("betas", [0.9]), ("eps", None), ("params", [0])):
+        changed = json.loads(json.dumps(saved))
+        changed["param_groups"][0][key] = bad
+        state.write_text(json.dumps(changed))
+        with pytest.raises(ConfigError, match="optimizer is not this run's") as caught:
+            training(tmp_path / "run", total_timesteps=192)
+        assert "\n" not in str(caught.value), key
+    state.write_text(json.dumps(saved))
+    training(tmp_path / "run", total_timesteps=192)  # the state as saved resumes

@@ -97,6 +97,38 @@ def test_a_run_of_another_config_is_refused(run):
         generate(ValueDataConfig(**{**TINY, "seed": 1}), folder, progress=False)
 
 
+def test_a_manifest_that_is_not_one_is_a_one_line_error_and_its_counts_come_from_shards(
+        run, tmp_path):
+    """Found by tools/run_folder_attack.py: a manifest without its config was a KeyError,
+    and a shard's entry was believed as written (its rows, a stray shard of no task)."""
+    folder, _, summary = run
+    for change in (lambda m: m.pop("config"), lambda m: m.update(config=[1]),
+                   lambda m: m["shards"].update({"0": [1]}),
+                   lambda m: m["shards"].update({"x": m["shards"]["0"]}),
+                   lambda m: m["shards"]["0"].update(rows="8"),
+                   lambda m: m["shards"]["0"].pop("digest")):
+        copy = tmp_path / f"c{len(list(tmp_path.iterdir()))}"
+        shutil.copytree(folder, copy)
+        manifest = json.loads((copy / "manifest.json").read_text())
+        change(manifest)
+        (copy / "manifest.json").write_text(json.dumps(manifest))
+        for read in (lambda c: generate(ValueDataConfig(**TINY), c, progress=False),
+                     load_rows):
+            with pytest.raises(StateError, match="manifest") as caught:
+                read(copy)
+            assert "\n" not in str(caught.value)
+    copy = tmp_path / "counts"
+    shutil.copytree(folder, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["shards"]["0"]["rows"] = 10**9  # a count no shard holds
+    manifest["shards"]["99"] = manifest["shards"]["1"]  # a shard of no task
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    again = generate(ValueDataConfig(**TINY), copy, progress=False)
+    assert again["rows"] == summary["rows"] and again["games"] == summary["games"]
+    assert json.loads((copy / "manifest.json").read_text()) == json.loads(
+        (folder / "manifest.json").read_text())
+
+
 def test_a_tampered_label_is_refused_even_with_a_matching_digest(run, tmp_path):
     folder, _, _ = run
     task = shard_tasks(ValueDataConfig(**TINY))[0]
@@ -131,6 +163,20 @@ def test_a_shard_that_would_unpack_too_large_or_is_not_numpy_is_refused(run, tmp
     np.savez(tmp_path / "p.npz", obs=np.array([{"a": 1}], dtype=object))
     with pytest.raises(StateError):  # object arrays would need pickle: refused
         read_shard(tmp_path / "p.npz")
+
+
+def test_a_shard_broken_anywhere_is_a_state_error(run, tmp_path):
+    """Found by tools/run_folder_attack.py: a shard whose compressed bytes were broken
+    raised zlib's own error; a byte changed anywhere is now the reader's StateError."""
+    folder, _, _ = run
+    data = shard_path(folder, 0).read_bytes()
+    for at in range(0, len(data), max(1, len(data) // 60)):
+        broken = tmp_path / f"s{at}.npz"
+        broken.write_bytes(data[:at] + bytes([data[at] ^ 0x5A]) + data[at + 1:])
+        try:
+            read_shard(broken)
+        except StateError:
+            pass  # the reader's one error (a change it cannot see fails the digest later)
 
 
 def test_bad_configs_are_clear_errors():
