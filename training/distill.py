@@ -432,7 +432,7 @@ def fit(policy, train: Examples, test: Examples | None, params: DistillParams, s
 def _fit_lines(stem: Path, meta: dict, epochs: int) -> list[dict]:
     """The log lines a fit state keeps (one an epoch done, numbers only), checked: a
     :class:`StateError` naming the state if they are not what :func:`fit` wrote."""
-    lines = meta.get("lines", [])
+    lines = meta.get("lines")  # never absent: a state without it would fit its epochs again
     if not (isinstance(lines, list) and len(lines) <= epochs and all(
             isinstance(line, dict) and line.get("epoch") == n + 1 and all(
                 type(v) in (int, float) for v in line.values())
