@@ -402,6 +402,14 @@ def _dossier(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ray_flags(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--backend`` and ``--ray-address`` of a command whose ``what`` can run on Ray."""
+    parser.add_argument("--backend", choices=["local", "ray"], default="local",
+                        help=f"where {what} run: local processes or Ray")
+    parser.add_argument("--ray-address", default=None,
+                        help="a running Ray cluster for --backend ray (default: start one here)")
+
+
 def _trust_flag(parser: argparse.ArgumentParser) -> None:
     """``--trust-checkpoint``: load Stable-Baselines3 zips (which run code stored in them)."""
     parser.add_argument(
@@ -519,10 +527,7 @@ def build_parser() -> Parser:
     tr.add_argument("--workers", type=count_arg, default=1,
                     help="processes for a distillation's teacher games (the same games on "
                     "any number)")
-    tr.add_argument("--backend", choices=["local", "ray"], default="local",
-                    help="where a distillation's teacher games run: local processes or Ray")
-    tr.add_argument("--ray-address", default=None,
-                    help="a running Ray cluster for --backend ray (default: start one here)")
+    _ray_flags(tr, "a distillation's teacher games")
     tr.add_argument("--quiet", action="store_true", help="no progress bars")
     tr.set_defaults(func=_train)
 
@@ -542,9 +547,7 @@ def build_parser() -> Parser:
                        "of training/value_fit.py)")
     value.add_argument("--workers", type=count_arg, default=1,
                        help="data: processes that play (the same shards on any number)")
-    value.add_argument("--backend", choices=["local", "ray"], default="local",
-                       help="data: local processes or Ray")
-    value.add_argument("--ray-address", default=None, help="data: a running Ray cluster (default: start one here)")
+    _ray_flags(value, "data: the self-play games")
     value.add_argument("--quiet", action="store_true", help="no progress bars")
     value.set_defaults(func=_value_args)
 

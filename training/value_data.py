@@ -149,7 +149,6 @@ class _Seats:
         self.game = env.unwrapped.game
         self.greedy = agents.make("greedy", env)
         self.values: dict[str, Any] = {}
-        self.scratch = np.zeros(self.game.info.observation_size, np.float32)
 
     def value_agent(self, name: str):
         if name not in self.values:
