@@ -40,7 +40,7 @@ $(RLLIB_STAMP): pyproject.toml
 setup-rllib: $(RLLIB_STAMP)
 
 demo: $(STAMP)
-	$(PY) -m otrio_cli demo
+	$(PY) -m otrio demo
 
 test: $(STAMP)
 	$(PY) -m pytest tests

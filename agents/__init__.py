@@ -1,10 +1,10 @@
-"""Baseline agents. ``agents.make(spec, env)`` with spec ``random``, ``greedy``,
+"""Baseline agents. ``otrio.agents.make(spec, env)`` with spec ``random``, ``greedy``,
 ``human``, ``net:PATH`` (an exported network; ``ppo:PATH`` also takes a trusted SB3 zip),
 ``mcts[:key=value,...]`` or ``value:PATH`` (greedy's best moves judged by a value model); then ``agent.reset(seed)`` and ``agent.act(observation)``."""
 
 from __future__ import annotations
 
-from envs.core.errors import ConfigError
+from otrio.envs.core.errors import ConfigError
 
 from .base import Agent, RandomAgent
 

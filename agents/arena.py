@@ -13,8 +13,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from envs.core.paths import find_file
-from envs.core.rng import derive_seed
+from otrio.envs.core.paths import find_file
+from otrio.envs.core.rng import derive_seed
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ def spec_identity(spec: str) -> tuple:
 def env_and_agents(task: GameTask) -> tuple[Any, list]:
     """The task's env and one agent per seat, built once per process and reused (an
     agent whose spec names a file is built again once the file changes)."""
-    import envs
+    from otrio import envs
 
     from . import make
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 import numpy as np
-
-from envs.core.rng import make_rng
+from otrio.envs.core.rng import make_rng
 
 
 class Agent(ABC):
@@ -54,7 +53,7 @@ class ValuingAgent(Agent):
 
     @classmethod
     def for_env(cls, env) -> ValuingAgent:
-        """The agent for ``env`` (``agents.make``): an agent that reads the game's
+        """The agent for ``env`` (``otrio.agents.make``): an agent that reads the game's
         config (to decode its observations) takes it from ``env`` here."""
         return cls()
 

@@ -14,18 +14,17 @@ hints through an MLP and hands the hints on unchanged as well, so that the polic
 linear head can follow them directly (use it with ``net_arch: []``).
 
 They live in agents/ because an exported agent rebuilds its network from them by name
-(:mod:`agents.weights`); training builds its policies from the same classes.
+(:mod:`otrio.agents.weights`); training builds its policies from the same classes.
 """
 
 from __future__ import annotations
 
 import gymnasium
 import torch
+from otrio.envs.otys import data as D
+from otrio.envs.otys.observe import CONTRACT_FEATS, LAYOUT
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
-
-from envs.otys import data as D
-from envs.otys.observe import CONTRACT_FEATS, LAYOUT
 
 # the contract pieces an Otys observation holds, in pair order: (piece, how many)
 OTYS_CONTRACTS = (("public", D.MAX_PUBLIC), ("hand", D.MAX_HAND), ("drawn", D.DRAW_COUNT),
@@ -182,7 +181,7 @@ class Trunk(BaseFeaturesExtractor):
         return self.mlp(observations)
 
 
-# the games they read: training.config.ENCODER_GAMES (hinted: any, with hints; trunk: any)
+# the games they read: otrio.training.config.ENCODER_GAMES (hinted: any, with hints; trunk: any)
 ENCODERS = {"otys_pairs": OtysPairs, "otys_board": OtysBoard, "hinted": Hinted, "trunk": Trunk}
 
 

@@ -2,7 +2,7 @@
 
 Besides a move (its number in the list, or its name) the prompt takes ``help`` (what the
 moves listed mean: the game's action table explains each kind of move,
-:meth:`envs.core.actions.ActionTable.legend`), ``legend`` (every kind of move of the
+:meth:`otrio.envs.core.actions.ActionTable.legend`), ``legend`` (every kind of move of the
 game) and ``quit`` (abandon the game: :class:`QuitGame`).
 """
 

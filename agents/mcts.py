@@ -39,7 +39,7 @@ move; every search works on re-drawn worlds. With ``iterations`` as the budget
 
 The one exception is the research reference ``clairvoyant=1``: its worlds come from
 ``Game.resample_future`` (the true present, only the future re-drawn), a cheat that
-tournaments and sweeps refuse without ``reference: true`` (``agents.check_spec``).
+tournaments and sweeps refuse without ``reference: true`` (``otrio.agents.check_spec``).
 """
 
 from __future__ import annotations
@@ -49,11 +49,10 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-
-from envs.core.errors import ConfigError
-from envs.core.game import Game
-from envs.core.rewards import end_rewards
-from envs.core.rng import clone_rng, make_rng
+from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.game import Game
+from otrio.envs.core.rewards import end_rewards
+from otrio.envs.core.rng import clone_rng, make_rng
 
 from .base import Agent
 from .search_options import SearchOptions

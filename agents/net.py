@@ -23,9 +23,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-
-from envs.core.errors import ConfigError
-from envs.core.paths import find_file, where_looked
+from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.paths import find_file, where_looked
 
 ACTIVATIONS = {"ReLU": lambda x: np.maximum(x, 0.0, out=x), "Tanh": lambda x: np.tanh(x, out=x)}
 MASKED = -1e9  # the logit of an illegal action (sb3's masked categorical uses -1e8)

@@ -16,7 +16,7 @@ written whole.
 - :func:`write_text_atomic` and :func:`save_figure` write a temporary file beside the
   target and rename it into place, so a full disk or an interruption leaves the old
   file (or none), never a torn or empty one; neither follows a link
-  (:mod:`agents.run_folder`).
+  (:mod:`otrio.agents.run_folder`).
 - :func:`os_error_message` is the one-line account of an ``OSError`` the command line
   prints (a full disk is named as such).
 
@@ -29,7 +29,7 @@ import errno
 import os
 from pathlib import Path
 
-from envs.core.errors import ConfigError
+from otrio.envs.core.errors import ConfigError
 
 from .run_folder import write_atomic, write_with
 
@@ -139,7 +139,7 @@ def make_output_folder(path: str | Path, what: str = "output folder") -> Path:
 def write_text_atomic(path: str | Path, text: str, encoding: str = "utf-8",
                       newline: str | None = None) -> None:
     """Write ``text`` to ``path`` through a temporary file renamed into place
-    (:func:`agents.run_folder.write_atomic`: created without following a link, and a
+    (:func:`otrio.agents.run_folder.write_atomic`: created without following a link, and a
     link at ``path`` is replaced, never written through): on any failure (a full disk)
     the old file stays as it was and no temporary is left. ``newline``: as ``open``'s
     (None writes ``\n`` line ends, as on POSIX)."""
@@ -150,7 +150,7 @@ def write_text_atomic(path: str | Path, text: str, encoding: str = "utf-8",
 
 def save_figure(fig, path: str | Path, **savefig_kwargs) -> None:
     """``fig.savefig`` to ``path`` (the format taken from ``path``'s suffix) through a
-    temporary file renamed into place (:func:`agents.run_folder.write_with`: opened
+    temporary file renamed into place (:func:`otrio.agents.run_folder.write_with`: opened
     without following a link and handed to matplotlib as an open file): a full disk
     leaves the old picture or none, never an empty or torn one."""
     path = Path(path)

@@ -20,10 +20,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-
-from envs.core.bounded import clip, read_json, short_repr
-from envs.core.errors import ConfigError
-from envs.core.paths import find_file, where_looked
+from otrio.envs.core.bounded import clip, read_json, short_repr
+from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.paths import find_file, where_looked
 
 from .base import Agent
 

@@ -1,6 +1,6 @@
 """Replaying recorded games exactly: a record keeps its env, config, seed and actions.
 
-Every game that :func:`benchmarks.play.play_game` plays (tournaments, balance sweeps)
+Every game that :func:`otrio.benchmarks.play.play_game` plays (tournaments, balance sweeps)
 writes a ``replay`` field into its record::
 
     "replay": {"format": 1, "env_id": "oceanos_v0", "config": {"num_players": 2},
@@ -24,9 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from otrio.envs.core.errors import StateError
 from pydantic import Field, model_validator
-
-from envs.core.errors import StateError
 
 from .records import RecordModel
 
@@ -88,7 +87,7 @@ def decode_actions(text: str, width: int) -> list[int]:
 
 
 class ReplayField(RecordModel):
-    """The ``replay`` field as a record model (:mod:`agents.records`) checks it: the
+    """The ``replay`` field as a record model (:mod:`otrio.agents.records`) checks it: the
     shape :func:`replay_field` writes, before anything is re-played."""
 
     format: Literal[1]
@@ -146,8 +145,9 @@ def replay_record(record: dict[str, Any], visit: Visit | None = None):
     it, or a final result (scores, winners, decisions, truncation, summary) that is not
     the recorded one.
     """
-    import envs
-    from envs.core.errors import ConfigError
+    from otrio.envs.core.errors import ConfigError
+
+    from otrio import envs
 
     env_id, config, seed, actions = record_actions(record)
     game = record.get("game", "?")
@@ -192,7 +192,7 @@ def _name(game_def, action: int) -> str:
 
 def final_result(env) -> dict[str, Any]:
     """What a record says of a finished game, computed from the env at its end."""
-    from agents.stats import ranks
+    from otrio.agents.stats import ranks
 
     state = env.unwrapped.state_
     truncated = not state.is_terminal()

@@ -39,13 +39,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from envs.core.bounded import parse_json
-from envs.core.bounded import read_bytes as _read_bytes
-from envs.core.errors import ConfigError, StateError
+from otrio.envs.core.bounded import parse_json
+from otrio.envs.core.bounded import read_bytes as _read_bytes
+from otrio.envs.core.errors import ConfigError, StateError
 
 MAX_SIDE_BYTES = 16 << 20  # a side file: a config, an eval summary, a fit log
 MAX_DEPTH = 32  # its nesting (the suite writes at most 5 levels)
-LOCK_NAME = "run.lock"  # agents.run_lock.LOCK_FILE (a stale one is not a run's content)
+LOCK_NAME = "run.lock"  # otrio.agents.run_lock.LOCK_FILE (a stale one is not a run's content)
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)

@@ -17,9 +17,9 @@ import uuid
 import warnings
 from pathlib import Path
 
-from envs.core.bounded import read_bytes
-from envs.core.errors import ConfigError
-from envs.core.saves import show_value
+from otrio.envs.core.bounded import read_bytes
+from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.saves import show_value
 
 from .outputs import make_output_folder
 
@@ -71,7 +71,7 @@ class RunLock:
     lock, whatever ended the block.
 
     The folder itself is made if missing, its parents only inside the current
-    directory (:func:`agents.outputs.make_output_folder`).
+    directory (:func:`otrio.agents.outputs.make_output_folder`).
     """
 
     def __init__(self, folder: Path):

@@ -41,7 +41,7 @@ choices, face-down cards, as they are) and re-draws only the *future* (deck orde
 dice, bag draws), so it measures what hidden information hides without counting luck
 as skill: the ceiling of a skill-ceiling report. It is research only and never a
 default: tournaments, ladders and balance sweeps refuse it unless their config says
-``reference: true`` (``agents.check_spec``).
+``reference: true`` (``otrio.agents.check_spec``).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields, replace
 
-from envs.core.errors import ConfigError
+from otrio.envs.core.errors import ConfigError
 
 ROLLOUTS = ("greedy", "random", "net")
 PRIORS = ("greedy", "none", "net")

@@ -1,7 +1,7 @@
 """General statistics of played games: win-rate intervals, mean intervals, ranks.
 
 Shared by training's evaluation, the benchmarks and the tools (ratings, which only
-the benchmarks use, are :mod:`benchmarks.ratings`).
+the benchmarks use, are :mod:`otrio.benchmarks.ratings`).
 """
 
 from __future__ import annotations

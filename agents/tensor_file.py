@@ -31,7 +31,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
-from envs.core.bounded import clip, open_regular, parse_json
+from otrio.envs.core.bounded import clip, open_regular, parse_json
 
 MAX_HEADER_BYTES = 1 << 20  # the JSON header (a network of hundreds of tensors needs ~50 KB)
 MAX_TENSORS = 10_000

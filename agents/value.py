@@ -26,12 +26,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from otrio.envs.core.bounded import read_json
+from otrio.envs.core.config import StrictModel, validate
+from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.paths import find_file, where_looked
 from pydantic import Field
-
-from envs.core.bounded import read_json
-from envs.core.config import StrictModel, validate
-from envs.core.errors import ConfigError
-from envs.core.paths import find_file, where_looked
 
 FORMAT = "otrio-value"
 FORMAT_VERSION = 1

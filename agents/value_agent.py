@@ -3,7 +3,7 @@
 At a decision with a choice it takes greedy's ``top`` best moves, plays each in one
 re-drawn world (``Game.resample_hidden``: what the seat cannot see is drawn anew) and
 lets greedy finish the seat's own turn after it, then asks the value model (PATH, an
-exported :mod:`agents.value` model) for the seat's chance to win from its observation
+exported :mod:`otrio.agents.value` model) for the seat's chance to win from its observation
 there. Judging after the rest of the turn, not right after the move, matters: mid-turn
 positions are ones the model saw only as passing states (a probe that judged the
 position one move ahead lost every game to greedy). Greedy's own favourite is kept
@@ -25,8 +25,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from envs.core.errors import ConfigError
+from otrio.envs.core.errors import ConfigError
 
 from .base import Agent
 

@@ -69,11 +69,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from otrio.envs.core.bounded import clip, read_json, short_repr
+from otrio.envs.core.config import StrictModel, validate
+from otrio.envs.core.errors import ConfigError
 from pydantic import Field, StrictBool, StrictInt, ValidationInfo, field_validator
-
-from envs.core.bounded import clip, read_json, short_repr
-from envs.core.config import StrictModel, validate
-from envs.core.errors import ConfigError
 
 FORMAT = "otrio-policy"
 FORMAT_VERSION = 1
@@ -85,8 +84,10 @@ POLICY_CLASS = "MaskableActorCriticPolicy"
 # the activations a manifest may name (torch.nn classes, looked up here, never imported by name)
 ACTIVATIONS = ("Tanh", "ReLU", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid")
 FLAT_ENCODER = "mlp"  # sb3's FlattenExtractor: the flat observation into the MLP
-# modules that moved, by the old name that a zip pickled before the move gives them
-MOVED_MODULES = {"training.encoders": "agents.encoders"}
+# modules that moved, by the old name that a zip pickled before the move gives them (the
+# encoders lived in training/, then in the top-level package agents before otrio.agents)
+MOVED_MODULES = {"training.encoders": "otrio.agents.encoders",
+                 "agents.encoders": "otrio.agents.encoders"}
 # ceilings, checked before anything is built or read (see the module docstring)
 MAX_MANIFEST_BYTES = 1 << 20  # the manifest (the shipped ones are about 1 KB)
 MAX_MANIFEST_DEPTH = 16  # nesting of the manifest's JSON (the shipped ones use 3)
@@ -283,7 +284,7 @@ class Manifest(StrictModel):
         """``game_config`` must be a config that ``env_id``'s game accepts (its config
         model: keys, types, ranges such as the player count); an env id this checkout
         does not know is left to the check of the network against the game it plays."""
-        from envs.core.registry import ENV_MODULES, config_model
+        from otrio.envs.core.registry import ENV_MODULES, config_model
 
         env_id = info.data.get("env_id")
         if env_id not in ENV_MODULES:
@@ -299,7 +300,7 @@ class Manifest(StrictModel):
 
 def encoder_names() -> tuple[str, ...]:
     """The encoders a manifest may name: ``mlp`` and those of ``agents/encoders.py``."""
-    from agents.encoders import ENCODERS
+    from otrio.agents.encoders import ENCODERS
 
     return (FLAT_ENCODER, *ENCODERS)
 
@@ -360,7 +361,7 @@ def policy_kwargs_of(manifest: Manifest) -> dict[str, Any]:
         "ortho_init": False,  # every weight is loaded next
     }
     if arch.encoder != FLAT_ENCODER:
-        from agents.encoders import ENCODERS
+        from otrio.agents.encoders import ENCODERS
 
         kwargs["features_extractor_class"] = ENCODERS[arch.encoder]
         kwargs["features_extractor_kwargs"] = dict(arch.encoder_kwargs)
@@ -454,10 +455,9 @@ def _json_value(value):
 def policy_arch(policy) -> dict:
     """The manifest's ``policy`` block for an sb3 policy; a clear error for a network
     the safe format cannot rebuild."""
+    from otrio.agents.encoders import ENCODERS
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from stable_baselines3.common.torch_layers import FlattenExtractor
-
-    from agents.encoders import ENCODERS
 
     if type(policy) is not MaskableActorCriticPolicy:
         raise ConfigError(f"only a {POLICY_CLASS} can be exported, not {type(policy).__name__}")
@@ -507,8 +507,8 @@ def library_versions() -> dict[str, str]:
 
 def _write_atomic(path: Path, data: bytes) -> None:
     """``path`` replaced by ``data`` without following a link
-    (:func:`agents.run_folder.write_atomic`)."""
-    from agents.run_folder import write_atomic
+    (:func:`otrio.agents.run_folder.write_atomic`)."""
+    from otrio.agents.run_folder import write_atomic
 
     write_atomic(path, data)
 

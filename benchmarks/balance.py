@@ -25,8 +25,8 @@ of a tier among the others filled by another: ``"B among A"``) and further mixed
 ``j`` of a setup has the seed above whatever the lineup: common random numbers, so
 identical lineups play identical games), and each record carries its ``lineup``
 name. A tier or lineup entry that is not a name in ``agents`` is an agent spec of its
-own (``mcts:iterations=16``). ``benchmarks.balance_skill`` analyses the tiers;
-``benchmarks.balance_search`` searches for the fairest setup (``search:``).
+own (``mcts:iterations=16``). ``otrio.benchmarks.balance_skill`` analyses the tiers;
+``otrio.benchmarks.balance_search`` searches for the fairest setup (``search:``).
 """
 
 from __future__ import annotations
@@ -39,10 +39,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
-
-from agents.arena import GameTask
-from agents.records import (
+from otrio.agents.arena import GameTask
+from otrio.agents.records import (
     RECORDS_FILE,
     RUN_FILE,
     RecordModel,
@@ -53,12 +51,13 @@ from agents.records import (
     read_records,
     write_atomic,
 )
-from agents.run_folder import check_run_folder
-from agents.run_lock import RunLock
-from envs.core.config import StrictModel, load_yaml, validate
-from envs.core.errors import ConfigError
-from envs.core.paths import find_file, rebase_spec, where_looked
-from envs.core.rng import derive_seed
+from otrio.agents.run_folder import check_run_folder
+from otrio.agents.run_lock import RunLock
+from otrio.envs.core.config import StrictModel, load_yaml, validate
+from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.paths import find_file, rebase_spec, where_looked
+from otrio.envs.core.rng import derive_seed
+from pydantic import Field, field_validator, model_validator
 
 from .balance_skill import AMONG, matchup_name
 from .balance_summary import LINEUP  # a single lineup's name (its records carry no lineup tag)
@@ -177,7 +176,7 @@ def check_tiers(tiers: list[str] | None) -> list[str] | None:
 
 
 class SearchObjective(StrictModel):
-    """What the designer wants (``benchmarks.balance_search.objective``, lower is better):
+    """What the designer wants (``otrio.benchmarks.balance_search.objective``, lower is better):
     every seat of every judged tier within ``seat_tolerance`` of its fair share, then
     ``depth_weight`` points of objective for each point of skill depth (the strongest
     tier's edge as the lone seat among the weakest)."""
@@ -189,7 +188,7 @@ class SearchObjective(StrictModel):
 class SearchSpec(StrictModel):
     """A ``search:`` section: the setup closest to a target, found by an optimiser over
     a factor space, confirmed against the default setup on fresh seeds
-    (``benchmarks.balance_search``)."""
+    (``otrio.benchmarks.balance_search``)."""
 
     game: str | None = None  # env id; default: the config's
     game_config: dict[str, Any] = Field(default_factory=dict)  # merged over the config's
@@ -427,8 +426,8 @@ def load_config(path: str | Path, **overrides: Any) -> BalanceConfig:
     """Read a YAML balance config; ``overrides`` (not None) replace its keys.
 
     A ``games_per_setup`` override applies to every sweep (it replaces sweep values).
-    ``path`` and the files its agent specs name follow :mod:`envs.core.paths`, as a
-    tournament's (:func:`benchmarks.tournament.load_config`).
+    ``path`` and the files its agent specs name follow :mod:`otrio.envs.core.paths`, as a
+    tournament's (:func:`otrio.benchmarks.tournament.load_config`).
     """
     path = find_file(path)
     data = load_yaml(path, "balance config", where_looked(path)) or {}
@@ -513,7 +512,7 @@ def _lineup(cfg: BalanceConfig, sweep: Sweep, players: int) -> tuple[str, ...]:
 
 
 def _players(env_id: str, config: dict[str, Any]) -> int:
-    import envs
+    from otrio import envs
 
     return envs.make(env_id, **config).unwrapped.num_players
 
@@ -568,8 +567,7 @@ def build_setups(cfg: BalanceConfig) -> list[Setup]:
 
 def check_before_start(cfg: BalanceConfig, setups: list[Setup]) -> None:
     """Every problem that would stop the run, raised before any game is played."""
-    import agents
-    import envs
+    from otrio import agents, envs
 
     checked: set[tuple[str, str]] = set()
     for setup in setups:
@@ -617,7 +615,7 @@ def build_tasks(cfg: BalanceConfig, setups: list[Setup]) -> list[GameTask]:
 
 
 class BalanceRecord(GameRecord):
-    """A balance sweep's record (:func:`benchmarks.play.play_game` with the tags of
+    """A balance sweep's record (:func:`otrio.benchmarks.play.play_game` with the tags of
     :func:`build_tasks`): its sweep, setup, env, player count, rotation and features,
     and with tiers its lineup's name."""
 
@@ -650,9 +648,9 @@ def run(cfg: BalanceConfig, progress: bool = True, command: str | None = None,
     """Play the study (resuming if its folder has records), then analyse and report it.
 
     Everything is checked before the folder is touched; the folder is locked
-    (:class:`~agents.run_lock.RunLock`) while the study plays and reports. Records
+    (:class:`~otrio.agents.run_lock.RunLock`) while the study plays and reports. Records
     already there are checked as a tournament's are (:func:`record_schema`,
-    ``repair``, ``verify``: :func:`benchmarks.tournament.run`).
+    ``repair``, ``verify``: :func:`otrio.benchmarks.tournament.run`).
     """
     if not cfg.sweeps:
         raise ConfigError("the config has no sweeps: run its search: section with --search")

@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from agents.outputs import save_figure, write_text_atomic
+from otrio.agents.outputs import save_figure, write_text_atomic
 
 from .balance_skill import MATCHUP_COLUMNS, matchup_rows
 from .balance_skill_report import group_tag, skill_plots, skill_sections
@@ -303,7 +303,7 @@ def write_balance_report(folder: Path, cfg, setups: list, analysis: dict[str, An
                          play_seconds: float | None = None, verification=None) -> None:
     """Write every output of a balance run into ``folder``: ``timing``, the clock time
     of each session that ran to its end, ``play_seconds``, the games' own wall times
-    summed (:func:`benchmarks.report.wall_time_text`), and ``verification``, what this
+    summed (:func:`otrio.benchmarks.report.wall_time_text`), and ``verification``, what this
     start re-played of the records already there."""
     write_text_atomic(folder / "summary.json", json.dumps(analysis, indent=1, sort_keys=True) + "\n")
     tagged = any("lineup_name" in s for s in analysis["setups"])  # named lineups (tiers)

@@ -1,7 +1,7 @@
 """The fairest setup: ``otrio balance CONFIG --search`` runs a config's ``search:``
-section (:class:`benchmarks.balance.SearchSpec`).
+section (:class:`otrio.benchmarks.balance.SearchSpec`).
 
-A designer states a target (:class:`~benchmarks.balance.SearchObjective`): every seat
+A designer states a target (:class:`~otrio.benchmarks.balance.SearchObjective`): every seat
 of every judged tier within ``seat_tolerance`` of its fair share, and optionally as
 much skill depth as possible. The **objective** of a batch of games (lower is better,
 in share points) is::
@@ -10,11 +10,11 @@ in share points) is::
       - depth_weight · 100 · edge
 
 where ``edge`` = (share - 1/n) / (1 - 1/n) of the strongest judged tier alone among
-the weakest (:mod:`benchmarks.balance_skill`). The search runs in three phases, each a
+the weakest (:mod:`otrio.benchmarks.balance_skill`). The search runs in three phases, each a
 set of seeded games recorded in one run folder (``games.jsonl``: resumable, checked on
 resume, the same on 1 or N workers and on Ray, as a sweep's):
 
-1. **search**: the optimiser (:mod:`benchmarks.balance_optimise`: NTBEA, Optuna's TPE
+1. **search**: the optimiser (:mod:`otrio.benchmarks.balance_optimise`: NTBEA, Optuna's TPE
    or random) proposes ``batch`` setups at a time from the factor ``space``; each trial
    plays ``games_per_trial`` games per judged lineup, seats rotated, on seeds of its own
    (``derive_seed(seed, "search", trial, j)``), and tells the optimiser its objective;
@@ -49,10 +49,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import Field, model_validator
-
-from agents.arena import GameTask
-from agents.records import (
+from otrio.agents.arena import GameTask
+from otrio.agents.records import (
     RECORDS_FILE,
     RUN_FILE,
     RecordSchema,
@@ -63,11 +61,12 @@ from agents.records import (
     read_records,
     write_atomic,
 )
-from agents.run_folder import check_run_folder, exists, read_json
-from agents.run_lock import RunLock
-from agents.stats import wilson
-from envs.core.errors import ConfigError, StateError
-from envs.core.rng import derive_seed
+from otrio.agents.run_folder import check_run_folder, exists, read_json
+from otrio.agents.run_lock import RunLock
+from otrio.agents.stats import wilson
+from otrio.envs.core.errors import ConfigError, StateError
+from otrio.envs.core.rng import derive_seed
+from pydantic import Field, model_validator
 
 from .balance import (
     RESUME_IGNORES,
@@ -266,7 +265,7 @@ def tasks_for(plan: Plan, phase: str, slot: int, cand: Candidate) -> list[GameTa
 
 
 class SearchGameRecord(GameRecord):
-    """A search's record (:func:`benchmarks.play.play_game` with the tags of
+    """A search's record (:func:`otrio.benchmarks.play.play_game` with the tags of
     :func:`tasks_for`): phase, slot (trial, finalist, or 0 = winner / 1 = default),
     lineup, rotation, player count, env and the setup's label."""
 
@@ -500,8 +499,7 @@ def search_identity(cfg: BalanceConfig, plan: Plan) -> dict[str, Any]:
 def check_agents(plan: Plan, reference: bool = False) -> None:
     """Every agent of the search can play its game (before any game is played); a
     reference agent only where ``reference`` (the config's) allows it."""
-    import agents
-    import envs
+    from otrio import agents, envs
 
     env = envs.make(plan.env_id, **plan.default.config)
     for name, spec in sorted(plan.specs.items()):

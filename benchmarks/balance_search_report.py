@@ -13,7 +13,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from agents.records import write_atomic
+from otrio.agents.records import write_atomic
 
 from .balance_skill_report import save_figure
 from .report import verification_text, wall_time_text
@@ -102,7 +102,7 @@ def write_search_report(folder: Path, cfg, result: dict[str, Any], timing: list[
                         command: str | None = None, play_seconds: float | None = None,
                         verification=None) -> None:
     """Every output of a search run into ``folder`` (``timing``, ``play_seconds`` and
-    ``verification`` as :func:`benchmarks.balance_report.write_balance_report` takes them)."""
+    ``verification`` as :func:`otrio.benchmarks.balance_report.write_balance_report` takes them)."""
     plan, c = result["plan"], result["confirm"]
     spec = cfg.search
     write_atomic(folder / "summary.json", (json.dumps(result, indent=1, sort_keys=True)

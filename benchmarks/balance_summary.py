@@ -21,8 +21,7 @@ from collections import defaultdict
 from typing import Any
 
 import numpy as np
-
-from agents.stats import wilson
+from otrio.agents.stats import wilson
 
 from .balance_stats import (
     detectable_advantage,
@@ -34,7 +33,7 @@ from .balance_stats import (
     z_quantile,
 )
 
-LINEUP = "lineup"  # the name of a config's single lineup (benchmarks.balance.LINEUP)
+LINEUP = "lineup"  # the name of a config's single lineup (otrio.benchmarks.balance.LINEUP)
 TABLE = "all"  # the "seat" of an outcome that concerns the whole table
 POOLED_LABEL = "all setups"  # the label of a group's pooled summary
 
@@ -250,7 +249,7 @@ def analyze(records: list[dict], setups: list, cfg) -> dict[str, Any]:
     Each (setup, lineup) is summarised on its own; Holm's correction runs over the
     setups of a sweep within one lineup, and a group (pooled summary, regressions,
     power) is one sweep, player count and lineup. With tiers, ``skill`` holds the
-    tier analysis (:func:`benchmarks.balance_skill.analyze_skill`).
+    tier analysis (:func:`otrio.benchmarks.balance_skill.analyze_skill`).
     """
     z = z_quantile(1 - cfg.alpha / 2)
     by_key = records_by_lineup(records)

@@ -22,15 +22,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from envs.core.rng import make_rng
+from otrio.envs.core.rng import make_rng
 
 from .throughput import aec_random_play, clone_cost, connect_four_fn, engine_random_play
 
 
 def observation_cost(env_id: str, num_players: int, samples: int, seed: int = 0) -> float:
     """Mean seconds for one ``observe()`` (observation + mask) over varied states."""
-    import envs
+    from otrio import envs
 
     env = envs.make(env_id, num_players=num_players)
     env.reset(seed=seed)
@@ -80,7 +79,7 @@ def openspiel_rate(min_steps: int, seed: int = 0) -> dict | None:
 
 def player_counts(env_id: str) -> list[int]:
     """The game's minimum and maximum player count (the counts the bench measures)."""
-    import envs
+    from otrio import envs
 
     info = envs.make(env_id).unwrapped.game.info
     return sorted({info.min_players, info.max_players})
@@ -90,7 +89,7 @@ def play_rates(env_id: str, num_players: int, steps: int) -> dict[str, float]:
     """AEC steps/s, games/s and decisions per game, the engine's decisions/s, and a
     state clone's cost: microseconds per clone and per engine step on the same states,
     and their ratio (``clone_steps``)."""
-    import envs
+    from otrio import envs
 
     env = envs.make(env_id, num_players=num_players)
     game, config = env.unwrapped.game, env.unwrapped.config
@@ -157,8 +156,8 @@ def ppo_env_share(env_id: str, timesteps: int) -> dict[str, float]:
     ``step``, ``reset`` and ``action_masks``)."""
     import tempfile
 
-    from training.config import TrainConfig
-    from training.selfplay import SelfPlayEnv
+    from otrio.training.config import TrainConfig
+    from otrio.training.selfplay import SelfPlayEnv
 
     spent = {"env": 0.0}
     originals = {name: getattr(SelfPlayEnv, name) for name in ENV_METHODS}
@@ -173,8 +172,9 @@ def ppo_env_share(env_id: str, timesteps: int) -> dict[str, float]:
 
         return run
 
-    import envs
-    from training.train import train
+    from otrio.training.train import train
+
+    from otrio import envs
 
     n = envs.make(env_id).unwrapped.game.info.min_players
     with tempfile.TemporaryDirectory() as tmp:
@@ -241,7 +241,7 @@ def run_bench(steps: int = 20_000, obs_samples: int = 2_000, ppo_timesteps: int 
               tournament_games: int = 0, rounds: int = 3, progress=None) -> dict[str, Any]:
     """Every measurement, with ratios to connect_four_v3 measured in this same run;
     ``progress(text)``, if given, is told of each measurement as it starts."""
-    import envs
+    from otrio import envs
 
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, got {rounds}")
@@ -306,8 +306,8 @@ def format_table(result: dict[str, Any]) -> str:
 
 def write_json(result: dict[str, Any], path: Path) -> None:
     """Write the measurements as JSON (whole or not at all; its folder is made as
-    :func:`agents.outputs.make_output_folder` allows)."""
-    from agents.outputs import check_output_file, make_output_folder, write_text_atomic
+    :func:`otrio.agents.outputs.make_output_folder` allows)."""
+    from otrio.agents.outputs import check_output_file, make_output_folder, write_text_atomic
 
     path = check_output_file(path, "--json file")
     make_output_folder(path.absolute().parent, "folder of the --json file")

@@ -25,7 +25,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from envs.core.errors import ConfigError
+from otrio.envs.core.errors import ConfigError
 
 RESULTS = Path(__file__).resolve().parent / "results" / "balance"
 CEILING = "skill_ceiling"

@@ -2,7 +2,7 @@
 cluster.
 
 Shared by tournaments and balance studies. A game is fully described by a
-:class:`~agents.arena.GameTask` (played by :func:`agents.arena.play_task`); its result
+:class:`~otrio.agents.arena.GameTask` (played by :func:`otrio.agents.arena.play_task`); its result
 depends on nothing else, so the same tasks give the same records on one worker, on N
 workers, or on Ray.
 """
@@ -14,14 +14,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+from otrio.agents.arena import GameTask, outcome, play_task
+from otrio.agents.parallel import run_ordered
+from otrio.agents.records import Fields, RecordModel, plain
+from otrio.agents.replay import REPLAY_FORMAT, ReplayField
+from otrio.agents.stats import ranks
+from otrio.envs.core.config import StrictModel
 from pydantic import Field, model_validator
-
-from agents.arena import GameTask, outcome, play_task
-from agents.parallel import run_ordered
-from agents.records import Fields, RecordModel, plain
-from agents.replay import REPLAY_FORMAT, ReplayField
-from agents.stats import ranks
-from envs.core.config import StrictModel
 
 MAX_SEATS = 16
 
@@ -34,7 +33,7 @@ class ExecutionOptions(StrictModel):
     backend: Literal["local", "ray"] = "local"
     ray_address: str | None = None  # a Ray cluster; None starts a local instance
     # true: the config may play a reference agent that cheats (mcts:clairvoyant=1), for
-    # research such as a skill-ceiling report; never the default (agents.check_spec)
+    # research such as a skill-ceiling report; never the default (otrio.agents.check_spec)
     reference: bool = False
 
 
@@ -47,9 +46,9 @@ def play_game(task: GameTask) -> dict[str, Any]:
     """Play one game and return its record (wall time is the only non-deterministic field).
 
     A task gives the same game whatever was played before it in this process
-    (:func:`agents.arena.play_task`). The record's
+    (:func:`otrio.agents.arena.play_task`). The record's
     ``replay`` field (env id, config and every action) replays the game exactly with
-    its ``seed`` (:mod:`agents.replay`).
+    its ``seed`` (:mod:`otrio.agents.replay`).
     """
     start = time.perf_counter()
     actions: list[int] = []
@@ -63,8 +62,8 @@ def play_game(task: GameTask) -> dict[str, Any]:
 def game_record(env, game: int, seed: int, seating, env_id: str, config: dict[str, Any],
                 actions: list[int], wall_time: float) -> dict[str, Any]:
     """The record of a game ``env`` has finished (what :class:`GameRecord` checks): its
-    result, and the ``replay`` field that replays it with ``seed`` (:mod:`agents.replay`)."""
-    from agents.replay import replay_field
+    result, and the ``replay`` field that replays it with ``seed`` (:mod:`otrio.agents.replay`)."""
+    from otrio.agents.replay import replay_field
 
     state = env.unwrapped.state_
     scores, winners, truncated = outcome(state)
@@ -96,14 +95,14 @@ def play_in_terminal(env_id: str, seats: list[str], seed: int, save=None) -> dic
     seconds to load. Returns the game's record (as a tournament writes it, game 0);
     with ``save`` (a path), that record is written there as one JSON line, which
     ``otrio replay FILE`` replays. A human's ``quit`` raises
-    :class:`agents.human.QuitGame` (nothing is saved)."""
+    :class:`otrio.agents.human.QuitGame` (nothing is saved)."""
     import json
 
-    import agents
-    import envs
-    from agents.arena import play_seated
-    from agents.outputs import make_output_folder, write_text_atomic
-    from envs.core.rng import derive_seed
+    from otrio.agents.arena import play_seated
+    from otrio.agents.outputs import make_output_folder, write_text_atomic
+    from otrio.envs.core.rng import derive_seed
+
+    from otrio import agents, envs
 
     config = {"num_players": len(seats)}
     env = envs.make(env_id, **config)
@@ -141,7 +140,7 @@ def play_in_terminal(env_id: str, seats: list[str], seed: int, save=None) -> dic
 
 class GameRecord(RecordModel):
     """What :func:`play_game` writes, as the reader of a run folder checks it
-    (:mod:`agents.records`); tournaments and balance sweeps add their tags.
+    (:mod:`otrio.agents.records`); tournaments and balance sweeps add their tags.
 
     Beyond the types: one score and one rank per seat, winners distinct seats, no
     winners in a truncated game, and the ranks those of the scores and winners. The
@@ -196,7 +195,7 @@ def run_task(task: GameTask) -> dict[str, Any]:
 def run_tasks(tasks: list[GameTask], workers: int = 1, backend: str = "local",
               ray_address: str | None = None) -> Iterator[dict[str, Any]]:
     """Play ``tasks`` and yield their records in task order, whatever the parallelism
-    (:func:`agents.parallel.run_ordered`)."""
+    (:func:`otrio.agents.parallel.run_ordered`)."""
     yield from run_ordered(run_task, tasks, workers, backend, ray_address)
 
 
@@ -205,7 +204,7 @@ def play_into(path, tasks: list[GameTask], execution: ExecutionOptions, already:
     """Play ``tasks`` and append each record to the JSONL file ``path`` as it lands
     (flushed: an interruption loses no finished game), with a progress bar that counts
     the ``already`` recorded games too."""
-    from agents.records import RecordWriter
+    from otrio.agents.records import RecordWriter
 
     bar = None
     if progress and tasks:

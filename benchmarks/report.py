@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agents.outputs import save_figure, write_text_atomic
+from otrio.agents.outputs import save_figure, write_text_atomic
 
 
 def leaderboard_markdown(summary: dict[str, Any]) -> str:
@@ -26,7 +26,7 @@ def leaderboard_markdown(summary: dict[str, Any]) -> str:
 
 def verification_text(verification) -> str:
     """The report's sentence on what this start re-played of the records already in the
-    folder (an :class:`agents.records.Verification`; "" for a fresh run or None)."""
+    folder (an :class:`otrio.agents.records.Verification`; "" for a fresh run or None)."""
     if verification is None or not verification.records:
         return ""
     return f"Resumed: {verification.describe()}."
@@ -57,7 +57,7 @@ def wall_time_text(games: int, timing: list[dict[str, Any]],
 def write_tournament_report(folder: Path, cfg, summary: dict[str, Any],
                             command: str | None = None, verification=None) -> None:
     """``summary.json``, ``report.md`` and the plots in the run folder; ``verification``
-    (:class:`agents.records.Verification`): what this start re-played of the records
+    (:class:`otrio.agents.records.Verification`): what this start re-played of the records
     already there, said in the report."""
     write_text_atomic(folder / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
     n = summary["num_players"]

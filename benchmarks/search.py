@@ -21,10 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationInfo, model_validator
-
-from agents.outputs import save_figure, write_text_atomic
-from agents.records import (
+from otrio.agents.outputs import save_figure, write_text_atomic
+from otrio.agents.records import (
     RECORDS_FILE,
     RUN_FILE,
     RecordModel,
@@ -33,12 +31,13 @@ from agents.records import (
     open_run,
     read_records,
 )
-from agents.run_folder import check_run_folder
-from agents.run_lock import RunLock
-from agents.stats import wilson
-from envs.core.config import StrictModel
-from envs.core.errors import ConfigError
-from envs.core.rng import derive_seed
+from otrio.agents.run_folder import check_run_folder
+from otrio.agents.run_lock import RunLock
+from otrio.agents.stats import wilson
+from otrio.envs.core.config import StrictModel
+from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.rng import derive_seed
+from pydantic import Field, ValidationInfo, model_validator
 
 
 class SearchBenchConfig(StrictModel):
@@ -70,8 +69,7 @@ _ENVS: dict[tuple, Any] = {}
 
 def play_one(task: tuple) -> dict[str, Any]:
     """Play one game of the study; its record (``task``: config dict, budget, game)."""
-    import agents
-    import envs
+    from otrio import agents, envs
 
     config, budget, game = task
     cfg = SearchBenchConfig(**config)
@@ -247,10 +245,9 @@ def run(cfg: SearchBenchConfig, progress: bool = True, command: str = "",
     ``play=False`` writes the report of the games already recorded (a study still
     running elsewhere, or one stopped early: its table says how many games each
     budget has). Records already there are checked (:func:`record_schema`); a bad one
-    stops the study unless ``repair`` moves it aside (:func:`agents.records.open_run`).
+    stops the study unless ``repair`` moves it aside (:func:`otrio.agents.records.open_run`).
     Search games keep no actions, so nothing is re-played."""
-    import agents
-    import envs
+    from otrio import agents, envs
 
     env = envs.make(cfg.game, num_players=cfg.num_players)  # clear errors before anything
     for budget in cfg.budgets:
@@ -297,6 +294,6 @@ def _report(cfg: SearchBenchConfig, folder: Path, records: list[dict], command: 
 
 
 def _play(tasks: list[tuple], workers: int):
-    from agents.parallel import run_ordered
+    from otrio.agents.parallel import run_ordered
 
     yield from run_ordered(play_one, tasks, workers, chunksize=1)

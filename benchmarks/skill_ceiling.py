@@ -4,7 +4,7 @@ How much skill does a game reward at a player count? Each agent under test (rand
 the best fast agent, the honest search, the clairvoyant search...) plays one seat among
 the ``baseline`` (greedy) in every other seat, and the baseline plays every seat, all
 on the same seeds and rotations: one balance run per game and player count
-(:mod:`benchmarks.balance`, its lineups, records, resume and report; no game loop of
+(:mod:`otrio.benchmarks.balance`, its lineups, records, resume and report; no game loop of
 its own), into ``OUTPUT/<game>_<n>p``. Per group the report gives:
 
 - each agent's win share in its seat, with its Wilson interval, against the fair 1/n;
@@ -14,12 +14,12 @@ its own), into ``OUTPUT/<game>_<n>p``. Per group the report gives:
   bootstrap interval over the seeds; where the ceiling itself sits within ``little``
   of the fair share (its whole interval) the report says plainly that the game rewards little skill above
   greedy there;
-- the **luck share** (:mod:`benchmarks.skill`): winner changes when the baseline seat
+- the **luck share** (:mod:`otrio.benchmarks.skill`): winner changes when the baseline seat
   is swapped for each agent, the seed/lineup variance parts, the rating spread.
 
 The clairvoyant search is a research cheat, so the config must say ``reference: true``
 (the balance runs refuse it otherwise). ``summary.json`` and ``README.md`` go to the
-output folder; the balance dossier (:mod:`benchmarks.dossier`) reads the summary.
+output folder; the balance dossier (:mod:`otrio.benchmarks.dossier`) reads the summary.
 """
 
 from __future__ import annotations
@@ -30,13 +30,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from otrio.agents.outputs import check_output_folder
+from otrio.agents.records import RECORDS_FILE, read_records, write_atomic
+from otrio.envs.core.config import StrictModel, load_yaml, validate
+from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.paths import find_file, rebase_spec, where_looked
 from pydantic import Field, model_validator
-
-from agents.outputs import check_output_folder
-from agents.records import RECORDS_FILE, read_records, write_atomic
-from envs.core.config import StrictModel, load_yaml, validate
-from envs.core.errors import ConfigError
-from envs.core.paths import find_file, rebase_spec, where_looked
 
 from . import balance
 from .balance import BalanceConfig
@@ -74,7 +73,7 @@ class SkillCeilingConfig(ExecutionOptions):
 
     @model_validator(mode="after")
     def _names(self):
-        from agents import is_reference
+        from otrio.agents import is_reference
 
         for entry in self.games:
             if self.baseline in entry.agents:
@@ -133,7 +132,7 @@ def _headroom(table: np.ndarray, k: int, clair: int) -> float:
 def summarize_group(records: list[dict], cfg: SkillCeilingConfig, entry: CeilingGame,
                     players: int, resamples: int = RESAMPLES) -> dict[str, Any]:
     """One game and player count: shares, headroom used and luck (module docstring)."""
-    from agents import is_reference
+    from otrio.agents import is_reference
 
     base, names = cfg.baseline, list(entry.agents)
     clair = next(n for n in names if is_reference(entry.agents[n]))

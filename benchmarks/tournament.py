@@ -8,7 +8,7 @@ at two players); each is played in all its rotations, one after another, and the
 OpenSkill ratings put every agent on one scale. Records are appended
 to ``games.jsonl`` as games finish, so an interrupted run resumes where it stopped; a
 resume checks every record already there against the run (:func:`record_schema`) and
-re-plays every one through the engine (:mod:`agents.records`; a sample on request), and
+re-plays every one through the engine (:mod:`otrio.agents.records`; a sample on request), and
 the report says how long that took.
 """
 
@@ -18,17 +18,23 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from otrio.agents.arena import GameTask
+from otrio.agents.records import (
+    RECORDS_FILE,
+    RUN_FILE,
+    RecordSchema,
+    Verify,
+    open_run,
+    read_records,
+)
+from otrio.agents.run_folder import check_run_folder
+from otrio.agents.run_lock import RunLock
+from otrio.agents.stats import mean_and_ci, wilson
+from otrio.envs.core.config import load_yaml, validate
+from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.paths import find_file, rebase_spec, where_looked
+from otrio.envs.core.rng import derive_seed
 from pydantic import Field, ValidationInfo, model_validator
-
-from agents.arena import GameTask
-from agents.records import RECORDS_FILE, RUN_FILE, RecordSchema, Verify, open_run, read_records
-from agents.run_folder import check_run_folder
-from agents.run_lock import RunLock
-from agents.stats import mean_and_ci, wilson
-from envs.core.config import load_yaml, validate
-from envs.core.errors import ConfigError
-from envs.core.paths import find_file, rebase_spec, where_looked
-from envs.core.rng import derive_seed
 
 from .play import RESUME_IGNORES, ExecutionOptions, GameRecord, play_into, task_fields
 from .ratings import openskill_ratings
@@ -79,7 +85,7 @@ class TournamentConfig(ExecutionOptions):
 def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
     """Read a YAML tournament config; ``overrides`` (not None) replace its keys.
 
-    ``path`` and the files its agent specs name follow :mod:`envs.core.paths`: a spec's
+    ``path`` and the files its agent specs name follow :mod:`otrio.envs.core.paths`: a spec's
     relative path beside the config becomes absolute; others are looked up in the
     current folder, then in the installed package, when the agent is made."""
     path = find_file(path)
@@ -96,8 +102,7 @@ def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
 
 def check_before_start(cfg: TournamentConfig) -> None:
     """Every problem that would stop the run, raised before any game is played."""
-    import agents
-    import envs
+    from otrio import agents, envs
 
     env = envs.make(cfg.game, **cfg.game_config)  # unknown game, bad config, player count
     if cfg.seats != env.unwrapped.num_players:
@@ -130,7 +135,7 @@ def build_tasks(cfg: TournamentConfig) -> list:
 
 
 class TournamentRecord(GameRecord):
-    """A tournament's record (:func:`benchmarks.play.play_game` with the tags of
+    """A tournament's record (:func:`otrio.benchmarks.play.play_game` with the tags of
     :func:`build_tasks`): its rotation, and its lineup in a ladder."""
 
     rotation: int = Field(ge=0)
@@ -159,11 +164,11 @@ def run(cfg: TournamentConfig, progress: bool = True, command: str | None = None
     """Play the tournament (resuming if its folder has records) and write its report.
 
     Everything is checked before the folder is touched; the folder is locked
-    (:class:`~agents.run_lock.RunLock`) while the run plays and reports. Records already
+    (:class:`~otrio.agents.run_lock.RunLock`) while the run plays and reports. Records already
     there are checked (:func:`record_schema`; ``verify``: re-play all of them, the
     default, a sample, or none; the report says what was re-played and in how long); a
     bad one stops the run unless ``repair`` moves it aside
-    (:func:`agents.records.open_run`).
+    (:func:`otrio.agents.records.open_run`).
     """
     check_before_start(cfg)
     folder = Path(cfg.output)

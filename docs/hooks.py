@@ -38,6 +38,24 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # the code the tables are made from: this checkout's
     sys.path.insert(0, str(ROOT))
+# mkdocstrings reads the sources by the installed layout, otrio/envs/... (pyproject's
+# package-dir), which the clone does not have on disk: a folder of links lays it out
+# (mkdocs.yml's mkdocstrings ``paths``), remade at every build
+API_SOURCES = ROOT / "build" / "api-sources"
+SUB_PACKAGES = ("envs", "agents", "training", "benchmarks", "integrations")
+
+
+def _lay_out_api_sources() -> None:
+    package = API_SOURCES / "otrio"
+    if package.is_symlink() or package.exists():
+        for child in package.iterdir():
+            child.unlink()
+    package.mkdir(parents=True, exist_ok=True)
+    for source in (*sorted((ROOT / "otrio").glob("*.py")), *(ROOT / s for s in SUB_PACKAGES)):
+        (package / source.name).symlink_to(source)
+
+
+_lay_out_api_sources()
 
 # the repository's Markdown files that become pages: source -> page
 INCLUDED = {
@@ -87,8 +105,8 @@ def _code(text: object) -> str:
 
 
 def _game(env_id: str):
-    """The ``Game`` object of an env id (``envs.core.game.Game``)."""
-    from envs.core.registry import ENV_MODULES
+    """The ``Game`` object of an env id (``otrio.envs.core.game.Game``)."""
+    from otrio.envs.core.registry import ENV_MODULES
 
     return importlib.import_module(ENV_MODULES[env_id]).GAME
 
@@ -99,7 +117,7 @@ def _object(path: str):
     return getattr(importlib.import_module(module), name)
 
 
-PACKAGES = ("envs", "agents", "training", "benchmarks", "integrations", "otrio_cli")
+PACKAGES = ("otrio",)  # absolute names start here; others are looked up in the module
 ROLE = re.compile(r":(?:py:)?(?:class|func|meth|mod|data|attr|exc|obj|ref|const):`([^`]+)`")
 
 
@@ -357,8 +375,9 @@ def readme_meanings(path: Path) -> dict[str, str]:
 
 def d_games(arg: str, page) -> str:
     """``games``: every registered game, its players, sizes and ids."""
-    import envs
-    from envs.core.registry import GYMNASIUM_IDS
+    from otrio.envs.core.registry import GYMNASIUM_IDS
+
+    from otrio import envs
 
     rows = []
     for env_id in envs.available():
@@ -374,7 +393,7 @@ def d_games(arg: str, page) -> str:
 
 def d_game_info(env_id: str, page) -> str:
     """``game-info ENV``: the game's ``GameInfo`` and ids, in one row."""
-    from envs.core.registry import GYMNASIUM_IDS
+    from otrio.envs.core.registry import GYMNASIUM_IDS
 
     game = _game(env_id)
     info = game.info
@@ -455,8 +474,8 @@ def _names_tables(layout) -> str:
 
 def d_mcts_options(arg: str, page) -> str:
     """``mcts-options``: every option of the search agent, its default, range and what
-    it does (``agents.search_options``), and each game's defaults."""
-    from agents import search_options as so
+    it does (``otrio.agents.search_options``), and each game's defaults."""
+    from otrio.agents import search_options as so
 
     comments = field_comments(so.SearchOptions)
     games = list(so.GAME_DEFAULTS)
@@ -471,7 +490,7 @@ def d_mcts_options(arg: str, page) -> str:
 
 def d_docstring(arg: str, page) -> str:
     """``docstring MODULE``: a module's docstring, read from its source (nothing is
-    imported: a module of an extra, such as ``integrations.openspiel``, needs none)."""
+    imported: a module of an extra, such as ``otrio.integrations.openspiel``, needs none)."""
     text = ast.get_docstring(ast.parse(_module_path(arg).read_text(encoding="utf-8")))
     if not text:
         raise ValueError(f"{arg} has no docstring")
@@ -483,7 +502,7 @@ def d_docstring_of(arg: str, page) -> str:
     function or class, read from the module's source."""
     parts = arg.split(".")
     for cut in range(len(parts) - 1, 0, -1):
-        path = ROOT / ("/".join(parts[:cut]) + ".py")
+        path = _module_path(".".join(parts[:cut]))
         if path.exists():
             break
     else:
@@ -501,8 +520,8 @@ def d_docstring_of(arg: str, page) -> str:
 
 def d_greedy(arg: str, page) -> str:
     """``greedy``: each game's greedy heuristic, from its module's docstring
-    (``agents.greedy.GREEDY`` names the modules)."""
-    from agents.greedy import GREEDY
+    (``otrio.agents.greedy.GREEDY`` names the modules)."""
+    from otrio.agents.greedy import GREEDY
 
     out = []
     for game, where in GREEDY.items():
@@ -544,15 +563,15 @@ def d_learning_check(arg: str, page) -> str:
 
 def d_cli(arg: str, page) -> str:
     """``cli``: ``otrio --help`` and every subcommand's ``--help``, as argparse prints
-    them (``otrio_cli.build_parser``)."""
+    them (``otrio.cli.build_parser``)."""
     import argparse
 
-    import otrio_cli
+    import otrio.cli
 
     old = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = "92"
     try:
-        parser = otrio_cli.build_parser()
+        parser = otrio.cli.build_parser()
         out = ["```text", parser.format_help().rstrip(), "```"]
         sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         for name, command in sub.choices.items():
@@ -607,8 +626,7 @@ def d_limits(arg: str, page) -> str:
     the comment beside it: the bounds on what a file may make the suite read."""
     rows = []
     for module in arg.split():
-        path = ROOT / (module.replace(".", "/") + ".py")
-        source = path.read_text(encoding="utf-8")
+        source = _module_path(module).read_text(encoding="utf-8")
         comments = source_comments(source, ast.parse(source).body)
         loaded = importlib.import_module(module)
         for name in vars(loaded):
@@ -646,9 +664,19 @@ def d_api(arg: str, page) -> str:
     return "\n".join(out)
 
 
+def _folder(module: str) -> Path:
+    """Where a module's name points in the clone: ``otrio.envs.core`` is ``envs/core``
+    (pyproject's package-dir), ``otrio.cli`` is ``otrio/cli``."""
+    parts = module.split(".")
+    if parts[0] == "otrio" and len(parts) > 1 and not (ROOT / "otrio" / f"{parts[1]}.py").exists():
+        parts = parts[1:]
+    return ROOT.joinpath(*parts)
+
+
 def _module_path(module: str) -> Path:
-    path = ROOT / (module.replace(".", "/") + ".py")
-    return path if path.exists() else ROOT / module.replace(".", "/") / "__init__.py"
+    """The source file of a module (a package's ``__init__.py``)."""
+    path = _folder(module).with_suffix(".py")
+    return path if path.exists() else _folder(module) / "__init__.py"
 
 
 def _defined_names(module: str) -> list[str]:
@@ -673,17 +701,16 @@ def _defined_names(module: str) -> list[str]:
 
 def _modules(package: str) -> list[str]:
     """``package`` and its public modules, recursively (sorted; no ``_private`` ones)."""
-    folder = ROOT / package.replace(".", "/")
+    folder = _folder(package)
     out = [package]
     for path in sorted(folder.rglob("*.py")):
-        rel = path.relative_to(ROOT).with_suffix("")
-        parts = rel.parts
-        if any(p.startswith("_") for p in parts[len(package.split(".")):]):
+        parts = path.relative_to(folder).with_suffix("").parts
+        if any(p.startswith("_") for p in parts):
             continue
-        if not all((ROOT.joinpath(*parts[:k]) / "__init__.py").exists()
-                   for k in range(1, len(parts))):
+        if not all((folder.joinpath(*parts[:k]) / "__init__.py").exists()
+                   for k in range(len(parts))):
             continue
-        out.append(".".join(parts))
+        out.append(".".join((package, *parts)))
     return out
 
 
@@ -743,7 +770,7 @@ def draw(env_id: str, seat: int | None) -> bytes:
     import numpy as np
     from PIL import Image
 
-    import envs
+    from otrio import envs
 
     env = envs.make(env_id)
     env.reset(seed=PICTURE_SEED)
@@ -794,7 +821,7 @@ def on_files(files, config):
         note = (f"\n\n---\n*This page is `{source}` of the repository, included "
                 "as it is when the site is built.*\n")
         files.append(File.generated(config, page, content=rewrite_links(text, source) + note))
-    import envs
+    from otrio import envs
 
     for env_id in envs.available():  # the whole table, and seat 0's view
         for seat in (None, 0):

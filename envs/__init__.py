@@ -1,6 +1,6 @@
-"""The suite's environments. ``envs.make("oceanos_v0", num_players=4)``.
+"""The suite's environments. ``otrio.envs.make("oceanos_v0", num_players=4)``.
 
-``from envs import oceanos_v0; oceanos_v0.env(...)`` works too, and every id is
+``from otrio.envs import oceanos_v0; oceanos_v0.env(...)`` works too, and every id is
 registered with PettingZoo's registry as ``otrio/<id>``; the single-agent self-play
 view of each game (``integrations.SelfPlay``) is registered with gymnasium as
 ``otrio/OceanosSelfPlay-v0``, ``otrio/OtysSelfPlay-v0`` and ``otrio/OtontinSelfPlay-v0``.

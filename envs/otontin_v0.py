@@ -1,4 +1,4 @@
-"""Version shim: ``from envs import otontin_v0; otontin_v0.env(num_players=...)``, or
+"""Version shim: ``from otrio.envs import otontin_v0; otontin_v0.env(num_players=...)``, or
 ``otontin_v0.parallel_env(...)`` for PettingZoo's parallel API."""
 
 from .core.registry import parallel_env as _parallel_env
@@ -6,7 +6,7 @@ from .otontin.env import env, raw_env
 
 
 def parallel_env(**config):
-    """The parallel API of otontin_v0 (``envs.core.registry.parallel_env``: an idle
+    """The parallel API of otontin_v0 (``otrio.envs.core.registry.parallel_env``: an idle
     agent's action mask is all zeros)."""
     return _parallel_env("otontin_v0", **config)
 

@@ -1,5 +1,5 @@
 """OpenSpiel: its information-set MCTS bot (``ISMCTSBot``) plays one of the suite's
-games, registered with pyspiel by ``integrations.openspiel``, against random bots.
+games, registered with pyspiel by ``otrio.integrations.openspiel``, against random bots.
 
     pip install -e '.[openspiel]'
     .venv/bin/python examples/openspiel_ismcts.py --env oceanos_v0 --players 2 --games 4
@@ -9,7 +9,7 @@ The bot searches from worlds re-drawn from what its seat may know
 seat's information-state string, and scores a leaf by one random rollout
 (``RandomRolloutEvaluator``). It takes every seat in turn (game ``k``: seat
 ``k % players``); every generator is seeded (``--seed``), the bot's re-draws through
-``integrations.openspiel.resampler``, so a run repeats exactly.
+``otrio.integrations.openspiel.resampler``, so a run repeats exactly.
 """
 
 from __future__ import annotations
@@ -21,9 +21,8 @@ import time
 import numpy as np
 from open_spiel.python.algorithms import ismcts, mcts
 from open_spiel.python.bots import uniform_random
-
-from envs.core.rng import derive_seed
-from integrations import openspiel
+from otrio.envs.core.rng import derive_seed
+from otrio.integrations import openspiel
 
 
 def _random_state(seed: int, game: int, role: int) -> np.random.RandomState:

@@ -4,7 +4,7 @@
 
 The games are turn-based, so the parallel env is PettingZoo's
 ``turn_based_aec_to_parallel`` of the AEC env (``import envs`` registers it as
-``otrio/<id>``; ``envs.oceanos_v0.parallel_env()`` builds the same). Each step returns
+``otrio/<id>``; ``otrio.envs.oceanos_v0.parallel_env()`` builds the same). Each step returns
 an observation for every live agent, but only one of them acts: every other agent's
 ``action_mask`` is all zeros. A policy that samples from the mask alone crashes on
 those (``numpy``'s ``choice`` of an empty list raises ``ValueError: a cannot be
@@ -22,7 +22,7 @@ import argparse
 import numpy as np
 import pettingzoo
 
-import envs  # noqa: F401  (registers the otrio/* ids with PettingZoo, AEC and parallel)
+from otrio import envs  # noqa: F401  (registers the otrio/* ids with PettingZoo, AEC and parallel)
 
 
 def random_actions(observations: dict, rng: np.random.Generator) -> dict[str, int]:

@@ -6,7 +6,7 @@ a Ray cluster.
 
 Every seat is mapped to one shared policy (self-play). The env is the suite's AEC env
 through RLlib's ``PettingZooEnv``, with the observation keys RLlib's action-masking
-module reads (``integrations.rllib_keys``: ``observations`` and ``action_mask``), and
+module reads (``otrio.integrations.rllib_keys``: ``observations`` and ``action_mask``), and
 ``illegal_action="terminate"`` so that RLlib's env pre-check, which steps random
 unmasked actions, ends a game instead of raising. RLlib's ``PettingZooEnv`` reports
 each agent's reward when it next acts or when the game ends, so a seat's final -1
@@ -34,10 +34,10 @@ import numpy as np
 def env_creator(config: dict):
     """One RLlib multi-agent env (imports inside: env runners build it in their own
     processes, possibly on other machines)."""
+    from otrio.integrations import rllib_keys
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-    import envs
-    from integrations import rllib_keys
+    from otrio import envs
 
     return PettingZooEnv(rllib_keys(envs.make(config["env_id"],
                                               num_players=config["players"],
@@ -88,8 +88,9 @@ def masked_action(module, obs: dict) -> int:
 def evaluate(module, env_id: str, players: int, games: int, seed: int) -> float:
     """The policy's win share in seat 0 (rotated over the seats) against random
     opponents; a shared win counts as half."""
-    import envs
-    from integrations import rllib_keys
+    from otrio.integrations import rllib_keys
+
+    from otrio import envs
 
     rng = np.random.default_rng(seed)
     score = 0.0

@@ -34,7 +34,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.wrappers import ActionMasker
 
-import envs
+from otrio import envs
 
 
 class TurnWrapper(pettingzoo.utils.BaseWrapper, gymnasium.Env):

@@ -32,7 +32,7 @@ from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
 from torchrl.objectives import ClipPPOLoss
 from torchrl.objectives.value import GAE
 
-import envs  # noqa: F401  (registers the otrio/*SelfPlay-v0 gymnasium ids)
+from otrio import envs  # noqa: F401  (registers the otrio/*SelfPlay-v0 gymnasium ids)
 
 ENV_ID = "otrio/OceanosSelfPlay-v0"
 

@@ -20,7 +20,7 @@ from torch import nn
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 from torchrl.modules import MaskedCategorical
 
-import envs
+from otrio import envs
 
 
 def make_env(env_id: str, players: int, seed: int) -> PettingZooWrapper:

@@ -9,7 +9,7 @@ library").
   action-masking module reads (``observations``, ``action_mask``).
 - :class:`FlattenObservation` — one flat Box (observation, then mask) with the mask in
   ``info["action_mask"]`` too.
-- :mod:`integrations.openspiel` — the games as OpenSpiel (``pyspiel``) games, registered
+- :mod:`otrio.integrations.openspiel` — the games as OpenSpiel (``pyspiel``) games, registered
   when it is imported; not imported here, since OpenSpiel is an extra
   (``pip install -e '.[openspiel]'``).
 """

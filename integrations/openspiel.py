@@ -3,7 +3,7 @@
 Importing this module registers them with ``pyspiel``::
 
     import pyspiel
-    import integrations.openspiel  # registers the games
+    import otrio.integrations.openspiel  # registers the games
     game = pyspiel.load_game("python_otrio_oceanos", {"players": 3, "seed": 7})
 
 | OpenSpiel name | env | players (default) | setup parameters |
@@ -15,12 +15,12 @@ Importing this module registers them with ``pyspiel``::
 Every game also takes ``players`` and ``seed``; a parameter's default is the game
 config's (``envs/<game>/``), so an OpenSpiel game plays exactly the env of the same
 config, with sparse rewards (``dense_reward`` is off; richer configs, such as other
-component tables, stay with ``envs.make``).
+component tables, stay with ``otrio.envs.make``).
 
 What the games are, in OpenSpiel's terms:
 
 - **Sequential, imperfect information, terminal rewards.** ``returns()`` are the
-  suite's end rewards (``envs.core.rewards.end_rewards``): +1 for each winner and -1
+  suite's end rewards (``otrio.envs.core.rewards.end_rewards``): +1 for each winner and -1
   for every other seat, 0 for all when every seat shares the victory, and 0 for all
   when a game reaches the game's decision cap (``max_game_length``; the env truncates
   there). The utility is general-sum, zero-sum at two players.
@@ -108,15 +108,15 @@ except ImportError as err:  # pragma: no cover - exercised only without the extr
     raise ImportError("OpenSpiel is not installed: pip install -e '.[openspiel]' "
                       "(or pip install 'open_spiel>=2.0')") from err
 
-from envs.core.bounded import check_nesting, clip, parse_json
-from envs.core.config import validate
-from envs.core.errors import ConfigError, StateError, checked_action, is_integer_action
-from envs.core.fields import show
-from envs.core.game import Game
-from envs.core.registry import ENV_MODULES
-from envs.core.rewards import end_rewards
-from envs.core.rng import derive_seed, make_rng
-from envs.core.saves import MAX_SAVE_DEPTH, MAX_SAVE_NODES, MAX_SAVE_TEXT
+from otrio.envs.core.bounded import check_nesting, clip, parse_json
+from otrio.envs.core.config import validate
+from otrio.envs.core.errors import ConfigError, StateError, checked_action, is_integer_action
+from otrio.envs.core.fields import show
+from otrio.envs.core.game import Game
+from otrio.envs.core.registry import ENV_MODULES
+from otrio.envs.core.rewards import end_rewards
+from otrio.envs.core.rng import derive_seed, make_rng
+from otrio.envs.core.saves import MAX_SAVE_DEPTH, MAX_SAVE_NODES, MAX_SAVE_TEXT
 
 _Type = pyspiel.GameType
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
@@ -132,7 +132,7 @@ class StateStringError(StateError, pyspiel.SpielError):
     (``game.deserialize_state``, :func:`deserialize_game_and_state`).
 
     One type for every such string, caught as OpenSpiel's ``pyspiel.SpielError`` or as
-    the suite's :class:`~envs.core.errors.StateError`; its message is one line naming
+    the suite's :class:`~otrio.envs.core.errors.StateError`; its message is one line naming
     what is wrong."""
 
 
@@ -380,7 +380,7 @@ class OtrioGame(pyspiel.Game):
         return pyspiel.load_game, (self.spec.short_name, self.get_parameters())
 
     def env_config(self) -> dict[str, Any]:
-        """The config of the equivalent env: ``envs.make(game.env_id, **game.env_config())``."""
+        """The config of the equivalent env: ``otrio.envs.make(game.env_id, **game.env_config())``."""
         return self.spec.config(self.get_parameters())
 
     def deserialize_state(self, text: str) -> OtrioState:
@@ -749,7 +749,7 @@ def _route(name: str, ours: Callable, is_ours: Callable[..., bool]) -> None:
     routed.__wrapped__ = original
     routed.__name__ = routed.__qualname__ = name
     routed.__doc__ = (f"{original.__doc__}\nFor the otrio games: "
-                      f"integrations.openspiel.{ours.__name__} (no pickle).")
+                      f"otrio.integrations.openspiel.{ours.__name__} (no pickle).")
     setattr(pyspiel, name, routed)
 
 

@@ -11,12 +11,12 @@ final -1 when it loses), unlike a wrapper that pays only the mover.
 - ``action_masks()``: the learner's legal actions as booleans (sb3-contrib
   MaskablePPO reads it), and ``info["action_mask"]`` (int8) after each reset and step;
 - ``info["learner_seat"]`` and ``info["game_seed"]`` after reset: the game can be
-  replayed through the AEC env (``envs.make(id, **config).reset(seed=game_seed)``);
+  replayed through the AEC env (``otrio.envs.make(id, **config).reset(seed=game_seed)``);
 - ``illegal_action="terminate"`` in the game config ends the episode on an illegal
   action with reward -1 and ``info["terminated_by"] == "illegal_action"`` (the
   default, ``"raise"``, raises ``IllegalActionError``).
 
-It wraps :class:`training.selfplay.SelfPlayEnv` (the view our trainer uses), so the
+It wraps :class:`otrio.training.selfplay.SelfPlayEnv` (the view our trainer uses), so the
 two stay one implementation.
 """
 
@@ -26,9 +26,8 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-
-from envs.core.errors import OrderError, is_integer_action
-from training.selfplay import SelfPlayEnv
+from otrio.envs.core.errors import OrderError, is_integer_action
+from otrio.training.selfplay import SelfPlayEnv
 
 
 class SelfPlay(gymnasium.Wrapper):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from otrio_cli import main
+from otrio.cli import main
 
 
 def fails_cleanly(capsys, argv, *needles, code=2) -> str:
@@ -192,11 +192,10 @@ def test_exporting_a_missing_source_says_it_does_not_exist(tmp_path, capsys):
 
 def _checkpoint(tmp_path: Path) -> Path:
     """A (untrained) training checkpoint with the metadata beside it."""
+    from otrio.training.config import TrainConfig
+    from otrio.training.selfplay import SelfPlayEnv
+    from otrio.training.train import save_checkpoint
     from sb3_contrib import MaskablePPO
-
-    from training.config import TrainConfig
-    from training.selfplay import SelfPlayEnv
-    from training.train import save_checkpoint
 
     cfg = TrainConfig(game="oceanos_v0", game_config={"num_players": 2})
     env = SelfPlayEnv(cfg.game, cfg.game_config, {"random": 1.0})
@@ -320,7 +319,7 @@ def otrio(argv: list[str], cwd: Path, prefix: tuple[str, ...] = ()) -> subproces
     """``otrio ARGV`` in a process of its own, run in ``cwd``."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
     env.pop("OTRIO_TRUST_CHECKPOINTS", None)
-    return subprocess.run([*prefix, sys.executable, "-m", "otrio_cli", *argv], cwd=cwd,
+    return subprocess.run([*prefix, sys.executable, "-m", "otrio.cli", *argv], cwd=cwd,
                           env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -379,7 +378,7 @@ def _disk_full(path) -> OSError:
 
 def test_a_full_disk_mid_run_is_one_line_and_the_records_written_resume(tmp_path, capsys,
                                                                          monkeypatch):
-    from agents.records import RECORDS_FILE, RecordWriter, read_records
+    from otrio.agents.records import RECORDS_FILE, RecordWriter, read_records
 
     config = tournament_yaml(tmp_path)  # 2 games, output tmp/out
     assert main(["tournament", str(config), "--quiet", "--output", str(tmp_path / "whole")]) == 0
@@ -465,7 +464,7 @@ def small_disk(tmp_path):
 
 def test_a_really_full_disk_is_one_line_and_the_run_resumes_when_there_is_room(
         tmp_path, small_disk):
-    from agents.records import RECORDS_FILE, read_records
+    from otrio.agents.records import RECORDS_FILE, read_records
 
     text = TOURNAMENT.format(game_config="{num_players: 2}", seed=0, output=small_disk / "run")
     config = write_yaml(tmp_path / "full.yaml", text.replace("games_per_seating: 1",

@@ -7,7 +7,7 @@ from contextlib import redirect_stdout
 
 import pytest
 
-from otrio_cli import HelpFormatter, build_parser, main
+from otrio.cli import HelpFormatter, build_parser, main
 
 PARSER = build_parser()
 SUBCOMMANDS = next(a for a in PARSER._actions

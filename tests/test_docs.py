@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-import envs
+from otrio import envs
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = ("oceanos", "otys", "otontin")
@@ -111,7 +111,7 @@ def test_the_action_table_names_every_id_and_the_config_every_key(site, game):
 
 
 def test_the_training_page_lists_every_distill_key(site):
-    from training.config import DistillParams, DistillRound, TrainConfig
+    from otrio.training.config import DistillParams, DistillRound, TrainConfig
 
     text = _page(site, "training.html")
     for model in (TrainConfig, DistillParams, DistillRound):
@@ -139,16 +139,15 @@ def test_the_first_game_loop_runs_and_its_comments_hold():
 
 
 @pytest.mark.parametrize("page, model", [
-    ("training.md", "training.config:TrainConfig"),
-    ("tournaments.md", "benchmarks.tournament:TournamentConfig"),
-    ("balance.md", "benchmarks.balance:BalanceConfig"),
+    ("training.md", "otrio.training.config:TrainConfig"),
+    ("tournaments.md", "otrio.benchmarks.tournament:TournamentConfig"),
+    ("balance.md", "otrio.benchmarks.balance:BalanceConfig"),
 ])
 def test_the_config_examples_validate(page, model):
     import importlib
 
     import yaml
-
-    from envs.core.config import validate
+    from otrio.envs.core.config import validate
 
     module, _, name = model.partition(":")
     cls = getattr(importlib.import_module(module), name)
@@ -169,4 +168,4 @@ def test_an_unknown_directive_fails_the_build():
 
     with pytest.raises(ValueError, match="unknown directive otrio:nosuch"):
         hooks.expand("<!-- otrio:nosuch arg -->", Page)
-    assert hooks.expand("<!-- otrio:value training.config.SMOKE_TIMESTEPS -->", Page) == "2048"
+    assert hooks.expand("<!-- otrio:value otrio.training.config.SMOKE_TIMESTEPS -->", Page) == "2048"

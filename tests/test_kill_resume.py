@@ -53,7 +53,7 @@ CASES = {
 
 def command(kind: str, config: dict, folder: Path, tmp_path: Path) -> list[str]:
     """The ``otrio`` command line of a run of ``kind`` with ``config`` into ``folder``."""
-    cli = [sys.executable, "-m", "otrio_cli"]
+    cli = [sys.executable, "-m", "otrio.cli"]
     if kind == "search study":
         return [*cli, "search-bench", config["game"], "--players", str(config["num_players"]),
                 "--budgets", ",".join(map(str, config["budgets"])), "--options",
@@ -139,7 +139,7 @@ def test_an_evaluation_killed_after_its_first_line_resumes_to_the_uninterrupted_
     shutil.copytree(trained, whole)
     shutil.copytree(trained, folder)
     tiny_runs.evaluation(whole, games=12)
-    line = [sys.executable, "-m", "otrio_cli", "evaluate-run", str(folder), "--games", "12"]
+    line = [sys.executable, "-m", "otrio.cli", "evaluate-run", str(folder), "--games", "12"]
     killed_at = kill_after_first_record(line, folder / "eval_snapshots.jsonl")
     files = ["eval_snapshots.jsonl"]
     assert killed_at < len((whole / files[0]).read_bytes().splitlines())

@@ -35,9 +35,10 @@ SHIPPED_CONFIG = "configs/tournament/oceanos_ppo_vs_greedy.yaml"  # names ppo:ag
 
 
 def project_version() -> str:
-    """The version, stated once: pyproject.toml's ``[project] version``."""
-    text = (ROOT / "pyproject.toml").read_text()
-    return re.search(r'^version\s*=\s*"([^"]+)"', text, re.MULTILINE).group(1)
+    """The version, stated once: ``otrio/__init__.py``'s ``__version__`` (pyproject.toml
+    reads it from there)."""
+    text = (ROOT / "otrio" / "__init__.py").read_text()
+    return re.search(r'^__version__\s*=\s*"([^"]+)"', text, re.MULTILINE).group(1)
 
 
 def _ignore(folder: str, names: list[str]) -> set[str]:
@@ -116,17 +117,27 @@ def test_the_wheel_carries_the_shipped_agents_configs_and_rules(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     for game in GAMES:
         for suffix in (".json", ".safetensors", "_eval.jsonl", "_imitation.jsonl"):
-            assert f"agents/pretrained/{game}_ppo{suffix}" in names
-        assert {f"envs/{game}/RULES.md", f"envs/{game}/README.md"} <= names
-    assert "agents/pretrained/README.md" in names
-    shipped = {p.relative_to(ROOT).as_posix() for p in (ROOT / "configs").rglob("*.yaml")}
-    assert shipped and shipped == {n for n in names if n.startswith("configs/")}
-    assert "otrio_cli.py" in names and not any(n.startswith("tests/") for n in names)
+            assert f"otrio/agents/pretrained/{game}_ppo{suffix}" in names
+        assert {f"otrio/envs/{game}/RULES.md", f"otrio/envs/{game}/README.md"} <= names
+    assert "otrio/agents/pretrained/README.md" in names
+    shipped = {"otrio/" + p.relative_to(ROOT).as_posix() for p in (ROOT / "configs").rglob("*.yaml")}
+    assert shipped and shipped == {n for n in names if n.startswith("otrio/configs/")}
+    assert {"otrio/__init__.py", "otrio/cli.py"} <= names
+
+
+def test_the_wheel_installs_one_top_level_package_with_every_sub_package(wheel):
+    """One name on the path, ``otrio``: every package folder of the clone (pyproject.toml
+    lists them) is a sub-package of it, and nothing else sits beside it."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {n.split("/")[0] for n in names} == {"otrio", f"otrio-{project_version()}.dist-info"}
+    for top in ("envs", "agents", "training", "benchmarks", "integrations"):
+        for init in (ROOT / top).rglob("__init__.py"):
+            assert f"otrio/{init.relative_to(ROOT).as_posix()}" in names, init
     (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
     text = zipfile.ZipFile(wheel).read(metadata).decode()
     assert f"\nVersion: {project_version()}\n" in text
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
-    assert "otrio = otrio_cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "otrio = otrio.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 def test_the_installed_otrio_plays_a_shipped_config_from_another_folder(installed):
@@ -137,17 +148,17 @@ def test_the_installed_otrio_plays_a_shipped_config_from_another_folder(installe
     assert result.returncode == 0 and result.stdout.strip() == f"otrio {project_version()}"
     # the venv imports the suite from the wheel, not from this clone; the demo finds the
     # shipped agents there
-    probe = ("import json, envs, otrio_cli; from envs.core.paths import PACKAGE_ROOT; "
-             "print(json.dumps({'envs': envs.__file__, 'cli': otrio_cli.__file__, "
+    probe = ("import json, otrio, otrio.cli; from otrio.envs.core.paths import PACKAGE_ROOT; "
+             "print(json.dumps({'envs': otrio.envs.__file__, 'cli': otrio.cli.__file__, "
              "'root': str(PACKAGE_ROOT), "
-             "'demo_ppo': otrio_cli._demo_lineups('oceanos_v0')[1].get('ppo')}))")
+             "'demo_ppo': otrio.cli._demo_lineups('oceanos_v0')[1].get('ppo')}))")
     result = _run([installed["python"], "-c", probe], env=env, cwd=cwd)
     assert result.returncode == 0, result.stderr
     where = json.loads(result.stdout)
     site_dir = installed["site"].resolve()
     for key in ("envs", "cli", "root"):
         assert Path(where[key]).resolve().is_relative_to(site_dir), where
-    assert where["demo_ppo"] == f"ppo:{site_dir / 'agents/pretrained/oceanos_ppo.json'}"
+    assert where["demo_ppo"] == f"ppo:{site_dir / 'otrio/agents/pretrained/oceanos_ppo.json'}"
     # a shipped config by its clone-root name, naming a shipped agent by its own
     result = _run([otrio, "tournament", SHIPPED_CONFIG, "--games-per-seating", "1",
                    "--output", "out", "--quiet"], env=env, cwd=cwd)
@@ -156,3 +167,22 @@ def test_the_installed_otrio_plays_a_shipped_config_from_another_folder(installe
     assert summary["games"] == 2
     assert {row["agent"] for row in summary["leaderboard"]} == {"ppo", "greedy"}
     assert f"run folder: {(cwd / 'out').resolve()}" in result.stdout
+
+
+def test_a_project_with_its_own_envs_and_agents_packages_uses_the_wheel(installed):
+    """A common RL layout: the user's project holds its own ``envs/`` and ``agents/``.
+    Both stay theirs, and the suite is ``otrio`` beside them."""
+    env, cwd = installed["env"], installed["cwd"] / "project"
+    for name in ("envs", "agents", "training", "benchmarks"):
+        (cwd / name).mkdir(parents=True)
+        (cwd / name / "__init__.py").write_text(f"def make(*args):\n    return 'mine: {name}'\n")
+    script = ("import envs, agents, otrio\n"
+              "assert envs.make() == 'mine: envs' and agents.make() == 'mine: agents'\n"
+              "env = otrio.make('oceanos_v0', num_players=2)\n"
+              "env.reset(seed=0)\n"
+              "import otrio.agents\n"
+              "agent = otrio.agents.make('greedy', env)\n"
+              "print(type(env.unwrapped).__name__, type(agent).__name__)\n")
+    result = _run([installed["python"], "-c", script], env=env, cwd=cwd)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.split() == ["raw_env", "GreedyOceanos"]

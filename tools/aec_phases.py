@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-import envs
+from otrio import envs
 
 
 def main() -> None:

@@ -17,10 +17,9 @@ import os
 import time
 
 import numpy as np
+from otrio.envs.core.rng import derive_seed
 
-import agents
-import envs
-from envs.core.rng import derive_seed
+from otrio import agents, envs
 
 
 def measure(spec: str, env_id: str, players: int, games: int, opponent: str,

@@ -18,8 +18,9 @@ from __future__ import annotations
 import argparse
 import statistics
 
-import envs
-from benchmarks.throughput import aec_random_play, connect_four_fn
+from otrio.benchmarks.throughput import aec_random_play, connect_four_fn
+
+from otrio import envs
 
 WARM_UP_STEPS = 2_000
 REFERENCE_SHARE = 3  # reference steps per chunk = game steps // this

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agents.stats import wilson  # noqa: E402
+from otrio.agents.stats import wilson  # noqa: E402
 
 TARGET = 0.8
 
@@ -42,9 +42,8 @@ def _example(name: str):
 def run_sb3(args) -> dict:
     """MaskablePPO through integrations.SelfPlay (the learner's seat rotates at random)."""
     import torch
+    from otrio.integrations import SelfPlay
     from sb3_contrib import MaskablePPO
-
-    from integrations import SelfPlay
 
     torch.set_num_threads(args.threads)
     recipe = _example("sb3_maskable_ppo")

@@ -4,7 +4,7 @@
     python tools/openspiel_attack.py [--strings 2000] [--seed 0]
 
 For each game, ``--strings`` serialized states (seeded random games at every player
-count, cut at random points) are broken by :func:`envs.core.testing.mutate_text` and
+count, cut at random points) are broken by :func:`otrio.envs.core.testing.mutate_text` and
 read back, half as a state string, half as a whole game-and-state text. Each outcome
 is counted: the one error (``StateStringError``); OpenSpiel's own error where a
 mutation took every otrio game's name out of a whole text (OpenSpiel reads those
@@ -26,9 +26,8 @@ import time
 
 import numpy as np
 import pyspiel
-
-from envs.core.testing import mutate_text
-from integrations import openspiel
+from otrio.envs.core.testing import mutate_text
+from otrio.integrations import openspiel
 
 
 def samples(env_id: str, count: int, rng: np.random.Generator) -> list:

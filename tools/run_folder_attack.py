@@ -6,7 +6,7 @@ finished run (tools/tiny_runs.py) whose files are broken one at a time, then res
 
 For each kind, every file the run keeps that a resume may read (its JSON and JSON-lines
 files, value-data shards, training checkpoints; not its reports, figures and tables) is
-mutated in turn: text files by :func:`envs.core.testing.mutate_text` (a character
+mutated in turn: text files by :func:`otrio.envs.core.testing.mutate_text` (a character
 changed, a span cut, doubled or truncated, JSON punctuation, ``NaN``, huge numbers or a
 lone surrogate spliced in, one JSON value made huge, negative, of another type, nested
 or dropped) -- a JSON-lines file one random line of it, or now and then the whole file
@@ -50,9 +50,8 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-
-from envs.core.errors import OtrioError
-from envs.core.testing import mutate_text
+from otrio.envs.core.errors import OtrioError
+from otrio.envs.core.testing import mutate_text
 
 try:
     from tools import tiny_runs
@@ -143,7 +142,7 @@ def mutate_file(path: Path, rng: np.random.Generator) -> bytes:
 def result(folder: Path, kind: str) -> dict[str, object]:
     """The run's result (``RESULTS``), wall times aside: JSON by its values, a shard by
     its content digest, any other file by its bytes (None: missing)."""
-    from training.value_store import content_digest, read_shard
+    from otrio.training.value_store import content_digest, read_shard
 
     out: dict[str, object] = {}
     for rel in RESULTS[kind]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from envs.core.config import validate
+from otrio.envs.core.config import validate
 
 CONFIGS: dict[str, dict] = {
     "tournament": dict(game="oceanos_v0", game_config={"num_players": 2},
@@ -53,58 +53,58 @@ TINY_TRAINING = CONFIGS["training"]
 
 
 def tournament(output: Path, **kw):
-    from benchmarks.tournament import TournamentConfig, run
+    from otrio.benchmarks.tournament import TournamentConfig, run
 
     return run(TournamentConfig(**{**CONFIGS["tournament"], "output": str(output), **kw}),
                progress=False)
 
 
 def balance(output: Path, **kw):
-    from benchmarks.balance import BalanceConfig, run
+    from otrio.benchmarks.balance import BalanceConfig, run
 
     return run(BalanceConfig(**{**CONFIGS["balance"], "output": str(output), **kw}),
                progress=False)
 
 
 def setup_search(output: Path, **kw):
-    from benchmarks.balance import BalanceConfig
-    from benchmarks.balance_search import run
+    from otrio.benchmarks.balance import BalanceConfig
+    from otrio.benchmarks.balance_search import run
 
     return run(BalanceConfig(**{**CONFIGS["setup search"], "output": str(output), **kw}),
                progress=False)
 
 
 def search_study(output: Path, **kw):
-    from benchmarks.search import SearchBenchConfig, run
+    from otrio.benchmarks.search import SearchBenchConfig, run
 
     return run(SearchBenchConfig(**{**CONFIGS["search study"], "output": str(output), **kw}),
                progress=False)
 
 
 def training(output: Path, total_timesteps: int = 128, **kw):
-    from training.config import TrainConfig
-    from training.train import train
+    from otrio.training.config import TrainConfig
+    from otrio.training.train import train
 
     return train(validate(TrainConfig, {**CONFIGS["training"], "total_timesteps": total_timesteps,
                                         "output": str(output), **kw}), progress=False)
 
 
 def evaluation(output: Path, games: int | None = None):
-    from training.train import evaluate_snapshots
+    from otrio.training.train import evaluate_snapshots
 
     return evaluate_snapshots(output, games)
 
 
 def distillation(output: Path, **kw):
-    from training.config import TrainConfig
-    from training.distill import distill
+    from otrio.training.config import TrainConfig
+    from otrio.training.distill import distill
 
     return distill(validate(TrainConfig, {**CONFIGS["distillation"], "output": str(output),
                                           **kw}), progress=False)
 
 
 def value_data(output: Path, **kw):
-    from training.value_data import ValueDataConfig, generate
+    from otrio.training.value_data import ValueDataConfig, generate
 
     return generate(ValueDataConfig(**{**CONFIGS["value data"], **kw}), output, progress=False)
 

@@ -35,8 +35,7 @@ def main() -> None:
     args = parser.parse_args()
     import gymnasium as gym
     import numpy as np
-
-    from agents.weights import load_policy, save_policy
+    from otrio.agents.weights import load_policy, save_policy
 
     policy, manifest = load_policy(args.agent)
     if manifest.policy.encoder != "mlp" or manifest.hints:

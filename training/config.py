@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
+from otrio.envs.core.config import StrictModel, load_yaml, validate
+from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.paths import find_file, rebase_file, rebase_spec, where_looked
 from pydantic import Field, field_validator, model_validator
-
-from envs.core.config import StrictModel, load_yaml, validate
-from envs.core.errors import ConfigError
-from envs.core.paths import find_file, rebase_file, rebase_spec, where_looked
 
 
 class PPOParams(StrictModel):
@@ -156,7 +155,7 @@ class TrainConfig(StrictModel):
     @field_validator("hints")
     @classmethod
     def _known_hints(cls, v: str | None) -> str | None:
-        from agents.hints import HINT_KINDS
+        from otrio.agents.hints import HINT_KINDS
 
         if v is not None and v not in HINT_KINDS:
             raise ValueError(f"unknown hints {v!r} (use {', '.join(HINT_KINDS)}, or leave it out)")
@@ -271,7 +270,7 @@ def load_train_config(path: str | Path, smoke: bool = False, **overrides: Any) -
 
     ``path`` and the files the config names (the agent specs of ``eval.opponents``,
     ``imitation.teacher`` and the distillation teachers; ``init_policy``) follow
-    :mod:`envs.core.paths`: a relative path beside the config becomes absolute; others
+    :mod:`otrio.envs.core.paths`: a relative path beside the config becomes absolute; others
     are looked up in the current folder, then in the installed package, when opened."""
     path = find_file(path)
     data = load_yaml(path, "training config", where_looked(path)) or {}
@@ -287,7 +286,7 @@ def load_train_config(path: str | Path, smoke: bool = False, **overrides: Any) -
 
 def rebase_paths(cfg: TrainConfig, folder: Path) -> TrainConfig:
     """``cfg`` with every file it names that lies beside its config (in ``folder``) made
-    absolute (:func:`envs.core.paths.rebase_spec`)."""
+    absolute (:func:`otrio.envs.core.paths.rebase_spec`)."""
     update: dict[str, Any] = {"eval": cfg.eval.model_copy(update={
         "opponents": [rebase_spec(spec, folder) for spec in cfg.eval.opponents]})}
     if cfg.imitation is not None:

@@ -4,7 +4,7 @@ Anthony, Tian and Barber (2017) and AlphaZero: a network learns to imitate a sea
 (policy) and to predict the game's outcome (value); the next round's search uses the
 network, and so on. Each round ``k`` of ``distill.rounds``:
 
-1. **teacher games** (:mod:`training.distill_data`): ``games`` seeded games per player
+1. **teacher games** (:mod:`otrio.training.distill_data`): ``games`` seeded games per player
    count with the round's ``teacher`` in every seat, whose ``{previous}`` is the previous
    round's network (``mcts:net={previous},rollout=net`` searches with it); played on
    ``--workers N`` processes or on Ray (``--backend ray``), the same records either way;
@@ -22,14 +22,14 @@ The run folder: ``config.json``; per round ``round_K/`` with ``run.json`` and
 network and optimizer after each epoch, safetensors + JSON: a run stopped mid-fit
 resumes at the next epoch and ends with the same weights), ``fit.jsonl`` (losses per
 epoch), ``net.json``/``net.safetensors``, ``eval.json`` and ``round.json``, the
-round's record binding those four by sha256 (:mod:`training.distill_record`: a file it
+round's record binding those four by sha256 (:mod:`otrio.training.distill_record`: a file it
 names that has changed is refused, one it does not name is computed again);
 ``rounds.jsonl`` (one line per round: data, compute, strength; recomputed on every
-call), ``report.md`` and ``strength.png`` (:mod:`training.distill_report`), and
+call), ``report.md`` and ``strength.png`` (:mod:`otrio.training.distill_report`), and
 TensorBoard logs in ``tb/``. Every file and folder is opened through
-:mod:`agents.run_folder` (no link followed, bounded reads). Nothing in the folder is
+:mod:`otrio.agents.run_folder` (no link followed, bounded reads). Nothing in the folder is
 unpickled; every record is re-played and its labels audited
-(:func:`training.distill_data.audit`) before it is learned from.
+(:func:`otrio.training.distill_data.audit`) before it is learned from.
 """
 
 from __future__ import annotations
@@ -39,10 +39,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-from envs.core.config import validate
-from envs.core.errors import ConfigError, StateError
-from envs.core.rng import derive_seed, make_rng
+from otrio.envs.core.config import validate
+from otrio.envs.core.errors import ConfigError, StateError
+from otrio.envs.core.rng import derive_seed, make_rng
 
 from .config import DistillParams, TrainConfig
 from .distill_data import Examples, TeacherTask, audit, examples, teacher_game
@@ -74,8 +73,7 @@ def teacher_spec(template: str, previous: Path | None, k: int) -> str:
 
 def check_distill(cfg: TrainConfig) -> None:
     """The config's problems that would stop the run, before any folder is made."""
-    import agents
-    import envs
+    from otrio import agents, envs
 
     params = cfg.distill
     for k, rnd in enumerate(params.rounds, 1):
@@ -96,8 +94,8 @@ def check_distill(cfg: TrainConfig) -> None:
 
 def _compare_config(folder: Path, cfg: TrainConfig) -> None:
     """Refuse a folder that holds a run of another config; rounds may be appended. The
-    saved config is read as untrusted data (:func:`agents.run_folder.read_json`)."""
-    from agents.run_folder import exists, read_json, write_text
+    saved config is read as untrusted data (:func:`otrio.agents.run_folder.read_json`)."""
+    from otrio.agents.run_folder import exists, read_json, write_text
 
     config_file = folder / CONFIG_FILE
     saved = cfg.model_dump(mode="json")
@@ -123,11 +121,11 @@ def _compare_config(folder: Path, cfg: TrainConfig) -> None:
 def distill(cfg: TrainConfig, workers: int = 1, backend: str = "local",
             ray_address: str | None = None, progress: bool = True) -> Path:
     """Run (or resume) every round; return the last round's network (its manifest)."""
-    from agents.run_lock import RunLock
+    from otrio.agents.run_lock import RunLock
 
     if cfg.distill is None:
         raise ConfigError("this training config has no distill section")
-    from agents.run_folder import check_run_folder
+    from otrio.agents.run_folder import check_run_folder
 
     check_distill(cfg)
     resolve_device(cfg.distill.device)
@@ -140,8 +138,7 @@ def distill(cfg: TrainConfig, workers: int = 1, backend: str = "local",
 
 def _rounds(cfg, folder, workers, backend, ray_address, progress) -> Path:
     import torch
-
-    from agents.run_folder import real_dir, write_text
+    from otrio.agents.run_folder import real_dir, write_text
 
     from .distill_report import write_report
 
@@ -197,9 +194,10 @@ def generate(cfg: TrainConfig, k: int, spec: str, here: Path, workers: int, back
              ray_address: str | None, progress: bool) -> list[dict]:
     """Play (or finish) round ``k``'s teacher games into ``here/games.jsonl``; return
     every record, in game order."""
-    import envs
-    from agents.parallel import run_ordered
-    from agents.records import RECORDS_FILE, RecordWriter, open_run
+    from otrio.agents.parallel import run_ordered
+    from otrio.agents.records import RECORDS_FILE, RecordWriter, open_run
+
+    from otrio import envs
 
     from .distill_data import teacher_schema
 
@@ -239,11 +237,11 @@ def new_network(cfg: TrainConfig, seed: int):
     """A fresh policy-value network (trunk encoder, linear heads) for ``cfg.game``."""
     import gymnasium
     import torch
+    from otrio.agents.encoders import policy_kwargs
+    from otrio.agents.hints import observation_size
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    import envs
-    from agents.encoders import policy_kwargs
-    from agents.hints import observation_size
+    from otrio import envs
 
     env = envs.make(cfg.game, **cfg.game_config)
     size = observation_size(env, cfg.hints)  # with greedy's hints appended, if it reads them
@@ -259,14 +257,14 @@ def new_network(cfg: TrainConfig, seed: int):
 
 def initial_network(cfg: TrainConfig):
     """Round 1's network loaded from ``distill.init``, refused unless it plays the run's
-    game and reads its observation (:func:`training.train.starting_network`)."""
+    game and reads its observation (:func:`otrio.training.train.starting_network`)."""
     from .train import starting_network
 
     return starting_network(cfg.distill.init, cfg, "distill.init")[0]
 
 
 def _meta(cfg: TrainConfig, k: int) -> dict:
-    import envs
+    from otrio import envs
 
     info = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info
     return {"env_id": info.env_id, "observation_size": info.observation_size,
@@ -289,12 +287,12 @@ def fit_round(cfg: TrainConfig, k: int, data: list[list[dict]], here: Path,
     """Fit round ``k``'s network to its window's teacher games (resuming a stopped fit)
     and export it; return ``(its manifest, the fit's lines)``. A network and fit log
     already there are used only if the round's record names them with their sha256
-    (:mod:`training.distill_record`); others are exported again from the fit state."""
+    (:mod:`otrio.training.distill_record`); others are exported again from the fit state."""
     import hashlib
     import warnings
 
-    from agents.run_folder import exists, read_json_lines, real_dir, write_text
-    from agents.weights import load_policy, save_policy
+    from otrio.agents.run_folder import exists, read_json_lines, real_dir, write_text
+    from otrio.agents.weights import load_policy, save_policy
 
     from .distill_record import ROUND_FILE, bound, digest, read_round, write_round
 
@@ -357,7 +355,7 @@ def fit(policy, train: Examples, test: Examples | None, params: DistillParams, s
     """Train ``policy`` in place: soft cross-entropy to the policy targets plus
     ``value_weight`` x the value MSE, AdamW, ``epochs`` passes in an order drawn per
     epoch from ``seed``. After each epoch the network, the optimizer and the lines so
-    far are saved in ``state_dir`` (:mod:`training.safe_state`); a call that finds them
+    far are saved in ``state_dir`` (:mod:`otrio.training.safe_state`); a call that finds them
     resumes after the last saved epoch. With ``select: best`` the network of the epoch
     with the lowest held-out loss (cross-entropy + ``value_weight`` x value MSE) is
     kept beside it and is what ``policy`` holds at the end (``selected_epoch`` in the
@@ -478,10 +476,10 @@ def assess(policy, rows: Examples, device="cpu", batch: int = 4096) -> dict[str,
 def evaluate_round(cfg: TrainConfig, k: int, net: Path, here: Path) -> dict:
     """The network alone against each evaluation opponent (``here/eval.json``, kept
     once measured for this number of games and believed only while the round's record
-    names it with its sha256: :mod:`training.distill_record`)."""
+    names it with its sha256: :mod:`otrio.training.distill_record`)."""
     import hashlib
 
-    from agents.run_folder import read_json, write_text
+    from otrio.agents.run_folder import read_json, write_text
 
     from .distill_record import bound, read_round, write_round
     from .train import evaluate

@@ -6,7 +6,7 @@ seat. Its record is plain JSON, one line of the round's ``games.jsonl``:
 
 - ``game``, ``seed``, ``num_players``, ``teacher`` (the spec), ``scores``, ``winners``,
   ``truncated``, ``decisions``, ``wall_time``;
-- ``replay``: the env, config and every action (:mod:`agents.replay`), which replays
+- ``replay``: the env, config and every action (:mod:`otrio.agents.replay`), which replays
   the game exactly;
 - ``labels``: one ``[step, seat, candidates, values]`` per decision with more than one
   legal action: the root candidates the search compared and each one's mean value to
@@ -14,7 +14,7 @@ seat. Its record is plain JSON, one line of the round's ``games.jsonl``:
   a teacher that does not search labels the move it played).
 
 A resumed round checks the records already in its folder against its tasks
-(:func:`teacher_schema`, applied by :mod:`agents.records`) before it counts them.
+(:func:`teacher_schema`, applied by :mod:`otrio.agents.records`) before it counts them.
 Before a network learns from them, :func:`audit` checks every label against the move
 played (listed among its candidates; valued highest where the teacher plays its best
 value) and plays one game in :data:`AUDIT_EVERY` again with its teacher, which must
@@ -29,7 +29,7 @@ acting seat's observation at each labelled step. A game's data depends only on i
 temperature)`` over its candidates (every other action 0; temperature 0: the best
 candidate alone; an unsearched decision: its one candidate). The value target is the
 acting seat's value of the finished game as the search scores a game's end
-(:func:`agents.mcts.outcome_values`: +1 a winner, -1 the others, plus ``margin`` times
+(:func:`otrio.agents.mcts.outcome_values`: +1 a winner, -1 the others, plus ``margin`` times
 the squashed score margin), mixed with ``value_mix`` of the search's own estimate of the
 position where it searched (its best candidate's mean value): one game's outcome is a
 single noisy draw shared by all of its ~80 positions, the search's estimate a mean of
@@ -44,11 +44,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from otrio.agents.records import Fields, RecordModel, RecordSchema, plain
+from otrio.agents.replay import REPLAY_FORMAT, ReplayField
+from otrio.envs.core.errors import StateError
 from pydantic import Field, ValidationInfo, model_validator
-
-from agents.records import Fields, RecordModel, RecordSchema, plain
-from agents.replay import REPLAY_FORMAT, ReplayField
-from envs.core.errors import StateError
 
 # the most rows one call of examples() allocates: 2 GB of Oceanos observations
 MAX_EXAMPLES = 200_000
@@ -71,8 +70,8 @@ class TeacherTask:
 def teacher_game(task: TeacherTask) -> dict[str, Any]:
     """Play ``task`` with the teacher in every seat and return its record (see the
     module docstring)."""
-    from agents.arena import GameTask, env_and_agents, outcome, play_task
-    from agents.replay import replay_field
+    from otrio.agents.arena import GameTask, env_and_agents, outcome, play_task
+    from otrio.agents.replay import replay_field
 
     start = time.perf_counter()
     n = int(task.config["num_players"])
@@ -110,7 +109,7 @@ def teacher_game(task: TeacherTask) -> dict[str, Any]:
 
 class TeacherRecord(RecordModel):
     """What :func:`teacher_game` writes, as the reader of a round's folder checks it
-    (:mod:`agents.records`): one score a seat, winners distinct seats (none in a
+    (:mod:`otrio.agents.records`): one score a seat, winners distinct seats (none in a
     truncated game), labels as :func:`check_labels` wants them (each of a seat at the
     table and a step of the game), and the actions kept.
     The round fixes each game's seed, player count, teacher and replay config
@@ -247,9 +246,10 @@ def check_labels(record: dict[str, Any], num_actions: int) -> list[list]:
 def plays_best_value(spec: str, env) -> bool:
     """Whether the teacher ``spec`` plays, at every decision it labels, the candidate of
     highest mean value (a flat search with common random numbers, ``crn=1``: see
-    :mod:`agents.mcts`); a tree search plays its most visited candidate instead."""
-    import agents
-    from agents.mcts import MCTSAgent
+    :mod:`otrio.agents.mcts`); a tree search plays its most visited candidate instead."""
+    from otrio.agents.mcts import MCTSAgent
+
+    from otrio import agents
 
     agent = agents.make(spec, env)
     return isinstance(agent, MCTSAgent) and bool(agent.options.crn)
@@ -260,7 +260,7 @@ def check_played(record: dict[str, Any], best_value: bool) -> None:
     and, when the teacher plays its best-valued candidate (``best_value``), gives that
     move the highest value (values are rounded to 4 places, which keeps the order): a
     label edited against the teacher's move is a StateError naming it."""
-    from agents.replay import record_actions
+    from otrio.agents.replay import record_actions
 
     actions = record_actions(record)[3]
     game = record.get("game", "?")
@@ -285,7 +285,7 @@ def audit(records: list[dict[str, Any]], every: int | None = None, rng=None) -> 
     the first record that fails."""
     import random
 
-    import envs
+    from otrio import envs
 
     if not records:
         return 0
@@ -326,19 +326,19 @@ def examples(records: list[dict[str, Any]], temperature: float, margin: float,
              progress: bool = False, value_mix: float = 0.0,
              hints: str | None = None) -> Examples:
     """The training rows of teacher-game records (see the module docstring): each
-    record is re-played and checked (:func:`agents.replay.replay_record`); a label whose
+    record is re-played and checked (:func:`otrio.agents.replay.replay_record`); a label whose
     seat is not the one to act or whose candidates are not legal there is refused.
     ``hints`` (``"greedy"``): each row's observation carries greedy's hints of it
-    (:mod:`agents.hints`), as a network of that kind reads it when it plays."""
+    (:mod:`otrio.agents.hints`), as a network of that kind reads it when it plays."""
+    from otrio.agents.mcts import outcome_values, squashed_margins
+    from otrio.agents.replay import ReplayError, record_actions, replay_record
     from tqdm import tqdm
 
-    import envs
-    from agents.mcts import outcome_values, squashed_margins
-    from agents.replay import ReplayError, record_actions, replay_record
+    from otrio import envs
 
     if not records:
         raise StateError("no teacher games to learn from")
-    from agents.hints import hint_size, make_hints
+    from otrio.agents.hints import hint_size, make_hints
 
     env_id, config, _, _ = record_actions(records[0])
     info = envs.make(env_id, **config).unwrapped.game.info

@@ -8,7 +8,7 @@ teacher plays against itself, every seat recorded:
 
 - the policy head by cross-entropy on the teacher's action (illegal actions masked);
 - the value head by regression on the seat's return from that decision on (the same
-  rewards, shaping included, that :class:`~training.selfplay.SelfPlayEnv` pays), so
+  rewards, shaping included, that :class:`~otrio.training.selfplay.SelfPlayEnv` pays), so
   PPO's first advantages are not noise that would undo the clone.
 """
 
@@ -17,11 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from otrio.agents.hints import make_hints
+from otrio.envs.core.rng import derive_seed, make_rng
 
-import agents
-import envs
-from agents.hints import make_hints
-from envs.core.rng import derive_seed, make_rng
+from otrio import agents, envs
 
 HELD_OUT_SHARE = 0.05  # games kept aside to report the clone's accuracy
 

@@ -4,13 +4,13 @@ A training run is saved at a rollout boundary (after an update, before the next
 rollout's first step), where nothing is half done: the rollout buffer is about to be
 cleared, and what the next steps read is
 
-- the policy's weights and the optimizer's state (:mod:`training.safe_state`:
+- the policy's weights and the optimizer's state (:mod:`otrio.training.safe_state`:
   safetensors + JSON, hash and shapes checked on load);
 - every generator: torch's global one (the learner's action sampling), numpy's global
   one (the minibatch permutations of ``train()``) and Python's ``random``; each
   self-play env's own generator (the learner's seat, the opponents drawn);
 - each env's game in progress, as what replays it
-  (:meth:`~training.selfplay.SelfPlayEnv.resume_state`: the generator and opponent pool
+  (:meth:`~otrio.training.selfplay.SelfPlayEnv.resume_state`: the generator and opponent pool
   at the game's start and the learner's actions since; every opponent, its generator
   and caches, and the hints are rebuilt by playing the same moves again), and the
   Monitor wrapper's rewards of that episode;
@@ -33,8 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from envs.core.errors import OtrioError, StateError
+from otrio.envs.core.errors import OtrioError, StateError
 
 from . import safe_state
 

@@ -16,7 +16,7 @@ most :data:`MAX_JSON_DEPTH` deep; the tensor file is a regular file (no link) wh
 size is the recorded one and at most :data:`MAX_STATE_BYTES`, hashed in chunks, and
 whose safetensors header is checked against the module's and the optimizer's own
 shapes before its tensors are read; tensors holding NaN or infinity are refused. A file
-that does not fit is one :class:`~envs.core.errors.StateError` line, and nothing in
+that does not fit is one :class:`~otrio.envs.core.errors.StateError` line, and nothing in
 either file is executed.
 """
 
@@ -29,8 +29,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from envs.core.bounded import clip, read_json
-from envs.core.errors import StateError
+from otrio.envs.core.bounded import clip, read_json
+from otrio.envs.core.errors import StateError
 
 FORMAT = "otrio-training-state"
 MAX_JSON_BYTES = 16 * 2**20  # the JSON half: hyper-parameters and a history, never large
@@ -40,8 +40,8 @@ MAX_STATE_BYTES = 1 << 30  # the tensors: a network and two moment estimates of 
 
 def _write_atomic(path: Path, data: bytes) -> None:
     """``path`` replaced by ``data`` without following a link
-    (:func:`agents.run_folder.write_atomic`)."""
-    from agents.run_folder import write_atomic
+    (:func:`otrio.agents.run_folder.write_atomic`)."""
+    from otrio.agents.run_folder import write_atomic
 
     write_atomic(path, data)
 
@@ -64,8 +64,7 @@ def save_state(stem: Path, module, optimizer, meta: dict[str, Any],
     none)."""
     import safetensors.torch
     import torch
-
-    from agents.weights import tensor_aliases
+    from otrio.agents.weights import tensor_aliases
 
     aliases = tensor_aliases(module)  # a shared encoder appears under several names
     tensors = {f"module.{k}": v.detach().cpu().contiguous()
@@ -112,9 +111,8 @@ def load_state(stem: Path, module, optimizer, extra: dict[str, Any] | None = Non
     tensors saved with them are put into the ``extra`` dict when one is given (their
     shapes are the caller's to check)."""
     import safetensors.torch
-
-    from agents.tensor_file import TensorFile, compare, non_finite, specs
-    from agents.weights import tensor_aliases
+    from otrio.agents.tensor_file import TensorFile, compare, non_finite, specs
+    from otrio.agents.weights import tensor_aliases
 
     doc_file = stem.with_suffix(".json")
     if doc_file.is_symlink():

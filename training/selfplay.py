@@ -10,7 +10,7 @@ the game (so a losing learner does get its final -1).
 Like the AEC env, this view is an adapter over the game's rules state (Pgx's split):
 it plays the state directly, so that the two opponent moves of a three-player game
 cost no AEC bookkeeping, and pays the same rewards by the same rule
-(:mod:`envs.core.rewards`, summed in the same order; a test replays its episodes
+(:mod:`otrio.envs.core.rewards`, summed in the same order; a test replays its episodes
 through the AEC env and compares every reward bit for bit).
 """
 
@@ -22,20 +22,19 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-
-import agents
-import envs
-from agents.hints import make_hints, observation_size
-from envs.core.aec import MaskCache
-from envs.core.errors import (
+from otrio.agents.hints import make_hints, observation_size
+from otrio.envs.core.aec import MaskCache
+from otrio.envs.core.errors import (
     ConfigError,
     IllegalActionError,
     OtrioError,
     StateError,
     checked_action,
 )
-from envs.core.rewards import TRUNCATED, settle
-from envs.core.rng import derive_seed, make_rng, rng_from_dict, rng_to_dict
+from otrio.envs.core.rewards import TRUNCATED, settle
+from otrio.envs.core.rng import derive_seed, make_rng, rng_from_dict, rng_to_dict
+
+from otrio import agents, envs
 
 SELF = "self"  # opponent kind: a frozen snapshot of the learner
 
@@ -66,8 +65,8 @@ class SnapshotAgent(agents.Agent):
         """``(policy, numpy forward or None)`` of the snapshot at ``path`` (cached)."""
         key = (str(path), sha256)
         if key not in cls._policies:
-            from agents.net import forward_of
-            from agents.weights import is_sb3_zip, load_policy, read_manifest
+            from otrio.agents.net import forward_of
+            from otrio.agents.weights import is_sb3_zip, load_policy, read_manifest
 
             if is_sb3_zip(path):
                 raise ConfigError(f"self-play snapshot {path} is a Stable-Baselines3 zip, which "
@@ -169,7 +168,7 @@ class SelfPlayEnv(gymnasium.Env):
         """The frozen learner snapshots that ``self`` opponents draw from: exported
         agents (``X.json``), each with the sha256 of its weights when ``sha256`` is given
         (a snapshot whose manifest names other weights is then refused when drawn)."""
-        from agents.weights import is_sb3_zip
+        from otrio.agents.weights import is_sb3_zip
 
         digests = list(sha256) if sha256 is not None else [None] * len(paths)
         if len(digests) != len(paths):

@@ -1,14 +1,14 @@
 """PPO self-play training: ``otrio train configs/train/GAME_ppo.yaml``.
 
-MaskablePPO (sb3-contrib) on :class:`~training.selfplay.SelfPlayEnv`, optionally
-warm-started by cloning a teacher (:mod:`training.imitation`: ``imitation.jsonl`` and
+MaskablePPO (sb3-contrib) on :class:`~otrio.training.selfplay.SelfPlayEnv`, optionally
+warm-started by cloning a teacher (:mod:`otrio.training.imitation`: ``imitation.jsonl`` and
 the clone ``imitation.json``) and, if configured, a value warm-up with the clone's
 policy frozen. The run folder holds
 
 - ``config.json``, TensorBoard logs (``tb/``) and ``eval.jsonl`` (win rates with 95%
   intervals against random and greedy);
 - ``checkpoints/resume.json`` + ``resume.safetensors``: the whole training state
-  (:mod:`training.resume`: weights, optimizer, every generator, the games in progress,
+  (:mod:`otrio.training.resume`: weights, optimizer, every generator, the games in progress,
   the opponent pool, the counters), saved at a rollout boundary every
   ``checkpoint_interval`` and at the end; a re-run of the same config resumes from it
   and ends with the same weights and evaluations as a run never interrupted;
@@ -34,9 +34,9 @@ import re
 import time
 from pathlib import Path
 
-from envs.core.config import validate
-from envs.core.errors import ConfigError, StateError
-from envs.core.rng import derive_seed
+from otrio.envs.core.config import validate
+from otrio.envs.core.errors import ConfigError, StateError
+from otrio.envs.core.rng import derive_seed
 
 from .config import TrainConfig
 
@@ -55,7 +55,7 @@ RESUMABLE_CHANGES = ("total_timesteps", "eval", "output")
 
 def checkpoint_meta(model, cfg: TrainConfig) -> dict:
     """The metadata that ties a model of this run to its game."""
-    import envs
+    from otrio import envs
 
     info = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info
     return {
@@ -84,7 +84,7 @@ def save_checkpoint(model, path: Path, cfg: TrainConfig) -> None:
 def save_agent(model, path: Path, cfg: TrainConfig) -> Path:
     """Save the model's policy in the safe format (``PATH.json`` and
     ``PATH.safetensors``, ``agents/weights.py``); return the manifest's path."""
-    from agents.weights import save_policy
+    from otrio.agents.weights import save_policy
 
     return save_policy(model.policy, path, checkpoint_meta(model, cfg))
 
@@ -109,9 +109,10 @@ def make_vec_env(cfg: TrainConfig):
 
 def evaluate(checkpoint: Path, cfg: TrainConfig, games: int, seed: int) -> dict[str, dict]:
     """Win rate of a checkpoint against each eval opponent, seats rotated."""
-    import envs
-    from agents.arena import GameTask, outcome, play_task
-    from agents.stats import wilson
+    from otrio.agents.arena import GameTask, outcome, play_task
+    from otrio.agents.stats import wilson
+
+    from otrio import envs
 
     n = envs.make(cfg.game, **cfg.game_config).unwrapped.num_players
     results = {}
@@ -133,9 +134,8 @@ def evaluate(checkpoint: Path, cfg: TrainConfig, games: int, seed: int) -> dict[
 
 def _callback(cfg: TrainConfig, folder: Path, run: dict | None = None):
     """The training callback; ``run``: the run block of a resume state to go on from."""
+    from otrio.agents.weights import read_manifest
     from stable_baselines3.common.callbacks import BaseCallback
-
-    from agents.weights import read_manifest
 
     class TrainingCallback(BaseCallback):
         """Checkpoints (at rollout boundaries, the points a run restores exactly),
@@ -198,7 +198,7 @@ def _run_block(cfg: TrainConfig, folder: Path, counters: dict | None, snapshots:
     """The run's own part of a resume state: the config it belongs to, the callback's
     counters, every snapshot written (the self-play pool is its tail) and how much of
     ``eval.jsonl`` had been written."""
-    from agents.run_folder import exists, read_bytes
+    from otrio.agents.run_folder import exists, read_bytes
 
     log = folder / EVAL_LOG
     data = read_bytes(log, folder, limit=MAX_LOG_BYTES) if exists(log) else b""
@@ -208,7 +208,7 @@ def _run_block(cfg: TrainConfig, folder: Path, counters: dict | None, snapshots:
 
 
 def write_checkpoint(model, cfg: TrainConfig, folder: Path, run: dict) -> None:
-    """Save the training state (``checkpoints/resume.*``, :mod:`training.resume`) and the
+    """Save the training state (``checkpoints/resume.*``, :mod:`otrio.training.resume`) and the
     policy as an agent (``checkpoints/last.*``); the state's JSON is written last, so a
     crash leaves the previous checkpoint whole."""
     from . import resume
@@ -225,7 +225,7 @@ def write_checkpoint(model, cfg: TrainConfig, folder: Path, run: dict) -> None:
 
 
 def _run_eval(model, cfg: TrainConfig, folder: Path, timesteps: int, logger=None) -> dict:
-    from agents.run_folder import open_append
+    from otrio.agents.run_folder import open_append
 
     # the safe format: playing it needs no trust, in this process or the workers
     path = save_agent(model, folder / "eval_current.json", cfg)
@@ -251,7 +251,7 @@ def _warm_start(model, cfg: TrainConfig, folder: Path, progress: bool) -> None:
     """Clone the teacher into the fresh policy, save it and evaluate it (timestep 0);
     then the value warm-up, if any, and a checkpoint (a later interruption resumes
     after the warm start)."""
-    from agents.run_folder import write_text
+    from otrio.agents.run_folder import write_text
 
     from .imitation import clone, collect
 
@@ -301,8 +301,7 @@ def _value_warmup(model, timesteps: int, progress: bool) -> None:
 def check_before_start(cfg: TrainConfig) -> None:
     """Every problem of the config that would stop the run, raised before the output
     folder is made: the game and its config, the learner's seat, the agents named."""
-    import agents
-    import envs
+    from otrio import agents, envs
 
     env = envs.make(cfg.game, **cfg.game_config)  # unknown game, bad config, player count
     players = env.unwrapped.num_players
@@ -321,8 +320,8 @@ def train(cfg: TrainConfig, progress: bool = True) -> Path:
     """Train (or resume) and return the path of the final agent (``final.json``).
 
     The config is checked before the output folder is made, and the folder is locked
-    (:class:`~agents.run_lock.RunLock`: one run per folder) while the run trains."""
-    from agents.run_lock import RunLock
+    (:class:`~otrio.agents.run_lock.RunLock`: one run per folder) while the run trains."""
+    from otrio.agents.run_lock import RunLock
 
     from .config import plan
 
@@ -353,7 +352,7 @@ def _refuse_zips(folder: Path) -> None:
 def _check_folder(folder: Path, cfg: TrainConfig) -> None:
     """Refuse a folder this config cannot train in: another config's run, files of a run
     with no config.json, or an SB3 zip anywhere a run keeps its files."""
-    from agents.run_folder import check_run_folder, exists, read_json
+    from otrio.agents.run_folder import check_run_folder, exists, read_json
 
     _refuse_zips(folder)
     config_file = folder / "config.json"
@@ -380,7 +379,7 @@ def _resume(model, cfg: TrainConfig, folder: Path, stem: Path) -> dict:
     checking that it is this run's (its config, the snapshots it lists and the log it
     saw); return its run block. Once it is restored, ``eval.jsonl`` loses the lines
     written after the checkpoint (the resumed run writes them again, identical)."""
-    from agents.run_folder import exists, truncate
+    from otrio.agents.run_folder import exists, truncate
 
     from . import resume
 
@@ -418,7 +417,7 @@ def _resume(model, cfg: TrainConfig, folder: Path, stem: Path) -> dict:
 def _check_snapshot(path: Path, digest: str) -> None:
     """A :class:`StateError` unless ``path`` is the snapshot the record lists (its
     manifest names weights of sha256 ``digest``, and those weights are there)."""
-    from agents.weights import read_manifest
+    from otrio.agents.weights import read_manifest
 
     if path.is_symlink():
         raise StateError(f"its snapshot {path.name} is a symbolic link: a run reads only its "
@@ -434,7 +433,7 @@ def _check_snapshot(path: Path, digest: str) -> None:
 def _checked_log(log: Path, saved, folder: Path) -> int:
     """How many bytes of ``eval.jsonl`` the checkpoint saw (a :class:`StateError` if
     that part has changed since)."""
-    from agents.run_folder import exists, read_bytes
+    from otrio.agents.run_folder import exists, read_bytes
 
     if not isinstance(saved, dict) or not isinstance(saved.get("bytes"), int):
         raise StateError(f"its record of {log.name} is corrupt")
@@ -447,9 +446,8 @@ def _checked_log(log: Path, saved, folder: Path) -> int:
 
 def _new_model(cfg: TrainConfig, vec, tb: str):
     """The MaskablePPO of this config, freshly initialised from its seed."""
+    from otrio.agents.encoders import policy_kwargs
     from sb3_contrib import MaskablePPO
-
-    from agents.encoders import policy_kwargs
 
     p = cfg.ppo
     init = _initial_policy(cfg)
@@ -468,8 +466,7 @@ def _new_model(cfg: TrainConfig, vec, tb: str):
 def _train_in_locked_folder(cfg: TrainConfig, progress: bool) -> Path:
     """:func:`train` once its folder is locked."""
     import torch
-
-    from agents.run_folder import no_links_under, read_json_lines, real_dir, write_text
+    from otrio.agents.run_folder import no_links_under, read_json_lines, real_dir, write_text
 
     from . import safe_state
 
@@ -525,9 +522,10 @@ def starting_network(path: str, cfg: TrainConfig, key: str):
     """``(policy, manifest)`` of an exported network a run starts from (``key`` names the
     config key in errors: ``init_policy``, ``distill.init``), refused unless it plays
     this run's game and reads its observation (size and hints)."""
-    import envs
-    from agents.weights import load_policy, misfit
-    from envs.core.paths import find_file
+    from otrio.agents.weights import load_policy, misfit
+    from otrio.envs.core.paths import find_file
+
+    from otrio import envs
 
     policy, manifest = load_policy(find_file(path))  # here, else the package
     info = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info
@@ -543,7 +541,7 @@ def _initial_policy(cfg: TrainConfig):
     (``init_policy``), checked against the game; None without one."""
     if cfg.init_policy is None:
         return None
-    from agents.weights import policy_kwargs_of
+    from otrio.agents.weights import policy_kwargs_of
 
     policy, manifest = starting_network(cfg.init_policy, cfg, "init_policy")
     return policy, policy_kwargs_of(manifest)
@@ -551,8 +549,9 @@ def _initial_policy(cfg: TrainConfig):
 
 def _hint_size(cfg: TrainConfig) -> int:
     """How many hint floats end the learner's observation (0: no hints)."""
-    import envs
-    from agents.hints import hint_size
+    from otrio.agents.hints import hint_size
+
+    from otrio import envs
 
     if cfg.hints is None:
         return 0
@@ -562,7 +561,7 @@ def _hint_size(cfg: TrainConfig) -> int:
 def _run_config(folder: Path) -> TrainConfig:
     """The config of the PPO training run in ``folder``; a one-line :class:`ConfigError`
     for a folder that is not one."""
-    from agents.run_folder import read_json
+    from otrio.agents.run_folder import read_json
 
     config_file = folder / "config.json"
     if not folder.is_dir() or not (config_file.is_file() or config_file.is_symlink()):
@@ -599,7 +598,7 @@ def _read_done(out: Path, folder: Path) -> set[tuple[str, int]]:
     """``(checkpoint, games)`` of every line of ``eval_snapshots.jsonl`` (read bounded,
     no link followed); a one-line :class:`ConfigError` naming a line that is not such a
     record."""
-    from agents.run_folder import exists, read_json_lines
+    from otrio.agents.run_folder import exists, read_json_lines
 
     done = set()
     if not exists(out):
@@ -623,7 +622,7 @@ def evaluate_snapshots(folder: Path, games: int | None = None,
     evaluation uses at that timestep; one line per checkpoint and game count is
     appended to ``eval_snapshots.jsonl`` (one already there is skipped, so an
     interrupted call resumes). The folder is locked while it runs
-    (:class:`~agents.run_lock.RunLock`: not while another evaluate-run or a training run
+    (:class:`~otrio.agents.run_lock.RunLock`: not while another evaluate-run or a training run
     writes there). Returns every line of the file.
 
     A run's agents are exported agents (safetensors + JSON): they load without running
@@ -632,9 +631,15 @@ def evaluate_snapshots(folder: Path, games: int | None = None,
     """
     import tempfile
 
-    from agents.run_folder import exists, open_append, read_json_lines, real_dir
-    from agents.run_lock import RunLock
-    from agents.weights import is_sb3_zip, load_sb3_zip, read_manifest, require_trust, save_policy
+    from otrio.agents.run_folder import exists, open_append, read_json_lines, real_dir
+    from otrio.agents.run_lock import RunLock
+    from otrio.agents.weights import (
+        is_sb3_zip,
+        load_sb3_zip,
+        read_manifest,
+        require_trust,
+        save_policy,
+    )
 
     if games is not None and (isinstance(games, bool) or not isinstance(games, int) or games < 1):
         raise ConfigError(f"--games must be a whole number >= 1, got {games!r}")
@@ -676,7 +681,7 @@ def checkpoint_metadata(path: Path) -> dict:
     """The metadata that ties an SB3 zip of an older run to its game: the ``.json``
     beside it, or, for a self-play snapshot (``RUN/snapshots/step_N.zip``, saved without
     one), the run's last checkpoint's with ``timesteps`` N."""
-    from agents.ppo import metadata_path, read_metadata
+    from otrio.agents.ppo import metadata_path, read_metadata
 
     beside = metadata_path(path)
     if beside.exists():
@@ -700,8 +705,8 @@ def export_checkpoint(source: Path, target: Path, trust: bool | None = None) -> 
     ``OTRIO_TRUST_CHECKPOINTS=1``; a snapshot's metadata is taken from its run).
     Returns the manifest's path.
     """
-    from agents import weights
-    from agents.weights import agent_stem, is_sb3_zip, load_policy, load_sb3_zip, save_policy
+    from otrio.agents import weights
+    from otrio.agents.weights import agent_stem, is_sb3_zip, load_policy, load_sb3_zip, save_policy
 
     stem = agent_stem(target)
     if is_sb3_zip(source):

@@ -9,7 +9,7 @@ across the whole game, **every seat's observation** with that seat's outcome:
 - ``margin``: the seat's final score minus the best rival's (raw points; the search's
   baseline judges a position by the same difference, taken mid-game);
 - ``now``: that difference at the sampled position (the score-margin baseline that a
-  value model must beat, :mod:`training.value_report`);
+  value model must beat, :mod:`otrio.training.value_report`);
 - ``progress``: the position's place in the game (its choice decision's index over the
   game's choice decisions, 0 at the first), for per-quarter reports;
 - ``seat``, ``acting`` (the seat is the one to move), ``players``, ``game`` (its index
@@ -19,14 +19,14 @@ across the whole game, **every seat's observation** with that seat's outcome:
 game's generator), ``explore`` (greedy, but at a share ``eps`` of its decisions a
 uniform pick among greedy's ``top`` best moves: the coverage a value needs of the
 positions just off greedy's line) and ``random``; ``value:PATH`` seats the fast value
-agent (:mod:`agents.value_agent`), exploring as ``explore`` does, so that a later round
+agent (:mod:`otrio.agents.value_agent`), exploring as ``explore`` does, so that a later round
 learns from the positions its own choices lead to (DouZero's loop: a value fitted on
 someone else's play is exploited by the argmax that chooses with it). Each seat of each game draws its policy from the mixture.
 
 **Shards and records.** A run is a folder of shards (``shard_00000.npz``, numpy arrays,
 no pickle) of ``shard_games`` games at one player count, and ``manifest.json``: the
 config and, per shard written, its player count, rows and the digest of its arrays
-(the files: :mod:`training.value_store`). A shard also keeps what
+(the files: :mod:`otrio.training.value_store`). A shard also keeps what
 re-plays it: each game's seed, policies and actions; :func:`verify_shard` re-plays every
 game through the engine (no agent) and checks every row and label, so data counts only
 after it is verified (a resume verifies what it keeps; a fit verifies what it reads).
@@ -49,11 +49,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from otrio.envs.core.config import StrictModel
+from otrio.envs.core.errors import ConfigError, StateError
+from otrio.envs.core.rng import derive_seed, make_rng
 from pydantic import Field, field_validator, model_validator
-
-from envs.core.config import StrictModel
-from envs.core.errors import ConfigError, StateError
-from envs.core.rng import derive_seed, make_rng
 
 from .value_store import (
     DTYPES,
@@ -94,7 +93,7 @@ class ValueDataConfig(StrictModel):
 
     @model_validator(mode="after")
     def _check(self) -> ValueDataConfig:
-        import envs
+        from otrio import envs
 
         if "num_players" in self.config:
             raise ValueError("config.num_players: give the counts in players")
@@ -143,7 +142,7 @@ class _Seats:
     """The policies of one process, built once: greedy, and any value agents."""
 
     def __init__(self, env):
-        import agents
+        from otrio import agents
 
         self.env = env
         self.game = env.unwrapped.game
@@ -152,7 +151,7 @@ class _Seats:
 
     def value_agent(self, name: str):
         if name not in self.values:
-            import agents
+            from otrio import agents
 
             self.values[name] = agents.make(name, self.env)
         return self.values[name]
@@ -177,7 +176,7 @@ _SEATS: dict[str, _Seats] = {}
 
 
 def _env_for(task: ShardTask):
-    import envs
+    from otrio import envs
 
     key = f"{task.cfg.env}|{task.num_players}|{json.dumps(task.cfg.config, sort_keys=True)}"
     if key not in _SEATS:
@@ -385,8 +384,8 @@ def _entry(task: ShardTask, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
 def model_digests(cfg: ValueDataConfig) -> dict[str, str]:
     """The sha256 of each value model the mixture seats (``value:PATH``): a model fitted
     again in place is another policy, so a run that seated it is another run."""
-    from agents.value_agent import parse_value_spec
-    from envs.core.paths import find_file
+    from otrio.agents.value_agent import parse_value_spec
+    from otrio.envs.core.paths import find_file
 
     out = {}
     for name in sorted(cfg.mixture):
@@ -404,10 +403,9 @@ def generate(cfg: ValueDataConfig, folder: str | Path, workers: int = 1, backend
              ray_address: str | None = None, progress: bool = True) -> dict[str, Any]:
     """Play (or resume) the run into ``folder``: every shard of the config, verified.
     Returns the summary (games, rows, positions a second)."""
+    from otrio.agents.parallel import run_ordered
+    from otrio.agents.run_lock import RunLock
     from tqdm import tqdm
-
-    from agents.parallel import run_ordered
-    from agents.run_lock import RunLock
 
     folder = Path(folder)
     with RunLock(folder):

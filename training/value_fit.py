@@ -3,7 +3,7 @@
 The rows of a run are split **by game** (never inside one): games whose index ends in
 0 are the *test* set that the calibration gate reads (``training/value_report.py``),
 games ending in 1 the *validation* set that stops the fit, the rest train. The model
-(:mod:`agents.value`) is an MLP of the observation standardised by each feature's mean
+(:mod:`otrio.agents.value`) is an MLP of the observation standardised by each feature's mean
 and spread in the training rows (folded into the first layer at export, so the model
 reads the raw observation); its loss is the binary cross-entropy of the win logit
 against the win share (a soft target) plus ``aux`` times the squared error of the
@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from otrio.envs.core.config import StrictModel
 from pydantic import Field
-
-from envs.core.config import StrictModel
 
 TEST, VALID = 0, 1  # game index mod 10
 SPREAD_FLOOR = 0.1
@@ -88,7 +87,7 @@ def _losses(net, x, win, margin, aux: float):
 def fit(rows: dict[str, np.ndarray], score_scale: float, cfg: ValueFitConfig,
         progress: bool = True) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Fit on ``rows``' train split, stop on its validation split; ``(tensors, log)``:
-    the weights as :func:`agents.value.save_value_model` takes them, and each epoch's
+    the weights as :func:`otrio.agents.value.save_value_model` takes them, and each epoch's
     losses."""
     import torch
     from tqdm import tqdm
@@ -151,8 +150,9 @@ def fit_and_export(data: list[str | Path], target: str | Path, cfg: ValueFitConf
                    players: list[int] | None = None, progress: bool = True) -> Path:
     """Load (and verify) every run folder in ``data``, fit, export to ``target``
     (``X.json`` beside ``X.safetensors``); the manifest's path."""
-    import envs
-    from agents.value import save_value_model
+    from otrio.agents.value import save_value_model
+
+    from otrio import envs
 
     from .value_data import load_rows
     from .value_store import content_digest, read_manifest

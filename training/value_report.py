@@ -2,7 +2,7 @@
 score margin, in every part of the game, before anyone plays with it?
 
 On the *test* games of a value-data run (game index ending in 0: never trained or
-validated on, :func:`training.value_fit.split`), per player count and per quarter of
+validated on, :func:`otrio.training.value_fit.split`), per player count and per quarter of
 the game (``progress``), for "this seat wins":
 
 - **AUC**: the chance that a winning seat's number is above a losing seat's (0.5 a
@@ -74,7 +74,7 @@ def logistic_1d(x: np.ndarray, target: np.ndarray, steps: int = 50) -> tuple[flo
 
 def gate(rows: dict[str, np.ndarray], model, score_scale: float) -> dict[str, Any]:
     """The gate's table (see the module docstring) for ``model`` (an
-    :class:`agents.value.ValueModel`) on ``rows`` (a value-data run's rows)."""
+    :class:`otrio.agents.value.ValueModel`) on ``rows`` (a value-data run's rows)."""
     from .value_fit import split
 
     masks = split(rows)
@@ -153,8 +153,9 @@ def reliability_plot(rows: dict[str, np.ndarray], model, path: str | Path,
 def write_gate(data: list[str | Path], model_path: str | Path, out: str | Path) -> dict[str, Any]:
     """Run the gate of the model at ``model_path`` on the test games of the runs in
     ``data``; write ``gate.json``, ``gate.md`` and ``reliability.png`` into ``out``."""
-    import envs
-    from agents.value import load_value_model
+    from otrio.agents.value import load_value_model
+
+    from otrio import envs
 
     from .value_data import load_rows
     from .value_store import read_manifest
@@ -168,7 +169,7 @@ def write_gate(data: list[str | Path], model_path: str | Path, out: str | Path) 
     result["model"] = str(model_path)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    from agents.records import write_atomic
+    from otrio.agents.records import write_atomic
 
     write_atomic(out / "gate.json", json.dumps(result, indent=1).encode())
     write_atomic(out / "gate.md", gate_markdown(result, f"Value gate: {Path(model_path).name}")

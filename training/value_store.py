@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from agents.records import open_read, read_run_file, write_atomic
-from envs.core.errors import StateError
+from otrio.agents.records import open_read, read_run_file, write_atomic
+from otrio.envs.core.errors import StateError
 
 FORMAT = "otrio-value-data/1"
 MANIFEST = "manifest.json"

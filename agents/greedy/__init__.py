@@ -6,9 +6,9 @@ import importlib
 
 # game name -> "module:class"
 GREEDY = {
-    "oceanos": "agents.greedy.oceanos:GreedyOceanos",
-    "otys": "agents.greedy.otys:GreedyOtys",
-    "otontin": "agents.greedy.otontin:GreedyOtontin",
+    "oceanos": "otrio.agents.greedy.oceanos:GreedyOceanos",
+    "otys": "otrio.agents.greedy.otys:GreedyOtys",
+    "otontin": "otrio.agents.greedy.otontin:GreedyOtontin",
 }
 
 

@@ -1,6 +1,6 @@
 """Greedy Oceanos: value each legal action by its immediate worth to the seat.
 
-The heuristic, read from the seat's view alone (``envs.oceanos.view.SeatView``):
+The heuristic, read from the seat's view alone (``otrio.envs.oceanos.view.SeatView``):
 
 * a card is worth its new animal (2 stars at each remaining round end, if the
   aquarium has room), its corals (about a star each), a chest (a treasure, ~3 stars,
@@ -22,8 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from envs.oceanos.actions import (
+from otrio.envs.oceanos.actions import (
     DISCARD_NONE,
     DIVER_PLACE,
     DIVER_SKIP,
@@ -33,9 +32,9 @@ from envs.oceanos.actions import (
     keep_slot,
     upgrade_part,
 )
-from envs.oceanos.cards_table import NO_ANIMAL, Card
-from envs.oceanos.config import Config
-from envs.oceanos.data import (
+from otrio.envs.oceanos.cards_table import NO_ANIMAL, Card
+from otrio.envs.oceanos.config import Config
+from otrio.envs.oceanos.data import (
     AIRLOCK,
     AQUARIUM,
     AQUARIUM_CAPACITY,
@@ -48,9 +47,9 @@ from envs.oceanos.data import (
     STARS_PER_ANIMAL,
     TURNS_PER_ROUND,
 )
-from envs.oceanos.observe import decode
-from envs.oceanos.rules import Decision
-from envs.oceanos.view import SeatView
+from otrio.envs.oceanos.observe import decode
+from otrio.envs.oceanos.rules import Decision
+from otrio.envs.oceanos.view import SeatView
 
 from ..base import ValuingAgent
 

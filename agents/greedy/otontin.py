@@ -1,6 +1,6 @@
 """Greedy Otontin: value each legal action by its immediate worth to the seat.
 
-The heuristic reads the seat's view alone (:class:`envs.otontin.view.SeatView`:
+The heuristic reads the seat's view alone (:class:`otrio.envs.otontin.view.SeatView`:
 ``values_of_view``; ``action_values`` decodes the observation into it first):
 
 * the coming war is played out with the rules' arithmetic on the local ring (us, both
@@ -9,7 +9,7 @@ The heuristic reads the seat's view alone (:class:`envs.otontin.view.SeatView`:
   its card toward us and its card away; an attacker may be joined by the leader beyond.
   An outcome is worth our beans, our warriors kept and the beans rivals lose (counted by
   their wealth); in the final round, mostly whether we end first (the war model lives in
-  :mod:`agents.greedy.otontin_war`);
+  :mod:`otrio.agents.greedy.otontin_war`);
 * commit the best order (Spear toward a weak or rich neighbour, Shield toward the one
   whose attack costs most, Hands where expected pay offers beat the risk); never offer
   pay, offer join_attack only where helping an attack pays; declare the same order with
@@ -26,8 +26,7 @@ from __future__ import annotations
 from functools import cache, lru_cache
 
 import numpy as np
-
-from envs.otontin.actions import (
+from otrio.envs.otontin.actions import (
     ATTACK_CARD,
     DEFENCE_CARD,
     ROLL,
@@ -37,7 +36,7 @@ from envs.otontin.actions import (
     steal_cards,
     stop_id,
 )
-from envs.otontin.campaign import (
+from otrio.envs.otontin.campaign import (
     CHOOSE_PRIORITY,
     CHOOSE_STEAL,
     COMMIT_ORDER,
@@ -46,7 +45,7 @@ from envs.otontin.campaign import (
     theft_amount,
     theft_takers,
 )
-from envs.otontin.data import (
+from otrio.envs.otontin.data import (
     BEAN,
     BUST_SABOTEURS,
     DICE_PER_ROLL,
@@ -57,10 +56,10 @@ from envs.otontin.data import (
     TRUCE,
     WARRIOR,
 )
-from envs.otontin.observe import decode
-from envs.otontin.orders import ORDERS, SIDE_STEP
-from envs.otontin.rules import Config
-from envs.otontin.view import SeatView
+from otrio.envs.otontin.observe import decode
+from otrio.envs.otontin.orders import ORDERS, SIDE_STEP
+from otrio.envs.otontin.rules import Config
+from otrio.envs.otontin.view import SeatView
 
 from ..base import ValuingAgent
 from .otontin_war import NO_PLAN, SIDES, WEIGHTS, WarModel, Weights, local_war

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from functools import cache
 from operator import mul
 
-from envs.otontin.data import HAND, JOIN_ATTACK, NO_OFFER, OFFER_PAYMENT, SPEAR, TRUCE
-from envs.otontin.orders import LEFT, ORDERS, RIGHT
-from envs.otontin.war import (
+from otrio.envs.otontin.data import HAND, JOIN_ATTACK, NO_OFFER, OFFER_PAYMENT, SPEAR, TRUCE
+from otrio.envs.otontin.orders import LEFT, ORDERS, RIGHT
+from otrio.envs.otontin.war import (
     NO_CARDS,
     SIDES,
     battle_ranks,
@@ -128,7 +128,7 @@ JOIN_PER_HAND = sum(1 for _, left_offer, _, _ in ORDERS if left_offer == JOIN_AT
 def far_join_chance(pair: tuple[int, int], toward_us: int) -> float:
     """The chance (uniform prior over its 47 orders) that the leader beyond our neighbour
     sends its Attack warriors to join that neighbour's attack on us, by the rules' join
-    (:func:`envs.otontin.war.join`): the neighbour lays ``pair``, ``toward_us`` its side
+    (:func:`otrio.envs.otontin.war.join`): the neighbour lays ``pair``, ``toward_us`` its side
     facing us; the leader beyond has it on one side and a leader who lays nothing on the
     other (from four players on)."""
     # a ring of four: us (0), the neighbour, the leader beyond it, a leader who lays nothing
@@ -401,7 +401,7 @@ class _Worth:
     def pay_income(self, side: int, hand: float) -> float:
         """Beans the neighbour on ``side`` is expected to pay through our Hand there
         (``hand``: the chance of the pact), each pay offer paying what the rules'
-        :func:`~envs.otontin.war.payment` takes from its beans."""
+        :func:`~otrio.envs.otontin.war.payment` takes from its beans."""
         local = LEFT_LOCAL if side == LEFT else len(self.beans) - 1
         budget = self.beans[local]
         pay = sum(PAY_SHARE[offer] * payment(offer, budget) for offer in OFFER_PAYMENT)

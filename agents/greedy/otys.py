@@ -1,8 +1,8 @@
 """Greedy Otys: value each legal action by its immediate worth to the seat, in PP.
 
-The heuristic reads the seat's view alone (``envs.otys.view.SeatView``: what the seat
+The heuristic reads the seat's view alone (``otrio.envs.otys.view.SeatView``: what the seat
 may know, as plain values; from an observation, its exact decoding), and asks the
-rules what each diver and sponsor may do and what it costs (``envs.otys.effects``):
+rules what each diver and sponsor may do and what it costs (``otrio.envs.otys.effects``):
 
 * **Contract potential.** A level's resources are worth the best contract they build
   toward (public or own hand; plus a share of the second best): its PP, bonuses and the
@@ -23,9 +23,9 @@ rules what each diver and sponsor may do and what it costs (``envs.otys.effects`
   follow that plan; at its end the diver stays (oxygen) only if the column it would
   leave is worth more than the battery.
 
-The weights (:class:`~agents.greedy.otys_values.Weights`, a dataclass: vary one with
+The weights (:class:`~otrio.agents.greedy.otys_values.Weights`, a dataclass: vary one with
 ``GreedyOtys(weights=replace(Weights(), credit=0.4))``), contract potential, diver
-effects and turn plans are in :mod:`agents.greedy.otys_values`; this module holds the
+effects and turn plans are in :mod:`otrio.agents.greedy.otys_values`; this module holds the
 agent and the values of each kind of decision. ``values_of_view(view, legal)`` values
 a view (a search's rollouts build it from their world: ``game.view(world, seat)``);
 ``action_values(observation)`` decodes the observation first, at the agent's config.
@@ -34,14 +34,13 @@ a view (a search's rollouts build it from their world: ``game.view(world, seat)`
 from __future__ import annotations
 
 import numpy as np
-
-from envs.otys import actions as A
-from envs.otys import data as D
-from envs.otys.config import Config
-from envs.otys.effects import moved
-from envs.otys.observe import decode, observed_players
-from envs.otys.phases import Phase
-from envs.otys.view import SeatView
+from otrio.envs.otys import actions as A
+from otrio.envs.otys import data as D
+from otrio.envs.otys.config import Config
+from otrio.envs.otys.effects import moved
+from otrio.envs.otys.observe import decode, observed_players
+from otrio.envs.otys.phases import Phase
+from otrio.envs.otys.view import SeatView
 
 from ..base import ValuingAgent
 from .otys_values import (

@@ -1,9 +1,9 @@
 """The valuation core of greedy Otys, in PP: contract potential, diver effects,
-sponsors and turn plans (the heuristic is described in :mod:`agents.greedy.otys`).
+sponsors and turn plans (the heuristic is described in :mod:`otrio.agents.greedy.otys`).
 
-A :class:`Valuer` is built per decision from the seat's view (``envs.otys.view``). What
+A :class:`Valuer` is built per decision from the seat's view (``otrio.envs.otys.view``). What
 a diver or sponsor may do, what it costs and what the store pays are the rules'
-functions (``envs.otys.effects``), asked on the view's values and the config's tables,
+functions (``otrio.envs.otys.effects``), asked on the view's values and the config's tables,
 with greedy's own hypotheticals (another column, budget or side). Values that are pure
 functions of some part of the view are kept between decisions: the level potentials
 per set of contracts and their worth, the effect and plan values per *scene* (every
@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from envs.otys import actions as A
-from envs.otys import data as D
-from envs.otys.effects import (
+from otrio.envs.otys import actions as A
+from otrio.envs.otys import data as D
+from otrio.envs.otys.effects import (
     SPONSOR_CREDIT_TILE,
     SPONSOR_DOUBLE_TILE,
     SPONSOR_FLIP_TILE,
@@ -33,7 +33,7 @@ from envs.otys.effects import (
     sale_payout,
     sponsor_ok,
 )
-from envs.otys.view import NO_TOKEN, SeatView
+from otrio.envs.otys.view import NO_TOKEN, SeatView
 
 NUM_COLOURS, NUM_LEVELS, NUM_SLOTS = D.NUM_COLOURS, D.NUM_LEVELS, D.NUM_SLOTS
 LEVEL_SLOTS = tuple(D.level_slot(level) for level in range(NUM_LEVELS))  # column slot of each level

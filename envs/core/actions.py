@@ -92,7 +92,7 @@ class ActionTable:
 
     def name(self, action: int) -> str:
         """The readable name of an action id (an integer in ``0 .. len - 1``, numpy's
-        too); anything else raises :class:`~envs.core.errors.UnknownActionError`, where
+        too); anything else raises :class:`~otrio.envs.core.errors.UnknownActionError`, where
         a list would read -1 as the last action and ``True`` as 1."""
         if type(action) is int and 0 <= action < len(self._names):  # the common case
             return self._names[action]

@@ -1,11 +1,11 @@
-"""The shared PettingZoo AEC adapter: any :class:`~envs.core.game.Game` becomes an env.
+"""The shared PettingZoo AEC adapter: any :class:`~otrio.envs.core.game.Game` becomes an env.
 
 The guarantees that PettingZoo's generic wrappers give (order enforcement, action
 bounds, illegal moves) are checked here cheaply, so that ``env()`` is both safe and
 fast (PettingZoo's generic wrappers cost most of a light env's step rate): only an
 integer in the legal set is an action (``True``, ``0.9`` or ``"1"`` are refused, not
 converted), and ``step``, ``last``, ``observe`` or ``agent_iter`` before ``reset()``, or
-after every agent is done, raise :class:`~envs.core.errors.OrderError`, as do
+after every agent is done, raise :class:`~otrio.envs.core.errors.OrderError`, as do
 ``legal_actions``, ``state``, ``save_state`` and ``render`` before ``reset()``.
 """
 
@@ -132,7 +132,7 @@ class BoardGameEnv(SaveLoad, AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new game; the same seed gives the same game. ``seed``: None (fresh
         entropy) or an integer >= 0 (numpy's too); anything else (-1, ``True``, 1.5,
-        NaN, text) raises :class:`~envs.core.errors.ConfigError`."""
+        NaN, text) raises :class:`~otrio.envs.core.errors.ConfigError`."""
         rng = make_rng(checked_seed(seed))
         self.state_ = self.game.new_state(self.config, rng)
         self._start_episode()
@@ -162,7 +162,7 @@ class BoardGameEnv(SaveLoad, AECEnv):
 
     def action_name(self, action: int) -> str:
         """Readable name of an action id (an integer in ``0 .. num_actions - 1``; else
-        :class:`~envs.core.errors.UnknownActionError`, a ``ValueError``)."""
+        :class:`~otrio.envs.core.errors.UnknownActionError`, a ``ValueError``)."""
         return self.game.action_name(action)
 
     def observation_names(self) -> list[str]:
@@ -175,7 +175,7 @@ class BoardGameEnv(SaveLoad, AECEnv):
         """An observation as readable lines, one per non-zero value (its name and
         value), then the legal actions by name where the observation has its mask:
         ``observation`` is a vector, the dict ``last()`` returns, or None (the acting
-        agent's observation now). See :func:`envs.core.describe`."""
+        agent's observation now). See :func:`otrio.envs.core.describe`."""
         if observation is None:
             observation = self.observe(self.agent_selection)
         return describe(observation, self, zeros=zeros)
@@ -298,7 +298,7 @@ class BoardGameEnv(SaveLoad, AECEnv):
 
     def _after_transition(self) -> None:
         """Set rewards, ends and the next agent after reset or a step (the rule:
-        :func:`envs.core.rewards.settle`)."""
+        :func:`otrio.envs.core.rewards.settle`)."""
         paid, self._last_scores, seat, end = settle(
             self.state_, self._last_scores, self._dense, self._scale, self.decisions,
             self._max_decisions)
@@ -335,7 +335,7 @@ class BoardGameEnv(SaveLoad, AECEnv):
     def state(self) -> np.ndarray:
         """The full-information state (PettingZoo's ``state()``, for centralised
         critics): every seat's observation in seat order, then what no seat sees
-        (:mod:`envs.core.full_state`). It is never part of any seat's observation."""
+        (:mod:`otrio.envs.core.full_state`). It is never part of any seat's observation."""
         if self.state_ is None:
             raise self._order_error("state")
         return self._full_state().vector(self.game, self.state_, self._obs_scratch)
@@ -350,7 +350,7 @@ class BoardGameEnv(SaveLoad, AECEnv):
     def render(self) -> str | np.ndarray | None:
         """The table: text (``"ansi"``), an ``H x W x 3`` uint8 picture
         (``"rgb_array"``, see :meth:`Game.picture`), or for ``"human"`` that picture in a
-        window updated in place where a display exists (:mod:`envs.core.window`), else
+        window updated in place where a display exists (:mod:`otrio.envs.core.window`), else
         the text printed. Drawn for the config's ``render_viewer``: None (the default)
         draws the whole table, hidden information included; a seat draws only what that
         seat knows."""

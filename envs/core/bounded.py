@@ -3,7 +3,7 @@ values quoted in error messages cut to a readable length.
 
 Everything the suite reads from a file a user may have been handed -- an agent's
 manifest, a training state, a saved game, a run's records, a YAML config
-(:func:`envs.core.config.load_yaml`) -- goes through these, so that a hostile or
+(:func:`otrio.envs.core.config.load_yaml`) -- goes through these, so that a hostile or
 broken file is one short error line, never a hang, a ``MemoryError`` or a
 ``RecursionError``:
 

@@ -3,7 +3,7 @@
 One :class:`FieldChecks` per game (``FieldChecks("Oceanos")``); its methods raise
 :class:`StateError` with a message such as ``corrupt Oceanos state: fuel_ready[1] = -1
 is out of range 0..3``. The games' ``invariants.py`` build their checks from these (the
-shape and types of a saved state are its schema's: ``envs.core.schema``).
+shape and types of a saved state are its schema's: ``otrio.envs.core.schema``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def one_line(text: str, limit: int = MESSAGE_LIMIT) -> str:
 
 def show(value) -> str:
     """A short repr of a value for an error message (40 characters at most, in bounded
-    time: :func:`envs.core.bounded.short_repr`)."""
+    time: :func:`otrio.envs.core.bounded.short_repr`)."""
     return short_repr(value, 40)
 
 

@@ -9,7 +9,7 @@ observation of the seat that knows it), then what the rules hide from every seat
 (each game names those pieces, e.g. face-down tokens; a deck's order is left out or
 summarised). Its size depends on the game only, not on the player count: seats not
 in play are zeros. :attr:`FullState.layout` is an
-:class:`~envs.core.observer.ObservationLayout`, so its ``markdown()`` prints the
+:class:`~otrio.envs.core.observer.ObservationLayout`, so its ``markdown()`` prints the
 table each game's README carries.
 """
 
@@ -32,7 +32,7 @@ class FullState:
 
     ``hidden`` are ``(name, shape, description)`` or ``(name, shape, description,
     values)`` pieces for what no seat sees (``values``: an
-    :class:`~envs.core.observer.Values`, their names and range), and
+    :class:`~otrio.envs.core.observer.Values`, their names and range), and
     ``write_hidden(state, views)`` fills them (``views`` maps each name to its view,
     zeroed first). ``observation`` is the game's observation layout: the rows of the
     ``observations`` piece take its names and bounds.
@@ -71,7 +71,7 @@ class FullState:
 
     def vector(self, game, state, scratch: np.ndarray) -> np.ndarray:
         """The full state of ``state`` as a new float32 vector (``scratch``: the reusable
-        observation buffer that :meth:`~envs.core.game.Game.observation` takes)."""
+        observation buffer that :meth:`~otrio.envs.core.game.Game.observation` takes)."""
         out = np.zeros(self.size, np.float32)
         views = self.layout.views(out)
         n = state.num_players

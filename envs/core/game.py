@@ -2,7 +2,7 @@
 
 A game is two layers (Pgx): ``rules.py`` holds a state class that knows nothing of
 gym or PettingZoo, and a :class:`Game` object ties it to its action table, its
-observation layout and its config model. :class:`envs.core.aec.BoardGameEnv` turns any
+observation layout and its config model. :class:`otrio.envs.core.aec.BoardGameEnv` turns any
 ``Game`` into a PettingZoo AEC environment.
 """
 
@@ -94,7 +94,7 @@ class Game:
     # writes every value of ``out`` whatever it held (the adapter reuses its buffer)
     write_observation: Callable[[GameState, int, np.ndarray], None]
     render_text: Callable[..., str]  # (state, viewer=None): a seat sees only what it may know
-    # the layout and writer of env.state() (envs.core.full_state.FullState); None: none
+    # the layout and writer of env.state() (otrio.envs.core.full_state.FullState); None: none
     full_state: FullState | None = None
 
     def new_state(self, config: GameConfig, rng: np.random.Generator) -> GameState:
@@ -166,7 +166,7 @@ class Game:
         return self.render_text(state, viewer)
 
     def picture(self, state: GameState, viewer: int | None = None) -> Picture:
-        """A drawing of the table (:class:`envs.core.picture.Picture`; ``to_svg()`` or
+        """A drawing of the table (:class:`otrio.envs.core.picture.Picture`; ``to_svg()`` or
         ``to_rgb()``): the whole table when ``viewer`` is None, else only what seat
         ``viewer`` may know (exactly its observation's information).
 

@@ -2,7 +2,7 @@
 
 A playthrough is one seeded game with seeded random actions, recorded as the action
 ids and names, the rewards and a digest of every observation. A test replays it and
-demands the same record; ``python -m envs.core.playthrough`` regenerates the files
+demands the same record; ``python -m otrio.envs.core.playthrough`` regenerates the files
 on purpose after an intended rule change.
 """
 

@@ -1,4 +1,4 @@
-"""The registry of the suite's environments: ``envs.make("oceanos_v0", **config)``."""
+"""The registry of the suite's environments: ``otrio.envs.make("oceanos_v0", **config)``."""
 
 from __future__ import annotations
 
@@ -9,20 +9,20 @@ from .errors import ConfigError
 
 # env id -> module that defines env() and raw_env()
 ENV_MODULES: dict[str, str] = {
-    "oceanos_v0": "envs.oceanos.env",
-    "otys_v0": "envs.otys.env",
-    "otontin_v0": "envs.otontin.env",
+    "oceanos_v0": "otrio.envs.oceanos.env",
+    "otys_v0": "otrio.envs.otys.env",
+    "otontin_v0": "otrio.envs.otontin.env",
 }
 
 
-# gymnasium ids of the single-agent self-play view (integrations.selfplay.SelfPlay):
+# gymnasium ids of the single-agent self-play view (otrio.integrations.selfplay.SelfPlay):
 # registered by name, so importing envs imports nothing from the layers above it
 GYMNASIUM_IDS: dict[str, str] = {
     "oceanos_v0": "otrio/OceanosSelfPlay-v0",
     "otys_v0": "otrio/OtysSelfPlay-v0",
     "otontin_v0": "otrio/OtontinSelfPlay-v0",
 }
-GYMNASIUM_ENTRY_POINT = "integrations.selfplay:selfplay_env"
+GYMNASIUM_ENTRY_POINT = "otrio.integrations.selfplay:selfplay_env"
 
 
 def available() -> list[str]:
@@ -77,7 +77,7 @@ def parallel_env(env_id: str, **config: Any):
     return turn_based_aec_to_parallel(make(env_id, **config))
 
 
-PARALLEL_ENTRY_POINT = "envs.core.registry:parallel_env"
+PARALLEL_ENTRY_POINT = "otrio.envs.core.registry:parallel_env"
 
 
 def register_with_pettingzoo() -> None:

@@ -1,7 +1,7 @@
 """The reward rule, written once for every adapter that pays it.
 
-The AEC env (:class:`envs.core.aec.BoardGameEnv`) and the single-agent self-play view
-(:class:`training.selfplay.SelfPlayEnv`) both call :func:`settle` after each transition:
+The AEC env (:class:`otrio.envs.core.aec.BoardGameEnv`) and the single-agent self-play view
+(:class:`otrio.training.selfplay.SelfPlayEnv`) both call :func:`settle` after each transition:
 it pays the score change divided by ``info.score_scale`` when dense rewards are on,
 and at the end of the game the winner rule of :func:`end_rewards`, and it says whether
 the game ended and how (terminated, or truncated by a configured cap or the decision cap).

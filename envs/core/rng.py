@@ -14,7 +14,7 @@ from .fields import show
 def checked_seed(seed, what: str = "seed") -> int | None:
     """``seed`` as a Python int (or None: fresh entropy) if it is an integer >= 0, a
     numpy integer included; anything else raises
-    :class:`~envs.core.errors.ConfigError` naming it, where numpy would raise its own
+    :class:`~otrio.envs.core.errors.ConfigError` naming it, where numpy would raise its own
     errors for -1, "abc", 1.5 or NaN and read ``True`` as 1."""
     if seed is None:
         return None
@@ -44,7 +44,7 @@ def rng_from_dict(state: dict) -> np.random.Generator:
 
     Anything else (another bit generator, a missing or extra key, a value that is not
     an integer or lies outside its range: 128-bit state, odd 128-bit increment, a 0/1
-    flag, a 32-bit buffer) raises :class:`~envs.core.errors.StateError` naming the
+    flag, a 32-bit buffer) raises :class:`~otrio.envs.core.errors.StateError` naming the
     field, where numpy would raise OverflowError, TypeError or KeyError, or accept it.
     """
 

@@ -1,9 +1,9 @@
 """Saving and loading a whole env: :class:`SaveLoad`, mixed into
-:class:`~envs.core.aec.BoardGameEnv`.
+:class:`~otrio.envs.core.aec.BoardGameEnv`.
 
 A save is a JSON-able dict (the game state with its generator, and the env's own
 reward bookkeeping). Loading checks everything before anything changes, so a corrupt
-or tampered save raises :class:`~envs.core.errors.StateError` naming the field and
+or tampered save raises :class:`~otrio.envs.core.errors.StateError` naming the field and
 leaves the env as it was.
 """
 
@@ -19,7 +19,7 @@ from .fields import MESSAGE_LIMIT, one_line
 from .rewards import TERMINATED, TRUNCATED, settle
 
 # the layout of a save; 2: the game states' fields declared by their schemas
-# (envs.core.schema), which format 1's states do not follow
+# (otrio.envs.core.schema), which format 1's states do not follow
 SAVE_FORMAT = 2
 MAX_SAVE_DEPTH = 32  # lists and dicts inside each other (the games' saves use at most 7)
 MAX_SAVE_NODES = 200_000  # values in one save (the games' saves hold at most ~2,500)
@@ -27,11 +27,11 @@ MAX_SAVE_TEXT = 1_000  # characters of one text or key in a save (the games' use
 
 
 class SaveLoad:
-    """``save_state`` / ``load_state`` for :class:`~envs.core.aec.BoardGameEnv`."""
+    """``save_state`` / ``load_state`` for :class:`~otrio.envs.core.aec.BoardGameEnv`."""
 
     def save_state(self) -> dict[str, Any]:
         """The whole env (game state, generator, reward bookkeeping) as a JSON-able dict
-        (:class:`~envs.core.errors.OrderError` before ``reset()``: there is no game yet)."""
+        (:class:`~otrio.envs.core.errors.OrderError` before ``reset()``: there is no game yet)."""
         if self.state_ is None:
             raise self._order_error("save_state")
         return {
@@ -194,7 +194,7 @@ class SaveLoad:
 def _saved_end(state, decisions: int, max_decisions: int,
                illegal_end: dict[str, Any] | None) -> str | None:
     """How a saved game stands: None while it goes on, else ``TERMINATED`` or
-    ``TRUNCATED``, as :func:`envs.core.rewards.settle` (the one transition rule, read
+    ``TRUNCATED``, as :func:`otrio.envs.core.rewards.settle` (the one transition rule, read
     here without rewards) ends ``state`` after ``decisions``; an illegal action's end
     (``illegal_end``) terminates."""
     if illegal_end is not None:
@@ -259,5 +259,5 @@ def _is_finite(value) -> bool:
 
 def show_value(value) -> str:
     """``repr(value)``, cut to 60 characters for an error message (in bounded time:
-    :func:`envs.core.bounded.short_repr`)."""
+    :func:`otrio.envs.core.bounded.short_repr`)."""
     return short_repr(value, 60)

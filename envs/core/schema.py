@@ -18,7 +18,7 @@ and :class:`SavedState` gives the state, from that declaration alone:
 * ``State.from_dict(data)``: the inverse, checking the shape and the types on the way
   (``StateError`` naming the field, ``decks[1][3] = 'x' is not an integer``); what the
   values mean (conservation, ranges, the pending decision) is the game's checker's,
-  which :meth:`envs.core.game.Game.state_from_dict` runs after it, so that no rules
+  which :meth:`otrio.envs.core.game.Game.state_from_dict` runs after it, so that no rules
   module imports its checker;
 * ``clone()``: an independent copy for searching agents: the ``shared`` attributes
   (built from the config by ``State(config, rng, setup=False)`` and never changed) are

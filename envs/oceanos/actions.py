@@ -16,7 +16,7 @@ Each block has its encoder (``keep_id(slot)``) and its decoder beside it
 
 from __future__ import annotations
 
-from envs.core.actions import ActionTable
+from otrio.envs.core.actions import ActionTable
 
 from .data import MAX_HAND, PARTS
 

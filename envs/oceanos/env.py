@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-
-from envs.core.aec import BoardGameEnv
-from envs.core.game import Game
-from envs.core.spec import GameInfo
+from otrio.envs.core.aec import BoardGameEnv
+from otrio.envs.core.game import Game
+from otrio.envs.core.spec import GameInfo
 
 from . import scoring
 from .actions import NUM_ACTIONS, TABLE

@@ -5,10 +5,9 @@ this round's deck (summed, its order aside). The layout table is in the README."
 from __future__ import annotations
 
 import numpy as np
-
-from envs.core.full_state import FullState
-from envs.core.observer import Values
-from envs.core.spec import GameInfo
+from otrio.envs.core.full_state import FullState
+from otrio.envs.core.observer import Values
+from otrio.envs.core.spec import GameInfo
 
 from .cards_table import CARD_FEATURE_NAMES, CARD_FEATURES
 from .data import KRAKEN_SIZES

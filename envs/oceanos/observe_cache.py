@@ -1,10 +1,10 @@
 """The cached Oceanos observation writer: the same bytes as :func:`.observe.write_plain`,
 rewriting only what changed since the last call (the shared design of
-:mod:`envs.core.observer`).
+:mod:`otrio.envs.core.observer`).
 
 An :class:`ObsCache` hangs on a state (``state._obs_cache``) and holds every seat's
 ``levels``, ``player`` and ``tableau`` rows in absolute seat order: the levels and the
-tableau twice over (:class:`~envs.core.observer.SeatRows`), so that the rows seen by any
+tableau twice over (:class:`~otrio.envs.core.observer.SeatRows`), so that the rows seen by any
 observer are one contiguous run, and the player features once (:class:`SeatRowsOnce`,
 two runs), as they are written one value at a time. It also keeps the table pieces
 (:data:`.observe.TABLE_PIECES`) as bytes, rewritten from :func:`.observe.table_values`
@@ -25,8 +25,7 @@ from itertools import compress
 from operator import itemgetter, ne, or_
 
 import numpy as np
-
-from envs.core.observer import FLOAT_BYTES, SeatRows, StateCache, owned_cache, zeros
+from otrio.envs.core.observer import FLOAT_BYTES, SeatRows, StateCache, owned_cache, zeros
 
 from .cards_table import CARD_FEATURES, CardTable
 from .data import (

@@ -11,7 +11,7 @@ Kraken token is shown only once its round is scored.
 
 from __future__ import annotations
 
-from envs.core.picture import Picture
+from otrio.envs.core.picture import Picture
 
 from .cards_table import CardTable
 from .data import (

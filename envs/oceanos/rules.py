@@ -27,9 +27,17 @@ from enum import IntEnum
 from itertools import compress
 
 import numpy as np
-
-from envs.core.game import TERMINAL
-from envs.core.schema import BOOL, INT, EnumOf, ListOf, OneOf, SavedState, StateSchema, TupleOf
+from otrio.envs.core.game import TERMINAL
+from otrio.envs.core.schema import (
+    BOOL,
+    INT,
+    EnumOf,
+    ListOf,
+    OneOf,
+    SavedState,
+    StateSchema,
+    TupleOf,
+)
 
 from . import scoring
 from .actions import (
@@ -99,7 +107,7 @@ ANIMALS_PTS, PROPELLER_PTS, KRAKEN_PTS, CORAL_PTS, TREASURE_PTS = range(len(POIN
 _CARDS = ListOf(INT)  # card ids in order
 _PER_SEAT = ListOf(INT)  # one count a seat
 _CARDS_PER_SEAT = ListOf(_CARDS)
-# What a State holds, saved and cloned from this one declaration (envs.core.schema).
+# What a State holds, saved and cloned from this one declaration (otrio.envs.core.schema).
 SCHEMA = StateSchema(
     "Oceanos", Config,
     shared=("config", "table", "num_players", "captain_mode"),  # from the config

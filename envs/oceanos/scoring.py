@@ -1,6 +1,6 @@
 """Oceanos scoring as pure functions of a player's rows (lists of card ids).
 
-Each function takes the card table (:class:`~envs.oceanos.cards_table.CardTable`) so
+Each function takes the card table (:class:`~otrio.envs.oceanos.cards_table.CardTable`) so
 that the rules and the tests share one arithmetic.
 """
 

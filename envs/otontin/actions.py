@@ -9,14 +9,14 @@
 | ``declare`` | 48 | talk: ``nothing`` or a public (non-binding) order, id = 1 + order id |
 | ``commit`` | 47 | commit: the secret binding order, id = block start + order id |
 
-Order ids are those of :mod:`envs.otontin.orders`. Each kind has its encoder
+Order ids are those of :mod:`otrio.envs.otontin.orders`. Each kind has its encoder
 (``stop_id(card)``) and its decoder beside it (``stop_card(action)``); the rules and
 agents use them instead of id arithmetic.
 """
 
 from __future__ import annotations
 
-from envs.core import ActionTable
+from otrio.envs.core import ActionTable
 
 from .orders import NO_ORDER, ORDER_NAMES
 

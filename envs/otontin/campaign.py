@@ -1,6 +1,6 @@
 """The Campaign phase (``RULES.md``, "Campaign phase").
 
-A mixin of :class:`envs.otontin.rules.State`: the dice bag, rolls of three, priests
+A mixin of :class:`otrio.envs.otontin.rules.State`: the dice bag, rolls of three, priests
 set aside and returned, stop or roll again, saboteur theft, the bust, collecting, and
 the pool run-out. Plain ints and lists only.
 """

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
-from envs.core import BoardGameEnv, Game, GameInfo
+from otrio.envs.core import BoardGameEnv, Game, GameInfo
 
 from . import data
 from .actions import NUM_ACTIONS, TABLE
@@ -81,7 +80,7 @@ GAME = OtontinGame()
 
 
 class raw_env(BoardGameEnv):
-    """Otontin AEC env; config keys: see ``envs.otontin.rules.Config``."""
+    """Otontin AEC env; config keys: see ``otrio.envs.otontin.rules.Config``."""
 
     game = GAME
 

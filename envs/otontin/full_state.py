@@ -6,8 +6,8 @@ in the README."""
 
 from __future__ import annotations
 
-from envs.core.full_state import FullState
-from envs.core.spec import GameInfo
+from otrio.envs.core.full_state import FullState
+from otrio.envs.core.spec import GameInfo
 
 from .observe import LAYOUT
 

@@ -1,6 +1,6 @@
 """What every Otontin position the rules can reach satisfies: one checker for loads and tests.
 
-:func:`check_invariants` raises :class:`~envs.core.errors.StateError` naming the first
+:func:`check_invariants` raises :class:`~otrio.envs.core.errors.StateError` naming the first
 field that breaks a rule. ``Game.state_from_dict`` runs it on every load (after the
 schema has checked the shape and types), so a saved state is checked for meaning and
 not only for shape, and the random-game tests run it after every decision, so that
@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import math
 
-from envs.core.fields import FieldChecks
-from envs.core.fields import show as _show
+from otrio.envs.core.fields import FieldChecks
+from otrio.envs.core.fields import show as _show
 
 from .actions import NUM_ACTIONS
 from .campaign import (

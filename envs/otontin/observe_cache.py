@@ -1,11 +1,11 @@
 """The cached Otontin observation writer: the same bytes as :func:`.observe.write_plain`,
-rewriting only what changed (the shared design of :mod:`envs.core.observer`).
+rewriting only what changed (the shared design of :mod:`otrio.envs.core.observer`).
 
 Everything but the own order is public, so an :class:`ObsCache` on the state keeps it
 in absolute seat order (the seat rows of seat ``s`` at row ``s``), rewriting only the
 pieces whose state fields differ from the copy they were last written from; the
 writer gathers it into the observer's order with one index array
-(:func:`envs.core.observer.seat_gather`), then adds the own order.
+(:func:`otrio.envs.core.observer.seat_gather`), then adds the own order.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from itertools import compress
 from operator import attrgetter, ne
 
 import numpy as np
-
-from envs.core.observer import FLOAT_BYTES, StateCache, owned_cache, seat_gather
+from otrio.envs.core.observer import FLOAT_BYTES, StateCache, owned_cache, seat_gather
 
 from .campaign import NO_DECISION
 from .data import COUNT_SCALE, MAX_DIE_KINDS, NUM_FACES

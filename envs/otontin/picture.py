@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from envs.core.picture import Picture
+from otrio.envs.core.picture import Picture
 
 from .campaign import (
     CHOOSE_PRIORITY,

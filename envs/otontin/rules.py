@@ -10,10 +10,9 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
+from otrio.envs.core import TERMINAL, GameConfig, StrictModel
+from otrio.envs.core.schema import BOOL, INT, TEXT, ListOf, SavedState, StateSchema
 from pydantic import Field
-
-from envs.core import TERMINAL, GameConfig, StrictModel
-from envs.core.schema import BOOL, INT, TEXT, ListOf, SavedState, StateSchema
 
 from .actions import COMMIT, DECLARE, DECLARE_NOTHING, committed_order, declared_order
 from .campaign import (
@@ -87,7 +86,7 @@ def dice_table(config: Config) -> list[tuple[str, int, tuple[int, ...]]]:
 
 
 _INTS, _FLAGS = ListOf(INT), ListOf(BOOL)  # one a seat (or a die kind, a face)
-# What a State holds, saved and cloned from this one declaration (envs.core.schema).
+# What a State holds, saved and cloned from this one declaration (otrio.envs.core.schema).
 SCHEMA = StateSchema(
     "Otontin", Config,
     shared=("config", "n", "num_players", "colours", "kind_counts", "kinds"),  # from the config

@@ -9,7 +9,7 @@ the war, nor the dice to come (``hidden.py`` re-draws exactly these).
 Rows over leaders are relative, as in the observation: row 0 is the viewer, row ``i``
 the leader ``i`` seats to its left (turn order), ``n`` rows in all; a seat's row is
 ``(seat - viewer) % n``. The observation (``observe.py``) is written from a view
-(:func:`~envs.otontin.observe.write_view`) and :func:`~envs.otontin.observe.decode` is
+(:func:`~otrio.envs.otontin.observe.write_view`) and :func:`~otrio.envs.otontin.observe.decode` is
 its exact inverse: ``decode(observation, config) == view(state, seat)``. Agents read
 views (``agents/greedy/otontin.py``), never float offsets.
 """

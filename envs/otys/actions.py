@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from envs.core import ActionTable
+from otrio.envs.core import ActionTable
 
 from . import data as D
 

@@ -1,7 +1,7 @@
 """Otys components as plain tables (rulebook + ``otys-rulings.md``).
 
 Everything a config may override lives in :data:`DEFAULT_COMPONENTS` (see
-``envs.otys.config.Components``); the rest are fixed facts of the board that the
+``otrio.envs.otys.config.Components``); the rest are fixed facts of the board that the
 action table and the observation layout are built on.
 
 Tables marked *designed* are the project's, not the publisher's (rulings).

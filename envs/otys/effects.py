@@ -7,10 +7,10 @@ The pure functions (:func:`diver_cost`, :func:`buy_price`, :func:`sale_payout`,
 the one definition of what a diver or sponsor may do and what it costs: the engine
 calls them on the state's values (a diver's :class:`Site` read lazily from the state:
 :class:`StateSite`), the checker on a loaded state's, greedy on a seat view's
-(``envs.otys.view``, ``SeatView.site``), each with its own hypotheticals (another
+(``otrio.envs.otys.view``, ``SeatView.site``), each with its own hypotheticals (another
 budget, column or side).
 
-Every mixin method reads and writes the plain fields of :class:`envs.otys.rules.State`;
+Every mixin method reads and writes the plain fields of :class:`otrio.envs.otys.rules.State`;
 the turn's player is ``self.seat`` and the key's level index ``self.level``. Effects
 that need a sub-choice set ``self.phase`` to a sub-decision; :meth:`_back` returns
 to ``self.resume_phase`` (the step menu) once it is resolved.

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
-from envs.core import BoardGameEnv, Game, GameInfo
+from otrio.envs.core import BoardGameEnv, Game, GameInfo
 
 from . import data as D
 from .actions import NUM_ACTIONS, TABLE

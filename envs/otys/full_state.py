@@ -6,10 +6,9 @@ generator's). The layout table is in the README."""
 from __future__ import annotations
 
 import numpy as np
-
-from envs.core.full_state import FullState
-from envs.core.observer import Values
-from envs.core.spec import GameInfo
+from otrio.envs.core.full_state import FullState
+from otrio.envs.core.observer import Values
+from otrio.envs.core.spec import GameInfo
 
 from .config import tables_for
 from .observe import CONTRACT_FEATS, CONTRACT_FEATURE_NAMES, LAYOUT, feature_rows

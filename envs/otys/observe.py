@@ -8,7 +8,7 @@ decision only to the player who drew them. The layout table is ``LAYOUT.markdown
 (copied into the README).
 
 :func:`write_plain` is the definition of the observation: it writes the seat's view
-(:func:`envs.otys.view.view`) with :func:`encode`, which fills the layout's named views;
+(:func:`otrio.envs.otys.view.view`) with :func:`encode`, which fills the layout's named views;
 :func:`decode` is its exact inverse, observation -> view. The env uses the cached
 writer of :mod:`.observe_cache`, which must give the same bytes (its tests compare).
 """
@@ -19,8 +19,7 @@ from functools import lru_cache
 from struct import Struct
 
 import numpy as np
-
-from envs.core.observer import FLOAT_BYTES, ObservationLayout, Values
+from otrio.envs.core.observer import FLOAT_BYTES, ObservationLayout, Values
 
 from . import data as D
 from .config import Config, Contract, Tables, Token, tables_for
@@ -78,7 +77,7 @@ def colour_counts(config: Config) -> np.ndarray:
 
 def open_count_most(start: int, per_decision: int) -> int:
     """The most a count that no rule bounds (credits, batteries, PP) can reach: a loaded
-    state's (:data:`~envs.otys.data.LOADED_COUNT_MAX`), or a fresh game's ``start``,
+    state's (:data:`~otrio.envs.otys.data.LOADED_COUNT_MAX`), or a fresh game's ``start``,
     plus ``per_decision`` (the most one decision adds to one seat's count) for each
     decision the truncation guard allows."""
     return max(D.LOADED_COUNT_MAX, start) + per_decision * D.MAX_DECISIONS

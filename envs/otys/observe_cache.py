@@ -1,5 +1,5 @@
 """The cached Otys observation writer: the same bytes as :func:`.observe.write_plain`,
-rewriting only what changed (the shared design of :mod:`envs.core.observer`).
+rewriting only what changed (the shared design of :mod:`otrio.envs.core.observer`).
 
 An :class:`ObsCache` hangs on a state (``state._obs_cache``) and holds the observation
 in layout order, the seat blocks in absolute seat order (seat ``q`` at block ``q``),
@@ -11,7 +11,7 @@ cloned, copied or loaded state builds its own cache.
 
 The writer then puts the observer's own hand and the pending decision in place and
 gathers the vector into the observer's order with one index array
-(:func:`envs.core.observer.seat_gather`). Buffers are ``array('f')`` with a numpy view
+(:func:`otrio.envs.core.observer.seat_gather`). Buffers are ``array('f')`` with a numpy view
 over the same memory: element writes go through the array (cheap), bulk copies
 through numpy.
 """
@@ -23,8 +23,7 @@ from array import array
 from struct import Struct
 
 import numpy as np
-
-from envs.core.observer import FLOAT_BYTES, StateCache, seat_gather, zeros
+from otrio.envs.core.observer import FLOAT_BYTES, StateCache, seat_gather, zeros
 
 from . import data as D
 from .observe import (

@@ -11,7 +11,7 @@ drawer sees them only while it chooses, as in its observation).
 
 from __future__ import annotations
 
-from envs.core.picture import Picture
+from otrio.envs.core.picture import Picture
 
 from . import data
 from .phases import PHASE_NAMES, Phase

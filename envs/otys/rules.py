@@ -12,7 +12,7 @@ run of single decisions by the same seat (``self.phase`` names the pending one):
    ``resurface`` / ``oxygen`` (step 3) ends the turn.
 
 Sub-decisions (token picks, colours, kept cards, Spy copies ...) return to the step
-menu they came from. The effects live in :mod:`envs.otys.effects`.
+menu they came from. The effects live in :mod:`otrio.envs.otys.effects`.
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ from __future__ import annotations
 from itertools import compress
 
 import numpy as np
-
-from envs.core import TERMINAL, StateError
-from envs.core.schema import INT, ListOf, SavedState, StateSchema
+from otrio.envs.core import TERMINAL, StateError
+from otrio.envs.core.schema import INT, ListOf, SavedState, StateSchema
 
 from . import actions, data, records
 from .config import Config, tables_for
@@ -49,7 +48,7 @@ NC = data.NUM_COLOURS
 
 _INTS = ListOf(INT)
 _ROWS = ListOf(_INTS)  # one list of ints a seat
-# What a State holds, saved and cloned from this one declaration (envs.core.schema):
+# What a State holds, saved and cloned from this one declaration (otrio.envs.core.schema):
 # plain ints (flags 0/1, -1 where nothing is set), lists of ints, a list a seat.
 SCHEMA = StateSchema(
     "Otys", Config,
@@ -247,7 +246,7 @@ class State(ContractsMixin, EffectsMixin, SavedState):
     # ------------------------------------------------------------------ apply
     def apply_action(self, action: int) -> None:
         """Play one legal action of the pending decision. The game record notes it
-        before and after (:mod:`envs.otys.records`: it changes nothing in play)."""
+        before and after (:mod:`otrio.envs.otys.records`: it changes nothing in play)."""
         noted = records.before(self, action)
         phase, p = self.phase, self.seat
         if action in actions.COMPLETE:

@@ -1,7 +1,7 @@
 """What one Otys seat may know, as plain values: :class:`SeatView`.
 
 ``view(state, seat)`` builds it from the rules' state. The observation is written from
-it and read back into it beside its layout, in :mod:`envs.otys.observe`:
+it and read back into it beside its layout, in :mod:`otrio.envs.otys.observe`:
 ``write_plain(state, seat, out)`` is ``encode(view(state, seat), out)``, and
 ``decode(observation, config)`` is the exact inverse, ``decode(observation, config) ==
 view(state, seat)`` for every seat at every decision (tested on random and greedy
@@ -14,8 +14,8 @@ A view holds exactly what the observation holds, in its shape:
   others in turn order; ``actor``, ``turn_seat``, ``copy_owner`` and ``marks`` are
   relative seats too (``seat`` is the viewer's absolute seat, known from the First
   Player marker);
-* cards and tokens are their faces (:class:`~envs.otys.config.Contract`,
-  :class:`~envs.otys.config.Token`), not ids: two cards alike are alike to a player;
+* cards and tokens are their faces (:class:`~otrio.envs.otys.config.Contract`,
+  :class:`~otrio.envs.otys.config.Token`), not ids: two cards alike are alike to a player;
 * what the rules derive from these (free spaces, the track's room, the propeller's
   reach, the diver at the key's level, a Spy's copied diver, what a diver used at a
   level can act on: ``site``) is not stored: the
@@ -133,7 +133,7 @@ class SeatView:
 
     def site(self, level: int) -> Site:
         """What a diver the viewer uses at ``level`` on its own turn can act on (the rules'
-        :class:`~envs.otys.effects.Site`; the state's own is ``effects.StateSite``)."""
+        :class:`~otrio.envs.otys.effects.Site`; the state's own is ``effects.StateSite``)."""
         me, t, players = self.players[0], self.tables, self.players
         slot = D.level_slot(level)
         # the left neighbour, then the right (block 1 and the last: one with two players)

@@ -4,11 +4,10 @@ import io
 
 import numpy as np
 import pytest
+from otrio.agents.greedy import has_greedy
+from otrio.envs.core.errors import ConfigError
 
-import agents
-import envs
-from agents.greedy import has_greedy
-from envs.core.errors import ConfigError
+from otrio import agents, envs
 
 GAMES = [g for g in envs.available() if has_greedy(g.rsplit("_v", 1)[0])]
 

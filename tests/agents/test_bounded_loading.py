@@ -29,12 +29,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from otrio.agents import weights
+from otrio.envs.core.config import validate
+from otrio.envs.core.errors import ConfigError, StateError
 
-import agents
-import envs
-from agents import weights
-from envs.core.config import validate
-from envs.core.errors import ConfigError, StateError
+from otrio import agents, envs
 
 PRETRAINED = Path(agents.__file__).parent / "pretrained"
 SHIPPED = PRETRAINED / "oceanos_ppo.json"
@@ -424,7 +423,7 @@ def small_run():
 
 @pytest.fixture
 def state(tmp_path) -> Path:
-    from training import safe_state
+    from otrio.training import safe_state
 
     module, optimizer = small_run()
     stem = tmp_path / "state" / "state"
@@ -433,7 +432,7 @@ def state(tmp_path) -> Path:
 
 
 def state_refused(stem: Path, match: str, module=None) -> str:
-    from training import safe_state
+    from otrio.training import safe_state
 
     fresh, optimizer = small_run()
     with within(), pytest.raises(StateError, match=match) as err:
@@ -443,8 +442,7 @@ def state_refused(stem: Path, match: str, module=None) -> str:
 
 def test_a_training_state_round_trips(state):
     import torch
-
-    from training import safe_state
+    from otrio.training import safe_state
 
     module, optimizer = small_run()
     saved = module.state_dict()
@@ -504,8 +502,7 @@ def test_a_training_state_for_another_network_is_refused_from_its_header(state):
 def test_a_training_state_of_a_policy_with_a_shared_trunk_round_trips(tmp_path):
     """The distillation's network (a trunk the heads share, stored once) and AdamW."""
     import torch
-
-    from training import safe_state
+    from otrio.training import safe_state
 
     doc = json.loads(SHIPPED.read_text())
     doc["policy"].update(net_arch=[], encoder="trunk", encoder_kwargs={"hidden": [16]})

@@ -10,16 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from otrio.agents.search_options import GAME_DEFAULTS, parse_options
+from otrio.benchmarks import balance
+from otrio.benchmarks.tournament import TournamentConfig
+from otrio.benchmarks.tournament import run as run_tournament
+from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.rng import make_rng
+from otrio.envs.core.testing import play_random
 
-import agents
-import envs
-from agents.search_options import GAME_DEFAULTS, parse_options
-from benchmarks import balance
-from benchmarks.tournament import TournamentConfig
-from benchmarks.tournament import run as run_tournament
-from envs.core.errors import ConfigError
-from envs.core.rng import make_rng
-from envs.core.testing import play_random
+from otrio import agents, envs
 
 SETUPS = [("oceanos_v0", 2), ("oceanos_v0", 5), ("otys_v0", 2), ("otys_v0", 4),
           ("otontin_v0", 3), ("otontin_v0", 8)]

@@ -4,8 +4,8 @@ of another config (say, a checkpoint updated since) kept, not refused or overwri
 import json
 from pathlib import Path
 
-import agents
-from otrio_cli import main
+from otrio import agents
+from otrio.cli import main
 
 
 def test_demo_plays_every_game_and_steps_beside_a_folder_of_another_config(tmp_path, capsys):

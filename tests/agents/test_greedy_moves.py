@@ -13,8 +13,7 @@ import hashlib
 
 import pytest
 
-import agents
-import envs
+from otrio import agents, envs
 
 SEEDS = range(4)
 DIGESTS = {

@@ -12,21 +12,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-import agents
-import envs
-from agents.greedy.otontin import GreedyOtontin, local_war, roll_outcomes
-from agents.greedy.otontin_war import effective_war, scenarios_for
-from envs.core import make_rng
-from envs.otontin.actions import COMMIT, DECLARE, DECLARE_NOTHING, NUM_ACTIONS, TABLE
-from envs.otontin.campaign import (
+from otrio.agents.greedy.otontin import GreedyOtontin, local_war, roll_outcomes
+from otrio.agents.greedy.otontin_war import effective_war, scenarios_for
+from otrio.envs.core import make_rng
+from otrio.envs.otontin.actions import COMMIT, DECLARE, DECLARE_NOTHING, NUM_ACTIONS, TABLE
+from otrio.envs.otontin.campaign import (
     CHOOSE_PRIORITY,
     CHOOSE_STEAL,
     COMMIT_ORDER,
     DECLARE_ORDER,
     ROLL_OR_STOP,
 )
-from envs.otontin.data import (
+from otrio.envs.otontin.data import (
     BEAN,
     DICE,
     DICE_PER_ROLL,
@@ -43,11 +40,11 @@ from envs.otontin.data import (
     TRUCE,
     WARRIOR,
 )
-from envs.otontin.observe import LAYOUT
-from envs.otontin.observe_cache import write_observation
-from envs.otontin.orders import NO_ORDER, ORDERS
-from envs.otontin.rules import Config, State
-from envs.otontin.war import (
+from otrio.envs.otontin.observe import LAYOUT
+from otrio.envs.otontin.observe_cache import write_observation
+from otrio.envs.otontin.orders import NO_ORDER, ORDERS
+from otrio.envs.otontin.rules import Config, State
+from otrio.envs.otontin.war import (
     battle_ranks,
     join,
     laid_orders,
@@ -55,6 +52,8 @@ from envs.otontin.war import (
     resolve_battles,
     resolve_war,
 )
+
+from otrio import agents, envs
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "otontin"))
 from otontin_dice import script_rolls  # noqa: E402

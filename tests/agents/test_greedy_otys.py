@@ -16,20 +16,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from otrio.agents.base import RandomAgent
+from otrio.agents.greedy.otys import GreedyOtys, _Evaluator
+from otrio.agents.greedy.otys_values import Weights
+from otrio.envs.core import make_rng, testing, validate
+from otrio.envs.otys.actions import NUM_ACTIONS, TABLE
+from otrio.envs.otys.config import Config
+from otrio.envs.otys.observe import LAYOUT, OBS_SIZE, decode
+from otrio.envs.otys.observe_cache import write_observation
+from otrio.envs.otys.phases import Phase
+from otrio.envs.otys.rules import State
+from otrio.envs.otys.view import view
 
-import agents
-import envs
-from agents.base import RandomAgent
-from agents.greedy.otys import GreedyOtys, _Evaluator
-from agents.greedy.otys_values import Weights
-from envs.core import make_rng, testing, validate
-from envs.otys.actions import NUM_ACTIONS, TABLE
-from envs.otys.config import Config
-from envs.otys.observe import LAYOUT, OBS_SIZE, decode
-from envs.otys.observe_cache import write_observation
-from envs.otys.phases import Phase
-from envs.otys.rules import State
-from envs.otys.view import view
+from otrio import agents, envs
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "otys"))
 from otys_helpers import (  # noqa: E402

@@ -4,13 +4,12 @@ tournament records on one worker or two. Strength is measured in benchmarks
 (``benchmarks/results/search/``), not asserted here."""
 
 import pytest
+from otrio.agents.records import RECORDS_FILE, read_records
+from otrio.benchmarks.tournament import TournamentConfig, run
+from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.testing import check_search_sees_only_its_seat
 
-import agents
-import envs
-from agents.records import RECORDS_FILE, read_records
-from benchmarks.tournament import TournamentConfig, run
-from envs.core.errors import ConfigError
-from envs.core.testing import check_search_sees_only_its_seat
+from otrio import agents, envs
 
 TINY = "mcts:iterations=3,depth=4"
 COUNTS = [("oceanos_v0", 2), ("oceanos_v0", 5), ("otys_v0", 2), ("otys_v0", 4),
@@ -26,7 +25,7 @@ def test_spec_options_parse_over_the_defaults():
 
 @pytest.mark.parametrize("env_id", ["oceanos_v0", "otys_v0", "otontin_v0"])
 def test_the_plain_spec_takes_the_games_studied_defaults(env_id):
-    from agents.search_options import GAME_DEFAULTS
+    from otrio.agents.search_options import GAME_DEFAULTS
 
     env = envs.make(env_id)
     defaults = GAME_DEFAULTS[env.unwrapped.game.info.name]
@@ -114,7 +113,7 @@ def test_seat_lists_keep_each_specs_options():
 
 
 def test_mcts_plays_from_the_command_line(capsys):
-    from otrio_cli import main
+    from otrio.cli import main
 
     assert main(["play", "otys", "--seats", "mcts:iterations=2,depth=2,rollout=random,greedy",
                  "--seed", "1"]) == 0

@@ -7,17 +7,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from otrio.agents.hints import GreedyHints
+from otrio.agents.net import NetForward, forward_of, load_net
+from otrio.agents.weights import load_policy, save_policy
+from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.rng import make_rng
+from otrio.envs.core.testing import check_search_sees_only_its_seat, play_random
+from otrio.training.config import TrainConfig
+from otrio.training.distill import new_network
 
-import agents
-import envs
-from agents.hints import GreedyHints
-from agents.net import NetForward, forward_of, load_net
-from agents.weights import load_policy, save_policy
-from envs.core.errors import ConfigError
-from envs.core.rng import make_rng
-from envs.core.testing import check_search_sees_only_its_seat, play_random
-from training.config import TrainConfig
-from training.distill import new_network
+from otrio import agents, envs
 
 PRETRAINED = Path(__file__).resolve().parents[2] / "agents" / "pretrained"
 GAMES = [("oceanos_v0", 2), ("otys_v0", 2), ("otontin_v0", 3)]

@@ -8,8 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-
-from agents.outputs import (
+from otrio.agents.outputs import (
     OutputError,
     check_output_file,
     check_output_folder,
@@ -18,8 +17,8 @@ from agents.outputs import (
     save_figure,
     write_text_atomic,
 )
-from agents.run_lock import RunLock
-from envs.core.errors import ConfigError
+from otrio.agents.run_lock import RunLock
+from otrio.envs.core.errors import ConfigError
 
 
 def test_an_output_error_is_a_config_error():

@@ -14,11 +14,11 @@ import time
 from pathlib import Path
 
 import pytest
+from otrio.agents.replay import replay_record
+from otrio.benchmarks.play import GameRecord
 
-import envs
-from agents.replay import replay_record
-from benchmarks.play import GameRecord
-from otrio_cli import main
+from otrio import envs
+from otrio.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,7 +61,7 @@ def _run_in_a_terminal(args: list[str], replies: list[tuple[str, str]], timeout:
     Returns (exit code, everything it printed)."""
     master, slave = pty.openpty()
     env = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="100")
-    proc = subprocess.Popen([sys.executable, "-m", "otrio_cli", *args], stdin=slave,
+    proc = subprocess.Popen([sys.executable, "-m", "otrio.cli", *args], stdin=slave,
                             stdout=slave, stderr=slave, cwd=ROOT, env=env, close_fds=True)
     os.close(slave)
     seen, deadline = b"", time.monotonic() + timeout

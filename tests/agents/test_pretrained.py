@@ -24,8 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import agents
-import envs
+from otrio import agents, envs
 
 PRETRAINED = Path(__file__).resolve().parents[2] / "agents" / "pretrained"
 AGENTS = sorted(PRETRAINED.glob("*_ppo.json"))

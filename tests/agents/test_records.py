@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from agents import records as records_module
-from agents.records import (
+from otrio.agents import records as records_module
+from otrio.agents.records import (
     RECORDS_FILE,
     REJECTED_FILE,
     RecordSchema,
@@ -25,8 +24,8 @@ from agents.records import (
     read_records,
     write_atomic,
 )
-from benchmarks import tournament
-from envs.core.errors import ConfigError, StateError
+from otrio.benchmarks import tournament
+from otrio.envs.core.errors import ConfigError, StateError
 
 CONFIG = {"study": 1}
 
@@ -206,7 +205,7 @@ def test_a_resume_says_what_it_replayed(tmp_path):
 def test_a_network_replaced_in_place_is_another_run(tmp_path, monkeypatch):
     """A run names its networks and value models by path (net:PATH, value:PATH, mcts's
     net=PATH and value=PATH in an agent or in search-bench's options); their content is part of the run's identity."""
-    from agents.records import run_identity
+    from otrio.agents.records import run_identity
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "a.json").write_text('{"weights": 1}')

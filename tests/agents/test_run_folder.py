@@ -7,9 +7,8 @@ from __future__ import annotations
 import os
 
 import pytest
-
-from agents import run_folder
-from envs.core.errors import ConfigError, StateError
+from otrio.agents import run_folder
+from otrio.envs.core.errors import ConfigError, StateError
 
 
 def test_each_folder_below_the_run_is_checked_and_made(tmp_path):

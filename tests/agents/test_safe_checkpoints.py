@@ -4,7 +4,7 @@ An SB3 zip stores its settings as cloudpickle payloads, so loading one runs what
 the file carries. ``evil_zip`` builds such a file whose ``observation_space`` touches a
 marker file when unpickled; the first test shows that a plain ``MaskablePPO.load`` does
 run it (so the refusals below are not vacuous), then every way into the suite --
-``agents.make``, ``otrio tournament``, ``otrio play``, ``otrio export-checkpoint``,
+``otrio.agents.make``, ``otrio tournament``, ``otrio play``, ``otrio export-checkpoint``,
 ``otrio evaluate-run`` -- refuses the file without the trust flag and the marker never
 appears. The safe format (safetensors + JSON manifest, ``agents/weights.py``) loads
 with every unpickler disabled, and each way it can be damaged is a clear error.
@@ -19,11 +19,10 @@ import pickle
 import zipfile
 
 import pytest
+from otrio.envs.core.errors import ConfigError
 
-import agents
-import envs
-from envs.core.errors import ConfigError
-from otrio_cli import main
+from otrio import agents, envs
+from otrio.cli import main
 
 OCEANOS_META = {"env_id": "oceanos_v0", "observation_size": 2549, "num_actions": 34,
                 "game_config": {"num_players": 2}, "timesteps": 64, "seed": 0, "hints": None}
@@ -85,7 +84,7 @@ def test_agents_make_refuses_an_sb3_zip_without_trust(evil):
 
 def _run_folder(tmp_path: pathlib.Path, marker: pathlib.Path) -> pathlib.Path:
     """A training run folder whose every checkpoint carries the payload."""
-    from training.config import TrainConfig
+    from otrio.training.config import TrainConfig
 
     run = tmp_path / "run"
     cfg = TrainConfig(game="oceanos_v0", game_config={"num_players": 2}, output=str(run),
@@ -131,11 +130,10 @@ PLAYERS = {"oceanos_v0": 2, "otys_v0": 2, "otontin_v0": 3}
 def own_zip(tmp_path: pathlib.Path, game: str = "oceanos_v0", encoder: str = "mlp",
             net_arch=(32,), hints: str | None = None, share: bool = True) -> pathlib.Path:
     """A user's own SB3 zip (an untrained MaskablePPO) with the metadata beside it."""
+    from otrio.agents.encoders import policy_kwargs
+    from otrio.agents.hints import hint_size
+    from otrio.training.selfplay import SelfPlayEnv
     from sb3_contrib import MaskablePPO
-
-    from agents.encoders import policy_kwargs
-    from agents.hints import hint_size
-    from training.selfplay import SelfPlayEnv
 
     env = SelfPlayEnv(game, {"num_players": PLAYERS[game]}, {"random": 1.0}, hints=hints)
     info = env.game.info
@@ -220,7 +218,7 @@ def test_an_export_plays_as_its_zip_did(tmp_path, monkeypatch, game, encoder, hi
 @pytest.fixture
 def exported(tmp_path):
     """A small exported Oceanos agent: its manifest path."""
-    from training.train import export_checkpoint
+    from otrio.training.train import export_checkpoint
 
     return export_checkpoint(own_zip(tmp_path), tmp_path / "ship" / "agent.json", trust=True)
 

@@ -7,11 +7,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from otrio.agents.records import RECORDS_FILE, read_records
+from otrio.benchmarks.balance import BalanceConfig, build_setups, build_tasks, load_config, run
+from otrio.envs.core.errors import ConfigError
 
-from agents.records import RECORDS_FILE, read_records
-from benchmarks.balance import BalanceConfig, build_setups, build_tasks, load_config, run
-from envs.core.errors import ConfigError
-from otrio_cli import main
+from otrio.cli import main
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "balance"
 KRAKEN = [
@@ -64,7 +64,7 @@ def test_categorical_and_position_codings(tmp_path):
     setups = build_setups(cfg)
     assert [s.lineup for s in setups] == [("greedy", "random"), ("greedy", "random", "random")]
     assert setups[1].features == {"players=3": 1.0}
-    from benchmarks.balance import Factor, factor_features
+    from otrio.benchmarks.balance import Factor, factor_features
 
     order = Factor(name="order", path="sponsors.order", permutations_of=[1, 2, 3])
     assert len(order.levels()) == 6 and order.resolved_coding() == "position"
@@ -204,9 +204,9 @@ def test_bad_input_fails_before_any_game(tmp_path, change, message):
 
 
 def test_a_missing_agent_for_a_game_is_a_clear_error(tmp_path, monkeypatch):
-    import agents.greedy
+    import otrio.agents.greedy as greedy
 
-    monkeypatch.setitem(agents.greedy.GREEDY, "oceanos", "agents.greedy.no_such_module:Greedy")
+    monkeypatch.setitem(greedy.GREEDY, "oceanos", "otrio.agents.greedy.no_such_module:Greedy")
     with pytest.raises(ConfigError, match="'greedy' = 'greedy' cannot play oceanos_v0"):
         run(config(tmp_path), progress=False)
 

@@ -7,21 +7,21 @@ import random
 from pathlib import Path
 
 import pytest
-
-from agents.records import RECORDS_FILE, read_records
-from benchmarks import balance_search
-from benchmarks.balance import BalanceConfig, load_config
-from benchmarks.balance_optimise import make_optimiser, pick, search_loop
-from benchmarks.balance_search import (
+from otrio.agents.records import RECORDS_FILE, read_records
+from otrio.benchmarks import balance_search
+from otrio.benchmarks.balance import BalanceConfig, load_config
+from otrio.benchmarks.balance_optimise import make_optimiser, pick, search_loop
+from otrio.benchmarks.balance_search import (
     PREREGISTRATION_FILE,
     make_plan,
     objective_of_means,
     run,
     seed_of,
 )
-from envs.core.errors import ConfigError, StateError
-from envs.core.rng import derive_seed
-from otrio_cli import main
+from otrio.envs.core.errors import ConfigError, StateError
+from otrio.envs.core.rng import derive_seed
+
+from otrio.cli import main
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "balance"
 
@@ -169,7 +169,7 @@ def test_a_changed_or_tampered_search_is_refused(tmp_path):
 def _won_by_another_seat(line: str) -> str:
     """A confirmation record turned self-consistently: another seat wins, with the top
     score, and the ranks follow (only a replay tells)."""
-    from agents.stats import ranks
+    from otrio.agents.stats import ranks
 
     record = json.loads(line)
     seat = (record["winners"][0] + 1) % len(record["seating"]) if record["winners"] else 0
@@ -267,7 +267,7 @@ def test_shipped_search_sections_plan_their_spaces():
     ({"search": {"space": []}}, "search.space"),
 ])
 def test_bad_search_configs_are_one_line_errors(tmp_path, change, message):
-    from envs.core.config import validate
+    from otrio.envs.core.config import validate
 
     base = dict(game="oceanos_v0",
                 game_config={"num_players": 3, "kraken": {"mode": "fixed", "values": [0, -1, -2]}},

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from agents.records import RECORDS_FILE, read_records
-from benchmarks.balance import (
+from otrio.agents.records import RECORDS_FILE, read_records
+from otrio.benchmarks.balance import (
     BalanceConfig,
     build_setups,
     build_tasks,
@@ -18,9 +17,10 @@ from benchmarks.balance import (
     run,
     setup_lineups,
 )
-from benchmarks.balance_summary import analyze
-from envs.core.errors import ConfigError
-from otrio_cli import main
+from otrio.benchmarks.balance_summary import analyze
+from otrio.envs.core.errors import ConfigError
+
+from otrio.cli import main
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "balance"
 SMALL = [{"name": "small", "path": "kraken.values.0", "values": [0, -1, -2]}]
@@ -163,7 +163,7 @@ def test_a_setup_effect_that_changes_with_skill_is_found_and_a_shared_one_is_not
 def test_a_planted_agent_strong_only_in_one_setup_is_found_in_real_games(tmp_path, monkeypatch):
     """A fake tier that plays greedy when the small kraken token is 0 and random
     otherwise: its skill depth is found in that setup and not in the other."""
-    import agents
+    from otrio import agents
 
     real_make = agents.make
 
@@ -275,7 +275,7 @@ def test_bad_tier_configs_are_one_line_errors(tmp_path, change, message):
 
 
 def _validate(tmp_path, change):
-    from envs.core.config import validate
+    from otrio.envs.core.config import validate
 
     base = dict(game="oceanos_v0", game_config={"num_players": 2},
                 tiers=["random", "greedy"], sweeps=[{"name": "k", "factors": SMALL}],

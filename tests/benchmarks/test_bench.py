@@ -4,8 +4,8 @@ import json
 
 import numpy as np
 
-import envs
-from otrio_cli import main
+from otrio import envs
+from otrio.cli import main
 
 
 def test_bench_smoke(tmp_path, capsys):
@@ -43,8 +43,8 @@ def test_bench_smoke(tmp_path, capsys):
 
 
 def test_clone_cost_times_clones_and_steps_on_the_same_games():
-    from benchmarks.throughput import clone_cost, engine_random_play
-    from envs.core.rng import make_rng
+    from otrio.benchmarks.throughput import clone_cost, engine_random_play
+    from otrio.envs.core.rng import make_rng
 
     env = envs.make("otontin_v0", num_players=3).unwrapped
 
@@ -60,15 +60,14 @@ def test_clone_cost_times_clones_and_steps_on_the_same_games():
 
 def test_bench_rejects_zero_rounds():
     import pytest
-
-    from benchmarks.bench import run_bench
+    from otrio.benchmarks.bench import run_bench
 
     with pytest.raises(ValueError, match="rounds"):
         run_bench(steps=10, obs_samples=2, rounds=0)
 
 
 def test_tournament_speedup_times_both_worker_counts():
-    from benchmarks.bench import tournament_speedup
+    from otrio.benchmarks.bench import tournament_speedup
 
     result = tournament_speedup(1, rounds=3)
     assert result["one_worker_s"] > 0 and result["two_workers_s"] > 0
@@ -77,7 +76,7 @@ def test_tournament_speedup_times_both_worker_counts():
 
 
 def test_ppo_env_share_is_measured_in_a_fresh_process():
-    from benchmarks.bench import fresh_process_env_share
+    from otrio.benchmarks.bench import fresh_process_env_share
 
     result = fresh_process_env_share("otontin_v0", 512)
     assert 0 < result["env_seconds"] < result["train_seconds"]

@@ -10,12 +10,12 @@ import re
 from pathlib import Path
 
 import pytest
+from otrio.agents.records import RECORDS_FILE, RUN_FILE, read_records
+from otrio.agents.stats import ranks
+from otrio.benchmarks import balance, search, tournament
+from otrio.envs.core.errors import StateError
 
-from agents.records import RECORDS_FILE, RUN_FILE, read_records
-from agents.stats import ranks
-from benchmarks import balance, search, tournament
-from envs.core.errors import StateError
-from otrio_cli import main
+from otrio.cli import main
 
 REJECTED_FILE = "games.rejected.jsonl"  # where --repair moves bad lines
 
@@ -221,7 +221,7 @@ def longer(tmp_path_factory):
 def test_a_raised_winning_score_is_refused_by_default(tmp_path, longer, monkeypatch):
     """Issue 38, point 4: under the old default (a sample), a record whose winner's score
     was raised by 100 counted and moved mean_score; every record is re-played now."""
-    from agents import records
+    from otrio.agents import records
 
     lines = longer
     k = next(i for i, line in enumerate(lines[:-1]) if len(json.loads(line)["winners"]) == 1)

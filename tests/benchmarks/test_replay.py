@@ -6,9 +6,8 @@ import json
 import re
 
 import pytest
-
-from agents.records import RECORDS_FILE, read_records
-from agents.replay import (
+from otrio.agents.records import RECORDS_FILE, read_records
+from otrio.agents.replay import (
     DIGITS,
     ReplayError,
     action_width,
@@ -18,10 +17,10 @@ from agents.replay import (
     record_actions,
     replay_record,
 )
-from benchmarks.balance import BalanceConfig
-from benchmarks.balance import run as run_balance
-from benchmarks.tournament import TournamentConfig, run, summarize
-from envs.core.errors import StateError
+from otrio.benchmarks.balance import BalanceConfig
+from otrio.benchmarks.balance import run as run_balance
+from otrio.benchmarks.tournament import TournamentConfig, run, summarize
+from otrio.envs.core.errors import StateError
 
 GAMES = [
     ("oceanos_v0", {"num_players": 2}, ["greedy", "random"]),

@@ -13,10 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-
-from agents.arena import GameTask
-from benchmarks.play import play_game
-from benchmarks.replay_html import SECRET, build_page, frame_view
+from otrio.agents.arena import GameTask
+from otrio.benchmarks.play import play_game
+from otrio.benchmarks.replay_html import SECRET, build_page, frame_view
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")

@@ -8,14 +8,14 @@ import re
 
 import numpy as np
 import pytest
+from otrio.agents.arena import GameTask
+from otrio.agents.records import RECORDS_FILE, read_records
+from otrio.agents.replay import replay_record
+from otrio.benchmarks.play import play_game
+from otrio.benchmarks.replay_html import SECRET, build_page, frame_view, table_svg
+from otrio.benchmarks.tournament import TournamentConfig, run
 
-from agents.arena import GameTask
-from agents.records import RECORDS_FILE, read_records
-from agents.replay import replay_record
-from benchmarks.play import play_game
-from benchmarks.replay_html import SECRET, build_page, frame_view, table_svg
-from benchmarks.tournament import TournamentConfig, run
-from otrio_cli import main
+from otrio.cli import main
 
 GAMES = [  # Oceanos and Otontin have secret choices in simultaneous steps
     ("oceanos_v0", {"num_players": 3}),

@@ -9,12 +9,11 @@ import time
 from pathlib import Path
 
 import pytest
-
-from agents.records import RECORDS_FILE, REJECTED_FILE, read_records
-from agents.run_lock import LOCK_FILE, RunLock
-from agents.stats import ranks
-from benchmarks import balance, tournament
-from envs.core.errors import ConfigError
+from otrio.agents.records import RECORDS_FILE, REJECTED_FILE, read_records
+from otrio.agents.run_lock import LOCK_FILE, RunLock
+from otrio.agents.stats import ranks
+from otrio.benchmarks import balance, tournament
+from otrio.envs.core.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,7 +44,7 @@ def dead_pid() -> int:
 def holder(tmp_path):
     """Another live process holding the lock of tmp_path / 'run'."""
     folder = tmp_path / "run"
-    code = ("import sys, time\nfrom pathlib import Path\nfrom agents.run_lock import RunLock\n"
+    code = ("import sys, time\nfrom pathlib import Path\nfrom otrio.agents.run_lock import RunLock\n"
             "with RunLock(Path(sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(120)\n")
     child = subprocess.Popen([sys.executable, "-c", code, str(folder)], cwd=ROOT,
                              stdout=subprocess.PIPE, text=True)
@@ -119,9 +118,9 @@ def test_the_lock_is_released_on_an_error_or_ctrl_c(tmp_path, monkeypatch, error
         raise error("stopped")
         yield
 
-    import benchmarks.play
+    import otrio.benchmarks.play as play
 
-    monkeypatch.setattr(benchmarks.play, "run_tasks", broken)
+    monkeypatch.setattr(play, "run_tasks", broken)
     folder = tmp_path / "run"
     with pytest.raises(error):
         tournament.run(tournament_config(folder), progress=False)
@@ -130,8 +129,8 @@ def test_the_lock_is_released_on_an_error_or_ctrl_c(tmp_path, monkeypatch, error
 
 
 def test_training_refuses_a_folder_in_use(holder):
-    from training.config import TrainConfig
-    from training.train import train
+    from otrio.training.config import TrainConfig
+    from otrio.training.train import train
 
     folder, child = holder
     with pytest.raises(ConfigError, match=rf"in use by another run \(pid {child.pid}"):
@@ -163,7 +162,7 @@ def test_a_resume_drops_duplicate_game_ids_and_counts_each_game_once(tmp_path):
 
 
 def test_only_records_of_the_same_identity_are_duplicates(tmp_path):
-    from agents.records import open_run
+    from otrio.agents.records import open_run
 
     folder = tmp_path / "run"
     folder.mkdir()

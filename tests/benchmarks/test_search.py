@@ -3,8 +3,8 @@ results on one worker or two (the search's seconds aside)."""
 
 import json
 
-from agents.records import RECORDS_FILE, read_records
-from benchmarks.search import SearchBenchConfig, run
+from otrio.agents.records import RECORDS_FILE, read_records
+from otrio.benchmarks.search import SearchBenchConfig, run
 
 
 def config(tmp_path, name: str, **kw) -> SearchBenchConfig:

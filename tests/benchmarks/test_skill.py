@@ -4,9 +4,14 @@ of the agents), and a planted mixture whose luck share is known."""
 
 import numpy as np
 import pytest
-
-from agents.stats import ranks
-from benchmarks.skill import focal_seat, luck_report, rating_spread, swap_changes, variance_parts
+from otrio.agents.stats import ranks
+from otrio.benchmarks.skill import (
+    focal_seat,
+    luck_report,
+    rating_spread,
+    swap_changes,
+    variance_parts,
+)
 
 N = 3
 

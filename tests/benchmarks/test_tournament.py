@@ -4,12 +4,11 @@ import json
 from collections import Counter
 
 import pytest
-
-from agents.records import RECORDS_FILE, read_records
-from agents.stats import ranks, wilson
-from benchmarks.tournament import TournamentConfig, build_tasks, load_config, run
-from envs.core.errors import ConfigError
-from envs.core.rng import derive_seed
+from otrio.agents.records import RECORDS_FILE, read_records
+from otrio.agents.stats import ranks, wilson
+from otrio.benchmarks.tournament import TournamentConfig, build_tasks, load_config, run
+from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.rng import derive_seed
 
 
 def config(tmp_path, **kw):
@@ -82,7 +81,7 @@ def test_a_folder_of_another_config_is_refused(tmp_path):
 
 
 def test_a_checkpoint_changed_in_place_is_another_run(tmp_path):
-    from agents.records import open_run
+    from otrio.agents.records import open_run
 
     checkpoint = tmp_path / "agent.zip"
     checkpoint.write_bytes(b"first training")
@@ -168,8 +167,8 @@ def test_ray_backend_gives_identical_results(tmp_path):
 
 def test_a_game_task_replays_identically_whatever_ran_before():
     """play_game resets the seats' agents itself: a task is the same game in any order."""
-    from agents.arena import GameTask
-    from benchmarks.play import play_game
+    from otrio.agents.arena import GameTask
+    from otrio.benchmarks.play import play_game
 
     def task(game: int) -> GameTask:
         return GameTask(game=game, env_id="otys_v0", config={"num_players": 2},

@@ -10,10 +10,10 @@ import math
 
 import numpy as np
 import pytest
+from otrio.envs.core.config import validate
+from otrio.envs.core.errors import ConfigError, OrderError, StateError
 
-import envs
-from envs.core.config import validate
-from envs.core.errors import ConfigError, OrderError, StateError
+from otrio import envs
 
 GAMES = ["oceanos_v0", "otys_v0", "otontin_v0"]
 
@@ -80,8 +80,8 @@ def test_numbers_inside_lists_are_numbers_too():
 
 
 def test_every_config_of_the_suite_takes_integers_strictly():
-    from benchmarks.tournament import TournamentConfig
-    from training.config import PPOParams
+    from otrio.benchmarks.tournament import TournamentConfig
+    from otrio.training.config import PPOParams
 
     base = dict(game="oceanos_v0", agents={"r": "random"}, lineup=["r", "r"])
     with pytest.raises(ConfigError, match="games_per_seating"):
@@ -109,7 +109,7 @@ def test_queries_before_reset_are_order_errors(game, call):
 # ---------------------------------------------------------------- action ids
 @pytest.mark.parametrize("game", GAMES)
 def test_action_name_checks_its_id(game):
-    from envs.core.errors import UnknownActionError
+    from otrio.envs.core.errors import UnknownActionError
 
     core = envs.make(game).unwrapped
     n = core.game.info.num_actions

@@ -1,6 +1,6 @@
 """Configs, saved states and the bounded-reading helpers (issue 29, "bounded loading").
 
-Every YAML config goes through one reader, ``envs.core.config.load_yaml``: a "billion
+Every YAML config goes through one reader, ``otrio.envs.core.config.load_yaml``: a "billion
 laughs" file (which hung ``otrio tournament`` and ``otrio balance`` for minutes and
 printed the expanded input), a deep, a huge or a non-UTF-8 file, a device or a FIFO
 are each one line and exit code 2 within a second. A saved state nested 100,000 deep
@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from otrio.envs.core.bounded import check_nesting, clip, parse_json, read_bytes, short_repr
+from otrio.envs.core.config import MAX_CONFIG_BYTES, load_yaml
+from otrio.envs.core.errors import ConfigError, StateError
 
-import envs
-from envs.core.bounded import check_nesting, clip, parse_json, read_bytes, short_repr
-from envs.core.config import MAX_CONFIG_BYTES, load_yaml
-from envs.core.errors import ConfigError, StateError
-from otrio_cli import main
+from otrio import envs
+from otrio.cli import main
 
 
 def laughs(levels: int = 9) -> str:
@@ -132,7 +132,7 @@ def test_every_shipped_config_reads():
 
 
 def test_a_huge_or_numerous_bad_config_value_is_quoted_briefly(tmp_path):
-    from benchmarks.tournament import load_config
+    from otrio.benchmarks.tournament import load_config
 
     path = write(tmp_path / "t.yaml", "game: oceanos_v0\nagents: {r: random}\nlineup: [r, r]\n"
                  "seed: '" + "x" * 60_000 + "'\n")

@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
+from otrio.envs.core import ActionTable, ConfigError, GameInfo, ObservationLayout, StrictModel
+from otrio.envs.core.config import validate
+from otrio.envs.core.rng import derive_seed, make_rng, rng_from_dict, rng_to_dict
 
-import envs
-from envs.core import ActionTable, ConfigError, GameInfo, ObservationLayout, StrictModel
-from envs.core.config import validate
-from envs.core.rng import derive_seed, make_rng, rng_from_dict, rng_to_dict
+from otrio import envs
 
 
 def test_action_table_blocks_and_names():
@@ -122,7 +122,7 @@ def test_every_games_writer_sets_every_value_whatever_the_buffer_held():
 
 
 def test_the_adapter_calls_the_games_observe():
-    from envs.oceanos.env import OceanosGame, raw_env
+    from otrio.envs.oceanos.env import OceanosGame, raw_env
 
     class Overriding(OceanosGame):
         """Overrides Game.observe: the adapter calls it, not write_observation."""

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import envs
+from otrio import envs
 
 # every game at its fewest and most players
 SETUPS = [("oceanos_v0", 2), ("oceanos_v0", 5), ("otontin_v0", 3), ("otontin_v0", 8),
@@ -47,7 +47,7 @@ def test_readme_has_the_layout(env_id):
     readme = Path(__file__).parents[2] / "envs" / game.info.name / "README.md"
     assert game.full_state.markdown() in readme.read_text(encoding="utf-8"), (
         f"the 'Full state' table of {readme} is stale: replace it with "
-        f"envs.make({env_id!r}).unwrapped.game.full_state.markdown()")
+        f"otrio.envs.make({env_id!r}).unwrapped.game.full_state.markdown()")
 
 
 @pytest.mark.parametrize("env_id,n", SETUPS)
@@ -105,7 +105,7 @@ def test_same_seed_same_states(env_id, n):
 
 
 def test_state_before_reset_is_an_order_error():
-    from envs.core.errors import OrderError
+    from otrio.envs.core.errors import OrderError
 
     with pytest.raises(OrderError):
         envs.make("oceanos_v0").state()

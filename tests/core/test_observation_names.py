@@ -1,17 +1,16 @@
 """Names for every observation index, finite bounds, and ``describe``
 (``ObservationLayout.names`` / ``bounds``, ``env.observation_names()``,
-``envs.core.describe``)."""
+``otrio.envs.core.describe``)."""
 
 from pathlib import Path
 
 import numpy as np
 import pytest
+from otrio.envs.core import ObservationLayout, Values, describe
+from otrio.envs.core.testing import outside_space
+from otrio.integrations import FlattenObservation
 
-import agents
-import envs
-from envs.core import ObservationLayout, Values, describe
-from envs.core.testing import outside_space
-from integrations import FlattenObservation
+from otrio import agents, envs
 
 GAMES = ("oceanos_v0", "otys_v0", "otontin_v0")
 ROOT = Path(__file__).parents[2]
@@ -57,13 +56,13 @@ def test_names_cover_every_index_once(env_id):
 
 def test_names_of_declared_features():
     """Feature columns are named from where they are declared."""
-    from envs.oceanos.cards_table import CARD_FEATURE_NAMES
-    from envs.oceanos.observe import LAYOUT as OCEANOS
-    from envs.oceanos.observe import PLAYER_FEATURES
-    from envs.otontin.observe import LAYOUT as OTONTIN
-    from envs.otontin.observe import ORDER_FEATURE_NAMES
-    from envs.otys.observe import CONTRACT_FEATURE_NAMES, TOKEN_FEATURE_NAMES
-    from envs.otys.observe import LAYOUT as OTYS
+    from otrio.envs.oceanos.cards_table import CARD_FEATURE_NAMES
+    from otrio.envs.oceanos.observe import LAYOUT as OCEANOS
+    from otrio.envs.oceanos.observe import PLAYER_FEATURES
+    from otrio.envs.otontin.observe import LAYOUT as OTONTIN
+    from otrio.envs.otontin.observe import ORDER_FEATURE_NAMES
+    from otrio.envs.otys.observe import CONTRACT_FEATURE_NAMES, TOKEN_FEATURE_NAMES
+    from otrio.envs.otys.observe import LAYOUT as OTYS
 
     assert OCEANOS.name(OCEANOS.slice("hand").start + 5 * len(CARD_FEATURE_NAMES) +
                         CARD_FEATURE_NAMES.index("present")) == "hand[5].present"
@@ -80,7 +79,7 @@ def test_names_of_declared_features():
 
 def test_oceanos_names_read_the_cards_in_hand():
     """Each card in the observer's hand reads, by name, as the card table says it is."""
-    from envs.oceanos.data import ANIMALS
+    from otrio.envs.oceanos.data import ANIMALS
 
     env = envs.make("oceanos_v0", num_players=3)
     env.reset(seed=4)
@@ -101,7 +100,7 @@ def test_oceanos_names_read_the_cards_in_hand():
 
 def test_otys_names_read_the_contracts():
     """Each public contract reads, by name, as the config's tables say it is."""
-    from envs.otys.config import tables_for
+    from otrio.envs.otys.config import tables_for
 
     env = envs.make("otys_v0", num_players=2)
     env.reset(seed=3)

@@ -7,9 +7,9 @@ import warnings
 import matplotlib
 import numpy as np
 import pytest
+from otrio.envs.core import window
 
-import envs
-from envs.core import window
+from otrio import envs
 
 
 def _no_display(monkeypatch):

@@ -1,15 +1,15 @@
 """A save's terminations and truncations must be the ends the transition rule
-(``envs.core.rewards.settle``) gives its state: a save whose ends were tampered with is
+(``otrio.envs.core.rewards.settle``) gives its state: a save whose ends were tampered with is
 refused with a StateError that says how the game stands."""
 
 import json
 
 import numpy as np
 import pytest
+from otrio.envs.core.errors import StateError
+from otrio.envs.core.rewards import TERMINATED, TRUNCATED, settle
 
-import envs
-from envs.core.errors import StateError
-from envs.core.rewards import TERMINATED, TRUNCATED, settle
+from otrio import envs
 
 
 def _play(env, rng, steps=None):

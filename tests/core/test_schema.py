@@ -1,4 +1,4 @@
-"""The declared state schemas (``envs.core.schema``): one declaration per game drives
+"""The declared state schemas (``otrio.envs.core.schema``): one declaration per game drives
 ``to_dict``, ``from_dict``, ``clone`` and the type checks.
 
 Over the states of seeded random games of every game at its fewest and most players:
@@ -13,11 +13,9 @@ import json
 
 import numpy as np
 import pytest
-
-import envs
-from envs.core.errors import StateError
-from envs.core.rng import make_rng
-from envs.core.schema import (
+from otrio.envs.core.errors import StateError
+from otrio.envs.core.rng import make_rng
+from otrio.envs.core.schema import (
     BOOL,
     INT,
     STATE_FORMAT,
@@ -28,6 +26,8 @@ from envs.core.schema import (
     StateSchema,
     TupleOf,
 )
+
+from otrio import envs
 
 CACHES = {"_obs_cache", "_fitting"}  # built by the state that uses them, never cloned
 
@@ -134,7 +134,7 @@ def test_the_kinds_check_save_and_copy():
 
 
 def test_a_schema_refuses_clashing_or_odd_names():
-    from envs.otys.config import Config
+    from otrio.envs.otys.config import Config
 
     for shared, fields in ((("config",), {"rng": INT}), (("config",), {"format": INT}),
                            (("table",), {"a": INT}), (("config",), {"a-b": INT}),

@@ -29,9 +29,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from otrio.envs.core.errors import StateError
 
-import envs
-from envs.core.errors import StateError
+from otrio import envs
 
 # (env id, config) of the games whose saves are mutated: each game at its fewest and
 # most players, with the variants that reach the most kinds of decision
@@ -53,11 +53,11 @@ def _checker(env_id: str):
     """The game's invariant checker (imported here, so that this module loads, and the
     explicit tests below fail rather than error, on code without the validation)."""
     if env_id == "oceanos_v0":
-        from envs.oceanos.invariants import check_invariants
+        from otrio.envs.oceanos.invariants import check_invariants
     elif env_id == "otys_v0":
-        from envs.otys.invariants import check_invariants
+        from otrio.envs.otys.invariants import check_invariants
     else:
-        from envs.otontin.invariants import check_invariants
+        from otrio.envs.otontin.invariants import check_invariants
     return check_invariants
 
 

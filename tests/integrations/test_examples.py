@@ -69,7 +69,7 @@ def test_sb3_pettingzoo_tutorial_route_runs_under_gymnasium_1_and_loses_final_re
     import pettingzoo.utils
     from sb3_contrib.common.wrappers import ActionMasker
 
-    import envs
+    from otrio import envs
 
     class Tutorial(pettingzoo.utils.BaseWrapper):  # the tutorial's wrapper, as it is
         pass
@@ -86,7 +86,7 @@ def test_sb3_pettingzoo_tutorial_route_runs_under_gymnasium_1_and_loses_final_re
 
 @pytest.mark.parametrize("env_id,players", [("oceanos_v0", 2), ("otontin_v0", 3)])
 def test_torchrl_rollout(env_id, players):
-    import envs
+    from otrio import envs
 
     result = _load("torchrl_rollout").main(
         ["--env", env_id, "--players", str(players), "--steps", "150"])

@@ -8,7 +8,7 @@ import pytest
 from pettingzoo.test import parallel_api_test
 from pettingzoo.utils.env import ParallelEnv
 
-import envs
+from otrio import envs
 
 MIN_PLAYERS = {"oceanos_v0": 2, "otys_v0": 2, "otontin_v0": 3}
 

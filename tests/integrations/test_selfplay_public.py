@@ -3,11 +3,11 @@
 import gymnasium
 import numpy as np
 import pytest
+from otrio.envs.core.errors import IllegalActionError, OrderError
+from otrio.integrations import SelfPlay
+from otrio.training.selfplay import SelfPlayEnv
 
-import envs
-from envs.core.errors import IllegalActionError, OrderError
-from integrations import SelfPlay
-from training.selfplay import SelfPlayEnv
+from otrio import envs
 
 
 def _episode(env, seed: int, rng) -> tuple[float, int]:

@@ -3,9 +3,9 @@
 
 import numpy as np
 import pytest
+from otrio.integrations import FlattenObservation
 
-import envs
-from integrations import FlattenObservation
+from otrio import envs
 
 ss = pytest.importorskip("supersuit")
 

@@ -1,11 +1,11 @@
-"""The observation-reshaping AEC wrappers (integrations.wrappers)."""
+"""The observation-reshaping AEC wrappers (otrio.integrations.wrappers)."""
 
 import numpy as np
 import pytest
+from otrio.integrations import FlattenObservation, RenameObservationKeys, rllib_keys
 from pettingzoo.test import api_test
 
-import envs
-from integrations import FlattenObservation, RenameObservationKeys, rllib_keys
+from otrio import envs
 
 
 def test_rllib_keys():

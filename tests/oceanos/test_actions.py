@@ -4,8 +4,7 @@ on every id, and the id carries the name the table gives it."""
 from __future__ import annotations
 
 import pytest
-
-from envs.oceanos.actions import (
+from otrio.envs.oceanos.actions import (
     DISCARD,
     KEEP,
     MAX_HAND,
@@ -19,7 +18,7 @@ from envs.oceanos.actions import (
     upgrade_id,
     upgrade_part,
 )
-from envs.oceanos.data import PARTS
+from otrio.envs.oceanos.data import PARTS
 
 KINDS = [
     # (block, encoder, decoder, arguments, name of argument k)

@@ -3,9 +3,8 @@
 from collections import Counter
 
 import pytest
-
-from envs.oceanos.cards import CARDS
-from envs.oceanos.data import (
+from otrio.envs.oceanos.cards import CARDS
+from otrio.envs.oceanos.data import (
     BIG_ANIMALS,
     DECK_COMPOSITION,
     DECK_SIZES,

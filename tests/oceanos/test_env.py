@@ -4,10 +4,10 @@ import json
 
 import numpy as np
 import pytest
+from otrio.envs.core import testing
+from otrio.envs.core.errors import StateError
 
-import envs
-from envs.core import testing
-from envs.core.errors import StateError
+from otrio import envs
 
 SETUPS = [
     {"num_players": 2},
@@ -68,8 +68,7 @@ def test_same_seed_same_game(config):
 
 def test_versioned_module_and_pettingzoo_registry():
     import pettingzoo
-
-    from envs import oceanos_v0
+    from otrio.envs import oceanos_v0
 
     a = oceanos_v0.env(num_players=3)
     b = pettingzoo.make("aec", "otrio/oceanos_v0", num_players=3)
@@ -139,7 +138,7 @@ def test_truncated_state_dict_is_rejected():
 
 
 def test_kraken_values_hidden_until_revealed():
-    from envs.oceanos.observe import LAYOUT
+    from otrio.envs.oceanos.observe import LAYOUT
 
     env = envs.make("oceanos_v0", num_players=3)
     env.reset(seed=0)
@@ -155,8 +154,8 @@ def test_kraken_values_hidden_until_revealed():
 def test_readme_tables_match_the_code():
     from pathlib import Path
 
-    from envs.oceanos.actions import TABLE
-    from envs.oceanos.observe import LAYOUT
+    from otrio.envs.oceanos.actions import TABLE
+    from otrio.envs.oceanos.observe import LAYOUT
 
     readme = (Path(envs.__file__).parent / "oceanos" / "README.md").read_text()
     assert LAYOUT.markdown() in readme

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from envs.core import testing
-from envs.oceanos.observe import LAYOUT, write_plain
-from envs.oceanos.observe_cache import write_observation
-from envs.oceanos.rules import State
+from otrio.envs.core import testing
+from otrio.envs.oceanos.observe import LAYOUT, write_plain
+from otrio.envs.oceanos.observe_cache import write_observation
+from otrio.envs.oceanos.rules import State
 
 from .helpers import greedy_games, random_games
 

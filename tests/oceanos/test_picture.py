@@ -1,10 +1,10 @@
 """The Oceanos picture shows what each seat may know and nothing more."""
 
 import numpy as np
+from otrio.envs.core.testing import picture_titles, play_until
+from otrio.envs.oceanos.env import GAME
 
-import envs
-from envs.core.testing import picture_titles, play_until
-from envs.oceanos.env import GAME
+from otrio import envs
 
 
 def test_keeps_in_progress_stay_secret_in_a_seat_picture():

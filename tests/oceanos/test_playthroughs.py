@@ -1,15 +1,14 @@
 """Golden playthroughs: each recorded game must replay identically.
 
 Regenerate on purpose after an intended rule change with
-``python -m envs.core.playthrough tests/oceanos/playthroughs/FILE --env oceanos_v0 --config '{...}' --seed N``
+``python -m otrio.envs.core.playthrough tests/oceanos/playthroughs/FILE --env oceanos_v0 --config '{...}' --seed N``
 (the config and seed are stored in each file).
 """
 
 from pathlib import Path
 
 import pytest
-
-from envs.core import playthrough
+from otrio.envs.core import playthrough
 
 FILES = sorted((Path(__file__).parent / "playthroughs").glob("*.json"))
 

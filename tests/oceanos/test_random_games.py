@@ -2,11 +2,10 @@
 
 import numpy as np
 import pytest
-
-from envs.core.rng import make_rng
-from envs.oceanos.config import Config
-from envs.oceanos.invariants import check_invariants
-from envs.oceanos.rules import State
+from otrio.envs.core.rng import make_rng
+from otrio.envs.oceanos.config import Config
+from otrio.envs.oceanos.invariants import check_invariants
+from otrio.envs.oceanos.rules import State
 
 GAMES_PER_COUNT = 1000
 CHECK_EVERY_STEP = 40  # the first games are checked after every decision

@@ -1,12 +1,11 @@
 """Oceanos turn rules, one position and one expectation each (hand-computed)."""
 
 import pytest
-
-from envs.core.errors import ConfigError, IllegalActionError
-from envs.oceanos.actions import TABLE
-from envs.oceanos.data import AQUARIUM, COCKPIT, MOTOR, PROPELLER
-from envs.oceanos.env import raw_env
-from envs.oceanos.rules import Decision
+from otrio.envs.core.errors import ConfigError, IllegalActionError
+from otrio.envs.oceanos.actions import TABLE
+from otrio.envs.oceanos.data import AQUARIUM, COCKPIT, MOTOR, PROPELLER
+from otrio.envs.oceanos.env import raw_env
+from otrio.envs.oceanos.rules import Decision
 
 from .helpers import DECK, cid, fresh
 
@@ -425,12 +424,11 @@ def test_random_kraken_tokens_are_drawn_as_rng_choice_would():
     """Each size's token is one uniform draw from its pool, made right after the three
     decks are shuffled: exactly what ``rng.choice(pool)`` gives for the same seed."""
     import numpy as np
-
-    from envs.core.rng import make_rng
-    from envs.oceanos.cards_table import card_table
-    from envs.oceanos.config import Config
-    from envs.oceanos.data import KRAKEN_SIZES
-    from envs.oceanos.rules import State
+    from otrio.envs.core.rng import make_rng
+    from otrio.envs.oceanos.cards_table import card_table
+    from otrio.envs.oceanos.config import Config
+    from otrio.envs.oceanos.data import KRAKEN_SIZES
+    from otrio.envs.oceanos.rules import State
 
     config = Config(num_players=3)
     for seed in range(200):

@@ -8,12 +8,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from envs.oceanos.actions import NUM_ACTIONS, TABLE
-from envs.oceanos.cards import CARDS
-from envs.oceanos.cards_table import card_table
-from envs.oceanos.config import Config
-from envs.oceanos.data import (
+from otrio.envs.oceanos.actions import NUM_ACTIONS, TABLE
+from otrio.envs.oceanos.cards import CARDS
+from otrio.envs.oceanos.cards_table import card_table
+from otrio.envs.oceanos.config import Config
+from otrio.envs.oceanos.data import (
     AIRLOCK_DIVERS,
     AQUARIUM_CAPACITY,
     COCKPIT_PERISCOPES,
@@ -31,8 +30,8 @@ from envs.oceanos.data import (
     TREASURE_TOKENS,
     TURNS_PER_ROUND,
 )
-from envs.oceanos.env import INFO
-from envs.oceanos.rules import Decision
+from otrio.envs.oceanos.env import INFO
+from otrio.envs.oceanos.rules import Decision
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES_MD = ROOT / "envs" / "oceanos" / "RULES.md"

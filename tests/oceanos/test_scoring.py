@@ -1,9 +1,8 @@
 """Scoring rules with hand-computed expectations (rulebook + rulings)."""
 
 import pytest
-
-from envs.oceanos import scoring
-from envs.oceanos.cards_table import CardTable
+from otrio.envs.oceanos import scoring
+from otrio.envs.oceanos.cards_table import CardTable
 
 from .helpers import DECK, cid
 

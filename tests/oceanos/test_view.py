@@ -7,17 +7,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from envs.core import testing
-from envs.core.rng import make_rng
-from envs.oceanos.cards_table import Card
-from envs.oceanos.config import Config
-from envs.oceanos.env import GAME
-from envs.oceanos.hidden import resample_hidden
-from envs.oceanos.observe import LAYOUT, decode, encode
-from envs.oceanos.observe_cache import write_observation
-from envs.oceanos.rules import Decision, State
-from envs.oceanos.view import SeatView, view
+from otrio.envs.core import testing
+from otrio.envs.core.rng import make_rng
+from otrio.envs.oceanos.cards_table import Card
+from otrio.envs.oceanos.config import Config
+from otrio.envs.oceanos.env import GAME
+from otrio.envs.oceanos.hidden import resample_hidden
+from otrio.envs.oceanos.observe import LAYOUT, decode, encode
+from otrio.envs.oceanos.observe_cache import write_observation
+from otrio.envs.oceanos.rules import Decision, State
+from otrio.envs.oceanos.view import SeatView, view
 
 from .helpers import greedy_games, random_games
 
@@ -94,7 +93,7 @@ def test_while_keeps_are_secret_others_see_the_counts_from_before():
 
 
 def test_every_card_there_can_be_decodes_from_its_features():
-    from envs.oceanos.cards_table import (
+    from otrio.envs.oceanos.cards_table import (
         CARD_OF_CODE,
         card_code,
         card_features,

@@ -6,8 +6,8 @@ nothing of this is part of a state (a clone or a save rolls the generator's dice
 
 from __future__ import annotations
 
-from envs.otontin.data import DICE_PER_ROLL
-from envs.otontin.rules import State
+from otrio.envs.otontin.data import DICE_PER_ROLL
+from otrio.envs.otontin.rules import State
 
 
 def script_rolls(state: State, rolls) -> None:

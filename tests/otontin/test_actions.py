@@ -6,8 +6,7 @@ from __future__ import annotations
 from itertools import product
 
 import pytest
-
-from envs.otontin.actions import (
+from otrio.envs.otontin.actions import (
     COMMIT,
     DECLARE,
     DECLARE_NOTHING,
@@ -28,7 +27,7 @@ from envs.otontin.actions import (
     stop_card,
     stop_id,
 )
-from envs.otontin.orders import LEFT, NO_ORDER, NUM_ORDERS, ORDER_NAMES, RIGHT
+from otrio.envs.otontin.orders import LEFT, NO_ORDER, NUM_ORDERS, ORDER_NAMES, RIGHT
 
 CARDS = range(len(WARRIOR_CARDS))
 KINDS = [

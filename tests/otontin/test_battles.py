@@ -1,11 +1,11 @@
-"""The one battle resolver on plain inputs (``envs.otontin.war.resolve_battles``), the
+"""The one battle resolver on plain inputs (``otrio.envs.otontin.war.resolve_battles``), the
 code the engine's War and greedy's lookahead share: hand-computed positions."""
 
 from __future__ import annotations
 
-from envs.otontin.data import HAND, SHIELD, SPEAR
-from envs.otontin.orders import LEFT, RIGHT
-from envs.otontin.war import battle_ranks, deployment, resolve_battles
+from otrio.envs.otontin.data import HAND, SHIELD, SPEAR
+from otrio.envs.otontin.orders import LEFT, RIGHT
+from otrio.envs.otontin.war import battle_ranks, deployment, resolve_battles
 
 NEAR = [0, 1, 2]
 

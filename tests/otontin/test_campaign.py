@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import pytest
 from otontin_dice import script_rolls
-
-from envs.core import make_rng
-from envs.otontin.actions import ROLL, STOP, TABLE
-from envs.otontin.campaign import CHOOSE_PRIORITY, CHOOSE_STEAL, DECLARE_ORDER, ROLL_OR_STOP
-from envs.otontin.data import BEAN, POOL_BY_PLAYERS, PRIEST, SABOTEUR, WARRIOR
-from envs.otontin.rules import CAMPAIGN, TALK, Config, State
+from otrio.envs.core import make_rng
+from otrio.envs.otontin.actions import ROLL, STOP, TABLE
+from otrio.envs.otontin.campaign import CHOOSE_PRIORITY, CHOOSE_STEAL, DECLARE_ORDER, ROLL_OR_STOP
+from otrio.envs.otontin.data import BEAN, POOL_BY_PLAYERS, PRIEST, SABOTEUR, WARRIOR
+from otrio.envs.otontin.rules import CAMPAIGN, TALK, Config, State
 
 G, Y, R = 0, 1, 2  # green, yellow, red dice
 W, B, P, S = WARRIOR, BEAN, PRIEST, SABOTEUR

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from otrio.envs.core import ConfigError, IllegalActionError, StateError, make_rng, testing
+from otrio.envs.core.playthrough import load, record
+from otrio.envs.otontin.env import GAME
+from otrio.envs.otontin.rules import State
 
-import envs
-from envs.core import ConfigError, IllegalActionError, StateError, make_rng, testing
-from envs.core.playthrough import load, record
-from envs.otontin.env import GAME
-from envs.otontin.rules import State
+from otrio import envs
 
 PLAYTHROUGHS = Path(__file__).parent / "playthroughs"
 COUNTS = [3, 5, 8]
@@ -165,7 +165,7 @@ def test_observation_is_relative():
 @pytest.mark.parametrize("name", ["otontin_3p", "otontin_8p"])
 def test_golden_playthrough(name):
     """Replaying the recorded game gives the same actions, rewards and observations.
-    Regenerate on purpose: ``python -m envs.core.playthrough <file> --env otontin_v0
+    Regenerate on purpose: ``python -m otrio.envs.core.playthrough <file> --env otontin_v0
     --config '{"num_players": N}' --seed 0``."""
     golden = load(PLAYTHROUGHS / f"{name}.json")
     assert record(golden["env_id"], golden["config"], golden["seed"]) == golden
@@ -192,7 +192,7 @@ def test_custom_dice_save_load_and_masks():
 
 def test_readme_tables_match_the_code():
     """The README's action and observation tables are the code's own (no drift)."""
-    from envs.otontin.env import MAX_DECISIONS
+    from otrio.envs.otontin.env import MAX_DECISIONS
 
     text = (Path(envs.__file__).parent / "otontin" / "README.md").read_text()
     assert GAME.actions.markdown() in text

@@ -10,12 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from otontin_states import greedy_games, random_games
-
-from envs.core import testing
-from envs.otontin.observe import LAYOUT, write_plain
-from envs.otontin.observe_cache import new_observation, write_observation
-from envs.otontin.orders import NO_ORDER
-from envs.otontin.rules import State
+from otrio.envs.core import testing
+from otrio.envs.otontin.observe import LAYOUT, write_plain
+from otrio.envs.otontin.observe_cache import new_observation, write_observation
+from otrio.envs.otontin.orders import NO_ORDER
+from otrio.envs.otontin.rules import State
 
 DICE = [
     {"colour": "gold", "count": 5, "faces": ["warrior", "saboteur", "priest"]},

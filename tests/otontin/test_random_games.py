@@ -4,10 +4,9 @@ invariants checked after every decision."""
 from __future__ import annotations
 
 import pytest
-
-from envs.core import make_rng
-from envs.otontin.invariants import check_invariants
-from envs.otontin.rules import Config, State
+from otrio.envs.core import make_rng
+from otrio.envs.otontin.invariants import check_invariants
+from otrio.envs.otontin.rules import Config, State
 
 GAMES_PER_COUNT = 500  # x 6 player counts = 3000 games
 CHECK_EVERY_STEP = 100  # games checked after every decision; the others every 10th

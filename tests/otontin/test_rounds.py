@@ -6,16 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from otontin_dice import script_rolls
-
-from envs.core import make_rng
-from envs.otontin.actions import COMMIT, DECLARE, DECLARE_NOTHING, STOP
-from envs.otontin.campaign import COMMIT_ORDER, DECLARE_ORDER
-from envs.otontin.env import GAME
-from envs.otontin.observe import LAYOUT, ORDER_VEC
-from envs.otontin.observe_cache import write_observation
-from envs.otontin.orders import NO_ORDER, ORDERS, order_name
-from envs.otontin.render import render_text
-from envs.otontin.rules import CAMPAIGN, COMMIT_PHASE, TALK, Config, State
+from otrio.envs.core import make_rng
+from otrio.envs.otontin.actions import COMMIT, DECLARE, DECLARE_NOTHING, STOP
+from otrio.envs.otontin.campaign import COMMIT_ORDER, DECLARE_ORDER
+from otrio.envs.otontin.env import GAME
+from otrio.envs.otontin.observe import LAYOUT, ORDER_VEC
+from otrio.envs.otontin.observe_cache import write_observation
+from otrio.envs.otontin.orders import NO_ORDER, ORDERS, order_name
+from otrio.envs.otontin.render import render_text
+from otrio.envs.otontin.rules import CAMPAIGN, COMMIT_PHASE, TALK, Config, State
 
 G, P = 0, 2
 QUIET = [[G, P]] * 3  # three priests: nothing collected, nothing stolen
@@ -218,7 +217,7 @@ def test_round_cap_is_a_truncation_with_winner_rewards():
     """The env reports a capped game as truncated, and still pays +1/-1 by the winner rule."""
     import numpy as np
 
-    import envs
+    from otrio import envs
 
     env = envs.make("otontin_v0", num_players=3, round_cap=1)
     env.reset(seed=4)

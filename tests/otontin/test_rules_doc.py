@@ -8,10 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
-
-from envs.otontin import data
-from envs.otontin.actions import TABLE
-from envs.otontin.orders import CARD_PAIRS, ORDERS
+from otrio.envs.otontin import data
+from otrio.envs.otontin.actions import TABLE
+from otrio.envs.otontin.orders import CARD_PAIRS, ORDERS
 
 RULES = Path(data.__file__).with_name("RULES.md")
 
@@ -183,7 +182,7 @@ def test_action_table():
 
 @pytest.mark.parametrize("heading", ["Config, variants and flags"])
 def test_config_table_names_every_key(heading):
-    from envs.otontin.rules import Config
+    from otrio.envs.otontin.rules import Config
 
     rows = table(heading, "key")
     keys = [r["key"].strip("`") for r in rows]

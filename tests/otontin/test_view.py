@@ -12,14 +12,13 @@ import dataclasses
 import numpy as np
 import pytest
 from otontin_states import greedy_games, random_games
-
-from envs.core import make_rng
-from envs.otontin.env import GAME
-from envs.otontin.observe import LAYOUT, decode, write_view
-from envs.otontin.observe_cache import new_observation
-from envs.otontin.orders import NO_ORDER
-from envs.otontin.rules import COMMIT_PHASE, Config, State
-from envs.otontin.view import SeatView, view
+from otrio.envs.core import make_rng
+from otrio.envs.otontin.env import GAME
+from otrio.envs.otontin.observe import LAYOUT, decode, write_view
+from otrio.envs.otontin.observe_cache import new_observation
+from otrio.envs.otontin.orders import NO_ORDER
+from otrio.envs.otontin.rules import COMMIT_PHASE, Config, State
+from otrio.envs.otontin.view import SeatView, view
 
 DICE = [
     {"colour": "gold", "count": 5, "faces": ["warrior", "saboteur", "priest"]},

@@ -9,9 +9,8 @@ e.g. ``"spear,hand:pay2"``; ``None`` is a busted leader. Seat ``s``'s left neigh
 from __future__ import annotations
 
 import pytest
-
-from envs.otontin.orders import NO_ORDER, ORDERS
-from envs.otontin.war import fight, resolve_war, share_losses
+from otrio.envs.otontin.orders import NO_ORDER, ORDERS
+from otrio.envs.otontin.war import fight, resolve_war, share_losses
 
 CARD = {"spear": 0, "shield": 1, "hand": 2}
 OFFER = {"truce": 0, "join_attack": 1, "join_defence": 2, "pay1": 3, "pay2": 4}

@@ -1,10 +1,10 @@
-"""The action encoders and decoders of ``envs.otys.actions``: every id of each structured
+"""The action encoders and decoders of ``otrio.envs.otys.actions``: every id of each structured
 block decodes to the parts its table name spells, and encodes back to itself."""
 
 from __future__ import annotations
 
-from envs.otys import actions as A
-from envs.otys import data as D
+from otrio.envs.otys import actions as A
+from otrio.envs.otys import data as D
 
 LEVELS = range(D.NUM_LEVELS)
 KEY_BLOCKS = ("key", "xown", "xneutral")  # by key kind

@@ -9,6 +9,8 @@ levels 1-5, 3 credits, 1 battery, empty store. Expectations are computed by hand
 from __future__ import annotations
 
 import pytest
+from otrio.envs.otys import data as D
+from otrio.envs.otys.phases import Phase
 from otys_helpers import (
     BATTERY_C,
     DRAW_PP,
@@ -29,9 +31,6 @@ from otys_helpers import (
     token_id,
     with_diver_at,
 )
-
-from envs.otys import data as D
-from envs.otys.phases import Phase
 
 
 # ------------------------------------------------------------------ experts

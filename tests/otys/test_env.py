@@ -7,17 +7,17 @@ import json
 
 import numpy as np
 import pytest
+from otrio.envs.core import ConfigError, IllegalActionError, StateError, make_rng, testing, validate
+from otrio.envs.otys import data as D
+from otrio.envs.otys.config import Config
+from otrio.envs.otys.env import GAME, MAX_DECISIONS, env, raw_env
+from otrio.envs.otys.hidden import resample_hidden
+from otrio.envs.otys.observe import LAYOUT, OBS_SIZE
+from otrio.envs.otys.observe_cache import write_observation
+from otrio.envs.otys.rules import State
 from otys_helpers import contract_id, play, position, set_res
 
-import envs
-from envs.core import ConfigError, IllegalActionError, StateError, make_rng, testing, validate
-from envs.otys import data as D
-from envs.otys.config import Config
-from envs.otys.env import GAME, MAX_DECISIONS, env, raw_env
-from envs.otys.hidden import resample_hidden
-from envs.otys.observe import LAYOUT, OBS_SIZE
-from envs.otys.observe_cache import write_observation
-from envs.otys.rules import State
+from otrio import envs
 
 SETUPS = [(n, sides) for n in (2, 4) for sides in ("basic", "advanced")]
 
@@ -232,9 +232,8 @@ def test_colour_choice_before_a_key_shows_the_contract():
     """A number card completed at the key choice asks for colours before any key is
     set; the observation must still show the card, its level and the picks so far."""
     import numpy as np
-
-    from envs.otys.observe import LAYOUT
-    from envs.otys.phases import Phase
+    from otrio.envs.otys.observe import LAYOUT
+    from otrio.envs.otys.phases import Phase
 
     env = envs.make("otys_v0", num_players=2)
     env.reset(seed=2)

@@ -1,7 +1,7 @@
 """A save made by an older otrio is refused in one clear line, not translated.
 
 ``old_save_31bfe1d.json`` was written by the code of commit 31bfe1d (a mid-game env
-save with the state's old field names). The state schema (``envs.core.schema``) has no
+save with the state's old field names). The state schema (``otrio.envs.core.schema``) has no
 rename shims: an env save of another format, or a game state of another format, is
 refused with one line saying so, and the env is left as it was.
 """
@@ -12,10 +12,10 @@ import json
 from pathlib import Path
 
 import pytest
+from otrio.envs.core.errors import StateError
+from otrio.envs.otys.env import GAME
 
-import envs
-from envs.core.errors import StateError
-from envs.otys.env import GAME
+from otrio import envs
 
 FIXTURE = Path(__file__).with_name("old_save_31bfe1d.json")
 

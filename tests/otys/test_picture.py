@@ -1,11 +1,12 @@
 """The Otys picture: private contracts and another seat's drawn cards stay hidden in a
 seat's picture; the drawer sees its draw while it chooses."""
 
-import envs
-from envs.core.rng import make_rng
-from envs.core.testing import picture_titles
-from envs.otys.env import GAME
-from envs.otys.phases import Phase
+from otrio.envs.core.rng import make_rng
+from otrio.envs.core.testing import picture_titles
+from otrio.envs.otys.env import GAME
+from otrio.envs.otys.phases import Phase
+
+from otrio import envs
 
 
 def _contract_titles(titles: list[str]) -> list[str]:

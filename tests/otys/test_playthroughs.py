@@ -3,7 +3,7 @@ README's tables checked against the code.
 
 Regenerate a file on purpose after an intended rule change, e.g.::
 
-    python -m envs.core.playthrough tests/otys/playthroughs/otys_3p.json \\
+    python -m otrio.envs.core.playthrough tests/otys/playthroughs/otys_3p.json \\
         --env otys_v0 --config '{"num_players": 3}' --seed 3
 """
 
@@ -12,10 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from envs.core.playthrough import load, record
-from envs.otys.actions import TABLE
-from envs.otys.observe import LAYOUT
+from otrio.envs.core.playthrough import load, record
+from otrio.envs.otys.actions import TABLE
+from otrio.envs.otys.observe import LAYOUT
 
 HERE = Path(__file__).parent
 FILES = sorted((HERE / "playthroughs").glob("otys_*p.json"))

@@ -4,16 +4,15 @@ invariants checked after every decision and an independent PP recount."""
 from __future__ import annotations
 
 import pytest
-
-from envs.core import make_rng, validate
-from envs.otys import actions as A
-from envs.otys import data as D
-from envs.otys.config import Config
-from envs.otys.effects import SPONSOR_FLIP_TILE
-from envs.otys.hidden import resample_hidden
-from envs.otys.invariants import check_invariants
-from envs.otys.phases import Phase
-from envs.otys.rules import State
+from otrio.envs.core import make_rng, validate
+from otrio.envs.otys import actions as A
+from otrio.envs.otys import data as D
+from otrio.envs.otys.config import Config
+from otrio.envs.otys.effects import SPONSOR_FLIP_TILE
+from otrio.envs.otys.hidden import resample_hidden
+from otrio.envs.otys.invariants import check_invariants
+from otrio.envs.otys.phases import Phase
+from otrio.envs.otys.rules import State
 
 GAMES_PER_SETUP = 160
 CHECK_EVERY_STEP = 20  # games checked after every decision; the others every 10th

@@ -10,9 +10,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from envs.otys import data as D
-from envs.otys.config import Config, SponsorSetup
+from otrio.envs.otys import data as D
+from otrio.envs.otys.config import Config, SponsorSetup
 
 OTYS = Path(__file__).parents[2] / "envs" / "otys"
 RULES = (OTYS / "RULES.md").read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""The seat view (``envs.otys.view``) against the observation: ``decode`` is the exact
+"""The seat view (``otrio.envs.otys.view``) against the observation: ``decode`` is the exact
 inverse of the encoding, for every seat at every decision of random and greedy games
 at 2-4 players, and a view holds nothing the seat may not know."""
 
@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from otrio.envs.core import validate
+from otrio.envs.otys.config import Config
+from otrio.envs.otys.effects import Site, StateSite
+from otrio.envs.otys.env import GAME
+from otrio.envs.otys.hidden import resample_hidden
+from otrio.envs.otys.observe import LAYOUT, decode, encode, observed_players, write_plain
+from otrio.envs.otys.observe_cache import write_observation
+from otrio.envs.otys.phases import Phase
+from otrio.envs.otys.rules import State
+from otrio.envs.otys.view import SeatView, view
 from otys_helpers import contract_id, greedy_games, play, position, random_games
-
-from envs.core import validate
-from envs.otys.config import Config
-from envs.otys.effects import Site, StateSite
-from envs.otys.env import GAME
-from envs.otys.hidden import resample_hidden
-from envs.otys.observe import LAYOUT, decode, encode, observed_players, write_plain
-from envs.otys.observe_cache import write_observation
-from envs.otys.phases import Phase
-from envs.otys.rules import State
-from envs.otys.view import SeatView, view
 
 SETUPS = [
     {"num_players": 2}, {"num_players": 3}, {"num_players": 4},

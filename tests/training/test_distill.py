@@ -7,18 +7,17 @@ import json
 
 import numpy as np
 import pytest
+from otrio.agents.records import RECORDS_FILE
+from otrio.agents.replay import ReplayError
+from otrio.envs.core.config import validate
+from otrio.envs.core.errors import ConfigError, StateError
+from otrio.training import distill as distill_module
+from otrio.training import safe_state
+from otrio.training.config import TrainConfig
+from otrio.training.distill import distill, generate, round_tasks
+from otrio.training.distill_data import examples, policy_target, teacher_game
 
-import agents
-import envs
-from agents.records import RECORDS_FILE
-from agents.replay import ReplayError
-from envs.core.config import validate
-from envs.core.errors import ConfigError, StateError
-from training import distill as distill_module
-from training import safe_state
-from training.config import TrainConfig
-from training.distill import distill, generate, round_tasks
-from training.distill_data import examples, policy_target, teacher_game
+from otrio import agents, envs
 
 TEACHER = "mcts:iterations=2,depth=3,rollout=random,prior=none,top=0,crn=1"
 
@@ -205,7 +204,7 @@ def test_a_cuda_fit_without_cuda_is_a_clear_error(tmp_path):
 
 
 def test_held_out_games_are_spread_over_the_game_order():
-    from training.distill import held_out_games
+    from otrio.training.distill import held_out_games
 
     aside = held_out_games(40, 4)  # every tenth game
     assert aside.sum() == 4
@@ -219,7 +218,7 @@ def test_held_out_games_are_spread_over_the_game_order():
 def test_a_hinted_distillation_fits_and_plays_with_greedy_hints(tmp_path):
     """hints: greedy: the rows carry greedy's hints of each observation and the exported
     network reads them, computed by the agent that plays it (agents/hints.py)."""
-    from agents.hints import hint_size
+    from otrio.agents.hints import hint_size
 
     cfg = tiny(tmp_path, rounds=[{"teacher": TEACHER, "games": {2: 2}}])
     cfg = cfg.model_copy(update={"hints": "greedy"})
@@ -245,8 +244,7 @@ def test_round_one_starts_from_init_and_a_network_of_another_observation_is_refu
     network, the second run one epoch on from it), not fresh ones; a network that reads
     another observation (hints, game) is a ConfigError before any folder is made."""
     import torch
-
-    from agents.weights import load_policy
+    from otrio.agents.weights import load_policy
 
     first = distill(tiny(tmp_path, "first", rounds=[{"teacher": TEACHER, "games": {2: 2}}]),
                     progress=False)

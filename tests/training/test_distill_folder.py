@@ -17,14 +17,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from agents.records import RECORDS_FILE
-from agents.replay import record_actions
-from envs.core.config import validate
-from envs.core.errors import ConfigError, OtrioError, StateError
-from training.config import TrainConfig
-from training.distill import distill, round_tasks
-from training.distill_data import audit, teacher_game
+from otrio.agents.records import RECORDS_FILE
+from otrio.agents.replay import record_actions
+from otrio.envs.core.config import validate
+from otrio.envs.core.errors import ConfigError, OtrioError, StateError
+from otrio.training.config import TrainConfig
+from otrio.training.distill import distill, round_tasks
+from otrio.training.distill_data import audit, teacher_game
 
 TEACHER = "mcts:iterations=2,depth=3,rollout=random,prior=none,top=0,crn=1"
 
@@ -205,7 +204,7 @@ def test_a_folder_of_the_users_own_files_is_never_written(tmp_path):
 def test_otrio_replay_plays_an_untouched_distillation_round(finished, tmp_path, capsys):
     """A teacher game's record has scores and winners but no ranks: the page shows the
     result the replay reached (issue 38, point 6: it ended in KeyError)."""
-    from otrio_cli import main
+    from otrio.cli import main
 
     out = tmp_path / "game0.html"
     assert main(["replay", str(finished / "round_1"), "--game", "0", "--output", str(out)]) == 0

@@ -4,14 +4,13 @@ import json
 
 import numpy as np
 import pytest
+from otrio.agents.hints import GreedyHints, hint_size, make_hints
+from otrio.envs.core.errors import ConfigError
+from otrio.training.imitation import collect
+from otrio.training.selfplay import SelfPlayEnv
+from otrio.training.train import train
 
-import agents
-import envs
-from agents.hints import GreedyHints, hint_size, make_hints
-from envs.core.errors import ConfigError
-from training.imitation import collect
-from training.selfplay import SelfPlayEnv
-from training.train import train
+from otrio import agents, envs
 
 from .test_training import DEFAULT_PLAYERS, tiny
 
@@ -108,8 +107,8 @@ def test_a_hinted_checkpoint_computes_its_hints_when_it_plays(tmp_path):
 
 
 def test_the_hinted_encoder_needs_hints_and_hints_must_be_known():
-    from envs.core.config import validate
-    from training.config import TrainConfig
+    from otrio.envs.core.config import validate
+    from otrio.training.config import TrainConfig
 
     with pytest.raises(ConfigError, match="reads hints"):
         validate(TrainConfig, {"game": "otys_v0", "encoder": "hinted"})

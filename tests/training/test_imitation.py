@@ -4,14 +4,13 @@ import json
 
 import numpy as np
 import pytest
+from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.rng import derive_seed
+from otrio.training.config import TrainConfig
+from otrio.training.imitation import clone, collect, evaluate_clone
+from otrio.training.train import train
 
-import agents
-import envs
-from envs.core.errors import ConfigError
-from envs.core.rng import derive_seed
-from training.config import TrainConfig
-from training.imitation import clone, collect, evaluate_clone
-from training.train import train
+from otrio import agents, envs
 
 from .test_training import DEFAULT_PLAYERS, tiny
 
@@ -59,9 +58,8 @@ def test_demonstrations_are_deterministic():
 
 
 def test_cloning_learns_the_teacher():
+    from otrio.training.selfplay import SelfPlayEnv
     from sb3_contrib import MaskablePPO
-
-    from training.selfplay import SelfPlayEnv
 
     demos = collect("oceanos_v0", {"num_players": 2}, "greedy", games=40, seed=1)
     model = MaskablePPO("MlpPolicy", SelfPlayEnv("oceanos_v0", {"num_players": 2}),
@@ -88,7 +86,7 @@ def test_training_with_a_warm_start_writes_the_clone_and_its_evaluation(tmp_path
 
 
 def test_unknown_imitation_key_and_teacher_are_clear_errors(tmp_path):
-    from envs.core.config import validate
+    from otrio.envs.core.config import validate
 
     with pytest.raises(ConfigError, match="epoch"):
         validate(TrainConfig, {"game": "oceanos_v0", "imitation": {"epoch": 3}})
@@ -104,9 +102,8 @@ WARMUP_POLICIES = {"shared": {}, "split": {"share_features_extractor": False, "h
 @pytest.mark.parametrize("policy", WARMUP_POLICIES)
 def test_value_warmup_fits_the_value_head_and_leaves_the_policy_as_cloned(tmp_path, policy):
     import torch
-
-    from agents.weights import load_policy
-    from training.train import policy_parameters
+    from otrio.agents.weights import load_policy
+    from otrio.training.train import policy_parameters
 
     cfg = tiny(tmp_path, total_timesteps=128, **WARMUP_POLICIES[policy],
                imitation={"games": 4, "epochs": 1, "batch_size": 32, "value_warmup_timesteps": 128},
@@ -127,10 +124,9 @@ def test_value_warmup_fits_the_value_head_and_leaves_the_policy_as_cloned(tmp_pa
 
 
 def test_value_warmup_unfreezes_the_policy_afterwards():
+    from otrio.training.selfplay import SelfPlayEnv
+    from otrio.training.train import _value_warmup
     from sb3_contrib import MaskablePPO
-
-    from training.selfplay import SelfPlayEnv
-    from training.train import _value_warmup
 
     model = MaskablePPO("MlpPolicy", SelfPlayEnv("oceanos_v0", {"num_players": 2}), n_steps=32,
                         batch_size=32, n_epochs=1, policy_kwargs={"net_arch": [16]}, device="cpu")
@@ -149,7 +145,7 @@ def test_float16_storage_holds_the_same_otys_demonstrations():
 
 
 def test_float16_storage_refuses_a_value_it_would_change():
-    from training.imitation import _stored
+    from otrio.training.imitation import _stored
 
     rows = np.array([[1.0, 2049.0]], np.float32)  # 2049 is not a float16 number
     with pytest.raises(ValueError, match="not exact as float16"):

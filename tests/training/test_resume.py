@@ -23,10 +23,9 @@ from pathlib import Path
 import pytest
 import safetensors.torch
 import torch
-
-from envs.core.errors import ConfigError
-from training.config import TrainConfig
-from training.train import train
+from otrio.envs.core.errors import ConfigError
+from otrio.training.config import TrainConfig
+from otrio.training.train import train
 
 ROOT = Path(__file__).resolve().parents[2]
 INTERRUPT_AT = 192  # the evaluation after which the run is interrupted
@@ -45,7 +44,7 @@ CHILD = f"""
 import os, signal, sys
 from pathlib import Path
 sys.path.insert(0, {str(Path(__file__).parent)!r})
-import training.train as T
+import otrio.training.train as T
 from test_resume import config
 original = T._run_eval
 def run_eval(model, cfg, folder, timesteps, logger=None):
@@ -114,7 +113,7 @@ def test_a_run_sigkilled_after_a_checkpoint_resumes_bit_for_bit(tmp_path, uninte
 
 def test_a_run_interrupted_by_ctrl_c_after_a_checkpoint_resumes_bit_for_bit(
         tmp_path, uninterrupted, monkeypatch):
-    import training.train as T
+    import otrio.training.train as T
 
     original = T._run_eval
 
@@ -137,7 +136,7 @@ def test_a_run_interrupted_by_ctrl_c_after_a_checkpoint_resumes_bit_for_bit(
 def test_a_run_with_subprocess_envs_and_hints_resumes_bit_for_bit(tmp_path, monkeypatch):
     """The envs' states cross the process boundary (SubprocVecEnv), and the hints'
     greedy agent is rebuilt by the replay."""
-    import training.train as T
+    import otrio.training.train as T
 
     kw = dict(vec_env="subproc", hints="greedy", total_timesteps=256)
     train(config(tmp_path / "a", **kw), progress=False)
@@ -165,7 +164,7 @@ def test_a_run_killed_while_it_writes_a_checkpoint_resumes_from_the_one_before(
     """The tensors of a checkpoint are written first, under their own name; an
     interruption before its JSON replaces the old one leaves the previous checkpoint
     whole."""
-    import training.safe_state as S
+    import otrio.training.safe_state as S
 
     original, writes = S._write_atomic, []
 
@@ -248,7 +247,8 @@ def test_saved_episode_infos_that_are_not_episodes_are_a_one_line_error(tmp_path
     """Found by tools/run_folder_attack.py: an episode info of the training state
     replaced by a list was handed to Stable-Baselines3, which failed with a TypeError
     when it logged the mean return."""
-    from envs.core.errors import ConfigError
+    from otrio.envs.core.errors import ConfigError
+
     from tools.tiny_runs import training
 
     training(tmp_path / "run")
@@ -271,7 +271,8 @@ def test_saved_optimizer_switches_or_settings_that_are_not_this_runs_are_a_one_l
     ``capturable: true`` was loaded, and the first step on the CPU was torch's
     AssertionError. A switch of the code must be this optimizer's own, a setting a
     finite number >= 0 of its shape."""
-    from envs.core.errors import ConfigError
+    from otrio.envs.core.errors import ConfigError
+
     from tools.tiny_runs import training
 
     training(tmp_path / "run")

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from otrio_cli import main
+from otrio.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = dict(game="oceanos_v0", game_config={"num_players": 2},
@@ -126,8 +126,7 @@ def test_a_run_just_made_scores_and_exports_with_no_trust_flag(tmp_path, capsys)
                 for x in (run / "eval.jsonl").read_text().splitlines()}
     assert [r["random"] for r in rows[:2]] == [periodic[64], periodic[128]]
     assert main(["export-checkpoint", str(run / "final.json"), str(tmp_path / "agent.json")]) == 0
-    import agents
-    import envs
+    from otrio import agents, envs
 
     env = envs.make("oceanos_v0", num_players=2)
     agent = agents.make(f"ppo:{tmp_path / 'agent.json'}", env)
@@ -139,7 +138,7 @@ def test_a_run_just_made_scores_and_exports_with_no_trust_flag(tmp_path, capsys)
 EVALUATE_CHILD = """
 import sys, time
 from pathlib import Path
-import training.train as T
+import otrio.training.train as T
 original = T.evaluate
 def evaluate(*args, **kwargs):
     Path(sys.argv[2]).touch()  # inside the lock, mid-run
@@ -147,7 +146,7 @@ def evaluate(*args, **kwargs):
         time.sleep(0.05)
     return original(*args, **kwargs)
 T.evaluate = evaluate
-from otrio_cli import main
+from otrio.cli import main
 sys.exit(main(["evaluate-run", sys.argv[1]]))
 """
 
@@ -180,8 +179,8 @@ def test_two_evaluate_runs_on_one_folder_refuse_each_other(tmp_path, capsys):
 
 @pytest.mark.parametrize("games", ["-1", "0", "many"])
 def test_evaluate_run_refuses_a_bad_game_count_in_one_line(tmp_path, capsys, games):
-    from envs.core.errors import ConfigError
-    from training.train import evaluate_snapshots
+    from otrio.envs.core.errors import ConfigError
+    from otrio.training.train import evaluate_snapshots
 
     run = tmp_path / "run"
     run.mkdir()

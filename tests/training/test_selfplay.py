@@ -7,10 +7,10 @@ reports, and compare every observation, mask, reward and ending.
 
 import numpy as np
 import pytest
+from otrio.envs.core.errors import IllegalActionError
+from otrio.training.selfplay import SelfPlayEnv
 
-import envs
-from envs.core.errors import IllegalActionError
-from training.selfplay import SelfPlayEnv
+from otrio import envs
 
 COUNTS = {"oceanos_v0": (2, 5), "otys_v0": (2, 4), "otontin_v0": (3, 8)}
 CASES = [(game, n) for game, counts in COUNTS.items() for n in counts]
@@ -135,11 +135,10 @@ def _snapshot(tmp_path, game, n, hints=None):
     """An exported agent of an untrained policy (a self-play snapshot) and its sha256."""
     import json
 
+    from otrio.agents.encoders import policy_kwargs
+    from otrio.agents.hints import hint_size
+    from otrio.agents.weights import save_policy
     from sb3_contrib import MaskablePPO
-
-    from agents.encoders import policy_kwargs
-    from agents.hints import hint_size
-    from agents.weights import save_policy
 
     env = SelfPlayEnv(game, {"num_players": n}, {"random": 1.0}, hints=hints)
     info = env.game.info
@@ -201,8 +200,8 @@ def test_resume_state_replays_the_game_in_progress_exactly(tmp_path, game, n, hi
 
 
 def test_a_snapshot_is_an_exported_agent_with_the_weights_its_pool_names(tmp_path):
-    from envs.core.errors import ConfigError, StateError
-    from training.selfplay import SnapshotAgent
+    from otrio.envs.core.errors import ConfigError, StateError
+    from otrio.training.selfplay import SnapshotAgent
 
     path, digest = _snapshot(tmp_path, "oceanos_v0", 2)
     zipped = tmp_path / "snap.zip"

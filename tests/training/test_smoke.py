@@ -9,15 +9,15 @@ import json
 from pathlib import Path
 
 import pytest
-
-from otrio_cli import main
-from training.config import (
+from otrio.training.config import (
     SMOKE_EVAL_GAMES,
     SMOKE_IMITATION_GAMES,
     SMOKE_TIMESTEPS,
     load_train_config,
     plan,
 )
+
+from otrio.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 PPO_CONFIGS = sorted(p for p in (ROOT / "configs" / "train").glob("*.yaml")

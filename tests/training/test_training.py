@@ -10,13 +10,12 @@ import json
 
 import numpy as np
 import pytest
+from otrio.envs.core.errors import ConfigError
+from otrio.training.config import TrainConfig
+from otrio.training.selfplay import SelfPlayEnv
+from otrio.training.train import train
 
-import agents
-import envs
-from envs.core.errors import ConfigError
-from training.config import TrainConfig
-from training.selfplay import SelfPlayEnv
-from training.train import train
+from otrio import agents, envs
 
 GAMES = envs.available()
 DEFAULT_PLAYERS = {"oceanos_v0": 2, "otys_v0": 2, "otontin_v0": 3}
@@ -127,7 +126,7 @@ def test_corrupt_checkpoint_is_a_clear_error(tmp_path):
 
 
 def test_bad_training_config_names_the_key():
-    from envs.core.config import validate
+    from otrio.envs.core.config import validate
 
     with pytest.raises(ConfigError, match="unknown key 'ppo.learning_rat'"):
         validate(TrainConfig, {"game": "oceanos_v0", "ppo": {"learning_rat": 1}})
@@ -136,7 +135,7 @@ def test_bad_training_config_names_the_key():
 
 
 def test_a_runs_agents_export_without_trust_and_play_the_same(tmp_path, capsys):
-    from otrio_cli import main
+    from otrio.cli import main
 
     final = train(tiny(tmp_path, total_timesteps=128, net_arch=[64, 64]), progress=False)
     snapshot = tmp_path / "run" / "snapshots" / "step_64.json"
@@ -166,9 +165,8 @@ def test_an_old_runs_zip_exports_with_trust_and_a_stray_zip_is_refused(tmp_path,
     exports with its run's metadata; a zip tied to no run is refused."""
     import shutil
 
+    from otrio.training.train import export_checkpoint, save_checkpoint
     from sb3_contrib import MaskablePPO
-
-    from training.train import export_checkpoint, save_checkpoint
 
     monkeypatch.setenv("OTRIO_TRUST_CHECKPOINTS", "1")  # this test's own zips
     cfg = tiny(tmp_path)
@@ -216,10 +214,9 @@ def test_evaluation_plays_the_checkpoint_as_it_is_now(tmp_path):
     from types import SimpleNamespace
 
     import torch
-
-    from agents.arena import GameTask, env_and_agents
-    from agents.weights import load_policy
-    from training.train import save_agent
+    from otrio.agents.arena import GameTask, env_and_agents
+    from otrio.agents.weights import load_policy
+    from otrio.training.train import save_agent
 
     cfg = tiny(tmp_path, total_timesteps=64)
     final = train(cfg, progress=False)
@@ -241,7 +238,7 @@ def test_evaluation_plays_the_checkpoint_as_it_is_now(tmp_path):
 
 
 def test_evaluate_run_scores_every_snapshot_without_trust_and_resumes(tmp_path, capsys):
-    from otrio_cli import main
+    from otrio.cli import main
 
     train(tiny(tmp_path, total_timesteps=128, eval={"interval": 10**9, "games": 2,
                                                     "opponents": ["random"]}), progress=False)
@@ -267,9 +264,8 @@ def test_otys_encoders_train_clone_and_play(tmp_path, encoder):
     """The structured Otys encoders: a tiny run with a clone, then the checkpoint plays
     as ppo:PATH; the pair features follow the observation's contracts and levels."""
     import torch
-
-    from agents.encoders import ENCODERS, _contracts, _seat0_levels
-    from envs.otys.observe import CONTRACT_FEATS, LAYOUT
+    from otrio.agents.encoders import ENCODERS, _contracts, _seat0_levels
+    from otrio.envs.otys.observe import CONTRACT_FEATS, LAYOUT
 
     final = train(tiny(tmp_path, "otys_v0", encoder=encoder, total_timesteps=64,
                        imitation={"games": 2, "epochs": 1}), progress=False)
@@ -298,10 +294,9 @@ def test_otys_board_reads_each_levels_offer_in_level_order():
     """A change to level 3's sponsor tile, or to the opponent's diver on level 4, moves
     only that level's row of the board features."""
     import torch
-
-    from agents.encoders import LEVEL_SLOT, _level_board
-    from envs.otys import data as D
-    from envs.otys.observe import LAYOUT
+    from otrio.agents.encoders import LEVEL_SLOT, _level_board
+    from otrio.envs.otys import data as D
+    from otrio.envs.otys.observe import LAYOUT
 
     env = envs.make("otys_v0", num_players=2)
     env.reset(seed=1)
@@ -317,7 +312,7 @@ def test_otys_board_reads_each_levels_offer_in_level_order():
 
 
 def test_an_encoder_for_another_game_is_a_clear_error():
-    from envs.core.config import validate
+    from otrio.envs.core.config import validate
 
     with pytest.raises(ConfigError, match="reads otys_v0 observations, not oceanos_v0"):
         validate(TrainConfig, {"game": "oceanos_v0", "encoder": "otys_pairs"})

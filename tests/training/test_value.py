@@ -9,14 +9,11 @@ import shutil
 
 import numpy as np
 import pytest
-
-import agents
-import envs
-from agents.arena import play_seated
-from agents.value import load_value_model
-from envs.core.errors import ConfigError, StateError
-from envs.core.testing import check_search_sees_only_its_seat
-from training.value_data import (
+from otrio.agents.arena import play_seated
+from otrio.agents.value import load_value_model
+from otrio.envs.core.errors import ConfigError, StateError
+from otrio.envs.core.testing import check_search_sees_only_its_seat
+from otrio.training.value_data import (
     ValueDataConfig,
     generate,
     load_rows,
@@ -24,9 +21,11 @@ from training.value_data import (
     verify_shard,
     win_shares,
 )
-from training.value_fit import ValueFitConfig, fit_and_export, split
-from training.value_report import auc, brier, gate, log_loss, logistic_1d, write_gate
-from training.value_store import content_digest, read_shard, shard_path, write_shard
+from otrio.training.value_fit import ValueFitConfig, fit_and_export, split
+from otrio.training.value_report import auc, brier, gate, log_loss, logistic_1d, write_gate
+from otrio.training.value_store import content_digest, read_shard, shard_path, write_shard
+
+from otrio import agents, envs
 
 TINY = dict(env="otys_v0", players=[2, 3], games=24, shard_games=6, positions=4,
             mixture={"greedy": 1.0, "explore": 1.0})
@@ -292,7 +291,7 @@ def test_a_run_killed_by_sigkill_resumes_to_the_same_shards(run, tmp_path):
     config = tmp_path / "tiny.yaml"
     config.write_text(yaml.safe_dump({"kind": "value_data", **TINY}))
     out = tmp_path / "killed"
-    command = [sys.executable, "-m", "otrio_cli", "value", "data", str(config), "--output",
+    command = [sys.executable, "-m", "otrio.cli", "value", "data", str(config), "--output",
                str(out), "--quiet"]
     proc = subprocess.Popen(command, env={**os.environ, "PYTHONPATH": os.getcwd()})
     deadline = time.monotonic() + 120

@@ -11,15 +11,15 @@ import sys
 import warnings
 from pathlib import Path
 
-from agents.outputs import (
+from otrio.agents.outputs import (
     check_output_file,
     check_output_folder,
     make_output_folder,
     os_error_message,
     write_text_atomic,
 )
-from envs.core.errors import OtrioError
-from envs.core.paths import PRETRAINED  # the shipped agents, in a clone or an installed wheel
+from otrio.envs.core.errors import OtrioError
+from otrio.envs.core.paths import PRETRAINED  # the shipped agents, in a clone or an installed wheel
 
 DEMO_GAMES = {  # env id -> (config, lineup) for the demo tournaments
     "oceanos_v0": ({"num_players": 2}, ["greedy", "random"]),
@@ -113,13 +113,13 @@ def _demo(args: argparse.Namespace) -> int:
     import hashlib
     import json
 
-    import envs
-    from agents.greedy import has_greedy
-    from agents.records import run_identity
-    from benchmarks.report import leaderboard_markdown
-    from benchmarks.tournament import TournamentConfig, run
-    from envs.core.config import validate
-    from envs.core.errors import ConfigError
+    from otrio import envs
+    from otrio.agents.greedy import has_greedy
+    from otrio.agents.records import run_identity
+    from otrio.benchmarks.report import leaderboard_markdown
+    from otrio.benchmarks.tournament import TournamentConfig, run
+    from otrio.envs.core.config import validate
+    from otrio.envs.core.errors import ConfigError
 
     make_output_folder(args.output, "--output folder")
     replayed = None
@@ -161,10 +161,10 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _demo_replay(folder: Path, cfg, output: Path) -> Path:
     """Write the HTML replay of the first game of a demo tournament; print its path."""
-    from agents.replay import load_record
-    from benchmarks.play import play_game
-    from benchmarks.replay_html import build_page
-    from benchmarks.tournament import build_tasks
+    from otrio.agents.replay import load_record
+    from otrio.benchmarks.play import play_game
+    from otrio.benchmarks.replay_html import build_page
+    from otrio.benchmarks.tournament import build_tasks
 
     record = load_record(folder, 0)
     if "replay" not in record:  # a demo folder from before records kept their actions:
@@ -180,8 +180,8 @@ def _demo_replay(folder: Path, cfg, output: Path) -> Path:
 
 def _replay(args: argparse.Namespace) -> int:
     """One recorded game of a tournament or balance run as a self-contained HTML page."""
-    from agents.replay import load_record
-    from benchmarks.replay_html import write_replay
+    from otrio.agents.replay import load_record
+    from otrio.benchmarks.replay_html import write_replay
 
     run, game = Path(args.run), args.game
     if game is None:  # the only game recorded there (else an error naming them)
@@ -202,9 +202,9 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _play(args: argparse.Namespace) -> int:
     """Play one game in the terminal: humans against agents."""
-    import agents
-    from agents.human import QuitGame
-    from benchmarks.play import play_in_terminal
+    from otrio import agents
+    from otrio.agents.human import QuitGame
+    from otrio.benchmarks.play import play_in_terminal
 
     if args.save is not None:
         check_output_file(args.save, "--save file")  # before the game, not after it
@@ -219,7 +219,7 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _tournament(args: argparse.Namespace) -> int:
-    from benchmarks.tournament import load_config, run
+    from otrio.benchmarks.tournament import load_config, run
 
     cfg = load_config(args.config, workers=args.workers, backend=args.backend,
                       output=args.output, games_per_seating=args.games_per_seating)
@@ -232,14 +232,14 @@ def _tournament(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from training.config import load_train_config
-    from training.train import train
+    from otrio.training.config import load_train_config
+    from otrio.training.train import train
 
     cfg = load_train_config(args.config, smoke=args.smoke, output=args.output,
                             total_timesteps=args.timesteps)
     check_output_folder(cfg.output, "output folder")
     if cfg.distill is not None:
-        from training.distill import distill
+        from otrio.training.distill import distill
 
         net = distill(cfg, workers=args.workers, backend=args.backend,
                       ray_address=args.ray_address, progress=not args.quiet)
@@ -268,8 +268,8 @@ def _value_args(args: argparse.Namespace) -> int:
 
 
 def _value(args: argparse.Namespace) -> int:
-    from envs.core.config import load_yaml, validate
-    from training import value_data, value_fit, value_report
+    from otrio.envs.core.config import load_yaml, validate
+    from otrio.training import value_data, value_fit, value_report
 
     if args.action == "data":
         cfg = validate(value_data.ValueDataConfig, load_yaml(args.config, "value-data config"))
@@ -291,7 +291,7 @@ def _value(args: argparse.Namespace) -> int:
 
 
 def _evaluate_run(args: argparse.Namespace) -> int:
-    from training.train import evaluate_snapshots
+    from otrio.training.train import evaluate_snapshots
 
     evaluate_snapshots(Path(args.run), args.games)
     print(f"written to {Path(args.run) / 'eval_snapshots.jsonl'}")
@@ -304,7 +304,7 @@ def _export(args: argparse.Namespace) -> int:
         raise OtrioError(f"export-checkpoint: the source {source} does not exist")
     if not source.is_file():
         raise OtrioError(f"export-checkpoint: the source {source} is not a checkpoint file")
-    from agents.weights import MANIFEST_SUFFIX, WEIGHTS_SUFFIX, agent_stem
+    from otrio.agents.weights import MANIFEST_SUFFIX, WEIGHTS_SUFFIX, agent_stem
 
     if Path(args.target).is_dir():
         raise OtrioError(f"export-checkpoint: the target {args.target} is a folder; name the "
@@ -312,7 +312,7 @@ def _export(args: argparse.Namespace) -> int:
     stem = agent_stem(args.target)  # X, X.json or X.safetensors name X.json + X.safetensors
     for suffix in (MANIFEST_SUFFIX, WEIGHTS_SUFFIX):
         check_output_file(stem.with_suffix(suffix), "export target")
-    from training.train import export_checkpoint  # torch: after the quick checks
+    from otrio.training.train import export_checkpoint  # torch: after the quick checks
 
     manifest = export_checkpoint(Path(args.source), Path(args.target))
     weights = manifest.with_suffix(".safetensors")
@@ -322,7 +322,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from benchmarks.bench import format_table, run_bench, write_json
+    from otrio.benchmarks.bench import format_table, run_bench, write_json
 
     check_output_file(args.json, "--json file")  # before the benchmark, not after it
     print(f"otrio bench: {args.rounds} round(s) of {args.steps} AEC steps a measurement; "
@@ -341,9 +341,9 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _search_bench(args: argparse.Namespace) -> int:
-    from benchmarks.search import SearchBenchConfig, run
-    from envs.core.config import validate
-    from envs.core.errors import ConfigError
+    from otrio.benchmarks.search import SearchBenchConfig, run
+    from otrio.envs.core.config import validate
+    from otrio.envs.core.errors import ConfigError
 
     try:
         budgets = [int(b) for b in args.budgets.split(",") if b.strip()]
@@ -366,7 +366,7 @@ def _search_bench(args: argparse.Namespace) -> int:
 
 
 def _balance(args: argparse.Namespace) -> int:
-    from benchmarks import balance, balance_search
+    from otrio.benchmarks import balance, balance_search
 
     cfg = balance.load_config(args.config, workers=args.workers, backend=args.backend,
                               output=None if args.search else args.output,
@@ -384,7 +384,7 @@ def _balance(args: argparse.Namespace) -> int:
 
 
 def _skill_ceiling(args: argparse.Namespace) -> int:
-    from benchmarks import skill_ceiling
+    from otrio.benchmarks import skill_ceiling
 
     cfg = skill_ceiling.load_config(args.config, workers=args.workers, output=args.output,
                                     games_per_lineup=args.games_per_lineup)
@@ -395,7 +395,7 @@ def _skill_ceiling(args: argparse.Namespace) -> int:
 
 
 def _dossier(args: argparse.Namespace) -> int:
-    from benchmarks.dossier import write_dossier
+    from otrio.benchmarks.dossier import write_dossier
 
     for game in args.games:
         print(f"dossier: {write_dossier(game, Path(args.results), args.output)}")
@@ -684,7 +684,7 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as err:
         print(err, file=sys.stderr)
         return 2
-    from agents.weights import trusting
+    from otrio.agents.weights import trusting
 
     formatwarning, warnings.formatwarning = warnings.formatwarning, _one_line_warning
     try:
