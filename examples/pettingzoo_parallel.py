@@ -3,7 +3,7 @@
     .venv/bin/python examples/pettingzoo_parallel.py --env otontin_v0 --players 4 --games 5
 
 The games are turn-based, so the parallel env is PettingZoo's
-``turn_based_aec_to_parallel`` of the AEC env (``import envs`` registers it as
+``turn_based_aec_to_parallel`` of the AEC env (``import otrio`` registers it as
 ``otrio/<id>``; ``otrio.envs.oceanos_v0.parallel_env()`` builds the same). Each step returns
 an observation for every live agent, but only one of them acts: every other agent's
 ``action_mask`` is all zeros. A policy that samples from the mask alone crashes on

@@ -100,8 +100,8 @@ def register_with_pettingzoo() -> None:
 
 def register_with_gymnasium() -> None:
     """Register the self-play view of every game with gymnasium's registry:
-    ``gymnasium.make("otrio/OceanosSelfPlay-v0", num_players=2)`` (after ``import envs``,
-    or in one step: ``gymnasium.make("envs:otrio/OceanosSelfPlay-v0", ...)``)."""
+    ``gymnasium.make("otrio/OceanosSelfPlay-v0", num_players=2)`` (after ``import otrio``,
+    or in one step: ``gymnasium.make("otrio:otrio/OceanosSelfPlay-v0", ...)``)."""
     import gymnasium
 
     for env_id, gym_id in GYMNASIUM_IDS.items():

@@ -80,8 +80,8 @@ def test_gymnasium_ids():
     assert env.unwrapped.num_players == 4
     mask = env.get_wrapper_attr("action_masks")()
     env.step(int(np.flatnonzero(mask)[0]))
-    # the module:id form imports envs first
-    other = gymnasium.make("envs:otrio/OceanosSelfPlay-v0", num_players=2)
+    # the module:id form imports otrio first
+    other = gymnasium.make("otrio:otrio/OceanosSelfPlay-v0", num_players=2)
     assert other.reset(seed=0)[0].shape == (other.unwrapped.game.info.observation_size,)
 
 
