@@ -321,3 +321,21 @@ def test_seats_of_the_value_agent_play_and_a_refitted_model_is_another_run(run, 
     model.write_text(json.dumps(manifest))
     with pytest.raises(ConfigError, match="other value models"):
         generate(cfg, tmp_path / "r2", progress=False)
+
+
+def test_one_command_makes_the_data_fits_and_judges_and_resumes(tmp_path):
+    """``otrio value all``: data, fit and gate in one folder; a second start resumes the
+    data (nothing replayed anew) and refits the same model."""
+    from otrio.training.value_pipeline import run_all
+
+    fit = ValueFitConfig(hidden=[], epochs=2, batch=64)
+    first = run_all(ValueDataConfig(**TINY), fit, tmp_path / "all", progress=False)
+    assert first["model"] == tmp_path / "all" / "model.json"
+    assert (tmp_path / "all" / "gate" / "gate.md").stat().st_size > 0
+    assert first["data"]["games"] == TINY["games"]
+    weights = (tmp_path / "all" / "model.safetensors").read_bytes()
+    before = digests(tmp_path / "all" / "data")
+    again = run_all(ValueDataConfig(**TINY), fit, tmp_path / "all", progress=False)
+    assert digests(tmp_path / "all" / "data") == before
+    assert (tmp_path / "all" / "model.safetensors").read_bytes() == weights
+    assert again["gate"]["table"] == first["gate"]["table"]
