@@ -18,7 +18,7 @@ reaches the network: of the ``n`` final rewards of an ``n``-player game only the
 mover's is seen (``final_rewards_seen`` below counts them). Patched this way, on
 two-player Oceanos it won 0.375 against random after 4,096 steps in one measurement and
 0.50 (chance) in another (this script's defaults). ``integrations.SelfPlay`` (the
-README's route, ``examples/sb3_maskable_ppo.py``) is the view built from the AEC
+route of docs/libraries.md, ``examples/sb3_maskable_ppo.py``) is the view built from the AEC
 semantics instead: one learner seat, opponents inside the env, every reward that
 reaches the learner's seat paid to it, whoever moved.
 """

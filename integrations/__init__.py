@@ -1,5 +1,4 @@
-"""The suite with the RL libraries researchers use (see README, "Use it with your RL
-library").
+"""The suite with the RL libraries researchers use (docs/libraries.md, "RL libraries").
 
 - :class:`SelfPlay` — the single-agent self-play view (gymnasium), for SB3 /
   sb3-contrib MaskablePPO and any single-agent library; registered with gymnasium as

@@ -122,14 +122,21 @@ def _demo(args: argparse.Namespace) -> int:
     from otrio.envs.core.errors import ConfigError
 
     make_output_folder(args.output, "--output folder")
-    replayed = None
+    plan = {env_id: _demo_lineups(env_id) for env_id in envs.available()
+            if has_greedy(env_id.rsplit("_v", 1)[0])}
+    lineups = [lineup for _, _, game_lineups in plan.values() for lineup in game_lineups]
+    print(f"otrio demo: {len(lineups)} short tournaments on {len(plan)} games, "
+          f"{sum(args.games * len(lineup) for lineup in lineups)} games in all "
+          f"({args.games} per seating; a few minutes on two cores), then the HTML replay "
+          f"of one of them. Output: {args.output}")
+    replayed, shown = None, []
     for env_id in envs.available():
-        if not has_greedy(env_id.rsplit("_v", 1)[0]):
+        if env_id not in plan:
             print(f"\n## {env_id}: no greedy agent yet, skipped")
             continue
         # the demo's folder holds one folder per game, which holds the run folders
         make_output_folder(Path(args.output) / env_id, "demo folder")
-        config, specs, lineups = _demo_lineups(env_id)
+        config, specs, lineups = plan[env_id]
         for lineup in lineups:
             used = {name: specs[name] for name in set(lineup)}
             name = "_vs_".join(dict.fromkeys(lineup))
@@ -155,12 +162,36 @@ def _demo(args: argparse.Namespace) -> int:
             print(f"\n## {env_id}, {len(lineup)} players, {' / '.join(lineup)}: "
                   f"{summary['games']} games (report: {folder / 'report.md'})\n")
             print(leaderboard_markdown(summary))
+            shown.append((env_id, lineup, summary, folder))
             replayed = replayed or _demo_replay(folder, cfg, Path(args.output))
+    _demo_summary(shown, replayed, Path(args.output))
     return 0
 
 
-def _demo_replay(folder: Path, cfg, output: Path) -> Path:
-    """Write the HTML replay of the first game of a demo tournament; print its path."""
+def _demo_summary(shown: list, replayed: tuple | None, output: Path) -> None:
+    """The demo's last words: what it showed, what to run next, and the replay's path."""
+    print("\n## What the demo showed\n\nGreedy (one hand-written heuristic a game) against "
+          "random, and the shipped agents (ppo: PPO self-play; net: distilled from search; "
+          "value: greedy's moves judged by a value model) against greedy and random. Win "
+          "rates:\n")
+    for env_id, lineup, summary, _ in shown:
+        rates = ", ".join(f"{r['agent']} {r['win_rate']:.2f}" for r in summary["leaderboard"])
+        print(f"- {env_id}, {' / '.join(lineup)}: {rates} ({summary['games']} games)")
+    first = shown[0][3] if shown else output / "GAME" / "LINEUP"
+    print(f"\nEach tournament's report (leaderboard with intervals, seats, head-to-head, "
+          f"plots) is its folder's report.md, under {output}.\n\nNext:\n"
+          "  otrio play oceanos --seats human,greedy            # play greedy yourself\n"
+          "  otrio tournament configs/tournament/oceanos.yaml   # 1,000 games, with a report\n"
+          f"  otrio replay {first} --game 1   # watch another game\n"
+          "  otrio --help                                       # every command")
+    if replayed is not None:
+        path, facts = replayed
+        print(f"\nThe replay of one demo game ({facts['frames'] - 1} decisions, "
+              f"{facts['html_bytes'] / 1e3:.0f} kB), to open in a browser:\n  {path}")
+
+
+def _demo_replay(folder: Path, cfg, output: Path) -> tuple[Path, dict]:
+    """Write the HTML replay of the first game of a demo tournament: its path and facts."""
     from otrio.agents.replay import load_record
     from otrio.benchmarks.play import play_game
     from otrio.benchmarks.replay_html import build_page
@@ -172,10 +203,7 @@ def _demo_replay(folder: Path, cfg, output: Path) -> Path:
     html, _, facts = build_page(record, source=f"{folder} game 0")
     path = output / f"replay_{cfg.game}_game0.html"
     write_text_atomic(path, html)
-    print(f"\nreplay of one demo game ({facts['frames'] - 1} decisions, "
-          f"{facts['html_bytes'] / 1e3:.0f} kB): {path} (open it in a browser; "
-          f"`otrio replay RUN_DIR --game K --output FILE.html` replays any recorded game)")
-    return path
+    return path, facts
 
 
 def _replay(args: argparse.Namespace) -> int:

@@ -1,4 +1,4 @@
-"""A measured learning check per library route (README, "Use it with your RL library"):
+"""A measured learning check per library route (docs/libraries.md):
 masked PPO on 2-player Oceanos, trained through the route's public recipe, then scored
 against random opponents.
 

@@ -1,5 +1,5 @@
-"""The recipes in examples/ run end to end with a tiny budget (README, "Use it with your
-RL library"). The RLlib recipe runs in its own venv (.venv-rllib, `make setup-rllib`:
+"""The recipes in examples/ run end to end with a tiny budget (docs/libraries.md, "RL
+libraries"). The RLlib recipe runs in its own venv (.venv-rllib, `make setup-rllib`:
 RLlib pins gymnasium 1.2.2), in-process and against a running Ray cluster."""
 
 import importlib.util
@@ -48,10 +48,10 @@ def test_every_recipe_sets_one_torch_thread_by_default(name):
     assert '"--threads", type=int, default=1' in source
 
 
-def test_readme_sb3_snippet_sets_one_thread_and_shows_progress():
-    readme = (ROOT / "README.md").read_text()
-    start = readme.index("from sb3_contrib import MaskablePPO")
-    snippet = readme[start:readme.index("```", start)]
+def test_docs_sb3_snippet_sets_one_thread_and_shows_progress():
+    page = (ROOT / "docs" / "libraries.md").read_text()
+    start = page.index("from sb3_contrib import MaskablePPO")
+    snippet = page[start:page.index("```", start)]
     assert "torch.set_num_threads(1)" in snippet
     assert "verbose=1" in snippet or "progress_bar=True" in snippet
 
