@@ -1,11 +1,11 @@
 """Where a relative path names a file: one rule for every path a user gives.
 
-The suite installs as top-level packages (``envs``, ``agents``, ...) next to its data,
-``agents/pretrained/`` (the shipped agents) and ``configs/`` (the shipped configs): in
-a clone they sit in the clone's root, in an installed wheel in ``site-packages``
-(:data:`PACKAGE_ROOT`). So a path written from the clone's root, such as
-``agents/pretrained/oceanos_ppo.json`` or ``configs/tournament/oceanos.yaml``, names the
-same file in both.
+The suite installs as one package, ``otrio``, whose sub-packages (``otrio.envs``,
+``otrio.agents``, ...) sit next to its data, ``agents/pretrained/`` (the shipped agents)
+and ``configs/`` (the shipped configs): in a clone they are the clone's top-level folders,
+in an installed wheel they lie in ``site-packages/otrio`` (:data:`PACKAGE_ROOT`). So a
+path written from the clone's root, such as ``agents/pretrained/oceanos_ppo.json`` or
+``configs/tournament/oceanos.yaml``, names the same file in both.
 
 **The rule.** A relative path that names a file to read (a config given on the command
 line; ``ppo:PATH``, ``net:PATH`` and mcts's ``net=PATH`` in an agent spec; a training
@@ -30,7 +30,8 @@ from pathlib import Path
 
 from .errors import ConfigError
 
-# the folder that holds the installed packages and their data (agents/pretrained, configs)
+# the folder that holds the sub-packages and their data (agents/pretrained, configs): the
+# clone's root, or site-packages/otrio
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 PRETRAINED = PACKAGE_ROOT / "agents" / "pretrained"  # the shipped agents
 CONFIGS = PACKAGE_ROOT / "configs"  # the shipped configs
