@@ -32,8 +32,10 @@ import re
 import sys
 import tokenize
 import typing
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # the code the tables are made from: this checkout's
@@ -382,7 +384,7 @@ def d_games(arg: str, page) -> str:
     rows = []
     for env_id in envs.available():
         info = _game(env_id).info
-        link = _rel(page, f"games/{info.name}/index.md")
+        link = _rel(page, f"games/{info.name}/index.html")  # raw HTML: MkDocs leaves it
         rows.append([f'<a href="{link}">{_esc(info.name.capitalize())}</a>', _code(env_id),
                      f"{info.min_players}–{info.max_players} ({info.default_players})",
                      f"{info.num_actions}", f"{info.observation_size}",
@@ -842,3 +844,62 @@ def on_page_content(html_text, page, config, files):
     """Sphinx roles left in docstrings that mkdocstrings rendered
     (``:class:<code>X</code>``) as cross-references (:func:`autoref`)."""
     return ROLE_HTML.sub(lambda m: autoref(html.unescape(m.group(1))), html_text)
+
+
+# ------------------------------------------------------------- link check
+class _Refs(HTMLParser):
+    """The ``href``/``src`` targets and the anchors (``id``, ``<a name>``) of a page."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.links: list[str] = []
+        self.anchors: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        for key, value in attrs:
+            if value and (key == "id" or key == "name" and tag == "a"):
+                self.anchors.add(value)
+            elif value and key in ("href", "src"):
+                self.links.append(value)
+
+
+def broken_links(site: Path) -> list[str]:
+    """Every internal link of the built site that leads nowhere, as ``page: link
+    (why)``: a relative (or root-relative) ``href``/``src`` to a file the site lacks, or
+    with an anchor its target page lacks. Web addresses are not followed."""
+    site = site.resolve()
+    pages = {}
+    for path in sorted(site.rglob("*.html")):
+        refs = _Refs()
+        refs.feed(path.read_text(encoding="utf-8"))
+        pages[path] = refs
+    out = []
+    for path, refs in pages.items():
+        for link in dict.fromkeys(refs.links):
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc:
+                continue
+            target = path
+            if parts.path:
+                base = site if parts.path.startswith("/") else path.parent
+                target = (base / unquote(parts.path).lstrip("/")).resolve()
+                if target.is_dir():
+                    target = target / "index.html"
+                if not target.is_file():
+                    out.append(f"{path.relative_to(site)}: {link} (no such file)")
+                    continue
+            anchor = unquote(parts.fragment)
+            if anchor and target in pages and anchor not in pages[target].anchors:
+                out.append(f"{path.relative_to(site)}: {link} (no anchor #{anchor})")
+    return out
+
+
+def on_post_build(config):
+    """The build fails on a broken internal link (:func:`broken_links`): MkDocs'
+    ``validation`` sees only Markdown links, not the HTML that the directives and
+    mkdocstrings write."""
+    from mkdocs.exceptions import PluginError
+
+    broken = broken_links(Path(config["site_dir"]))
+    if broken:
+        raise PluginError(f"{len(broken)} broken internal link(s):\n  " + "\n  ".join(broken))

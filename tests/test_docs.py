@@ -157,11 +157,16 @@ def test_the_config_examples_validate(page, model):
         validate(cls, yaml.safe_load(block))
 
 
-def test_an_unknown_directive_fails_the_build():
+@pytest.fixture(scope="module")
+def hooks():
+    """``docs/hooks.py``, imported (no MkDocs needed for its directives)."""
     spec = importlib.util.spec_from_file_location("otrio_docs_hooks", ROOT / "docs/hooks.py")
-    hooks = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hooks)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
+
+def test_an_unknown_directive_fails_the_build(hooks):
     class Page:
         class file:
             src_uri = "x.md"
@@ -169,3 +174,29 @@ def test_an_unknown_directive_fails_the_build():
     with pytest.raises(ValueError, match="unknown directive otrio:nosuch"):
         hooks.expand("<!-- otrio:nosuch arg -->", Page)
     assert hooks.expand("<!-- otrio:value otrio.training.config.SMOKE_TIMESTEPS -->", Page) == "2048"
+
+
+def test_a_broken_internal_link_fails_the_build(hooks, tmp_path):
+    """The link check (``on_post_build``) reads the written HTML, so it sees the links
+    of raw HTML and of generated tables, which MkDocs' own validation does not."""
+    (tmp_path / "games/otys").mkdir(parents=True)
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img/a.png").write_bytes(b"")
+    (tmp_path / "games/otys/index.html").write_text('<h2 id="actions">Actions</h2>')
+    (tmp_path / "index.html").write_text(
+        '<a href="games/otys/index.html#actions">ok</a> <a href="/img/a.png">ok</a>'
+        '<a href="https://example.org/x.md">web</a> <a href="#top" id="top">top</a>'
+        '<a href="games/otys/index.md">page</a> <img src="img/b.png">'
+        '<a href="games/otys/index.html#nosuch">anchor</a>')
+    assert hooks.broken_links(tmp_path) == [
+        "index.html: games/otys/index.md (no such file)",
+        "index.html: img/b.png (no such file)",
+        "index.html: games/otys/index.html#nosuch (no anchor #nosuch)"]
+    with pytest.raises(Exception, match=r"(?s)3 broken internal link.*\n  index.html: img/b.png "):
+        hooks.on_post_build({"site_dir": str(tmp_path)})
+
+
+def test_the_home_page_links_each_game(site):
+    text = _page(site, "index.html")
+    for game in GAMES:
+        assert f'href="games/{game}/index.html"' in text
