@@ -411,14 +411,14 @@ def d_game_info(env_id: str, page) -> str:
 def d_picture(arg: str, page) -> str:
     """``picture ENV [SEAT]``: the table drawn by ``Game.picture`` (the whole table, or
     what seat SEAT knows) after a few seeded random decisions, as a PNG made at build
-    time."""
+    time; the page shows it shrunk, a click opens it at full size."""
     env_id, _, seat = arg.partition(" ")
-    name = _picture_name(env_id, int(seat) if seat else None)
+    src = _rel(page, _picture_name(env_id, int(seat) if seat else None))
     who = f"seat {seat}'s view" if seat else "the whole table"
-    return (f"![{env_id}: {who}]({_rel(page, name)})\n\n"
+    return (f'[![{env_id}: {who}]({src}){{ .otrio-picture }}]({src} "full size")\n\n'
             f"*{env_id}, {who}, after {PICTURE_DECISIONS} seeded random decisions "
             f"(`Game.picture(state{', ' + seat if seat else ''}).to_rgb()`, drawn when the "
-            f"site was built).*")
+            f"site was built); click it for full size.*")
 
 
 def d_actions(env_id: str, page) -> str:

@@ -200,3 +200,26 @@ def test_the_home_page_links_each_game(site):
     text = _page(site, "index.html")
     for game in GAMES:
         assert f'href="games/{game}/index.html"' in text
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_table_pictures_open_full_size(site, game):
+    """Each picture of a game's table is shown shrunk, inside a link to its PNG."""
+    text = _page(site, f"games/{game}/index.html")
+    pictures = re.findall(r'<a href="([^"]+)"[^>]*><img [^>]*src="([^"]+)"', text)
+    assert {src for _, src in pictures} == {f"../../img/{game}_v0.png",
+                                           f"../../img/{game}_v0_seat0.png"}
+    assert all(href == src for href, src in pictures)
+
+
+def test_ids_stay_whole_and_shell_comments_wrap(site):
+    """The site's stylesheet keeps code in table cells on one line (ids such as
+    ``oceanos_v0`` broke mid-word) and wraps shell blocks (comments were cut off)."""
+    assert 'href="stylesheets/otrio.css"' in _page(site, "index.html")
+    css = re.sub(r"/\*.*?\*/", "", _page(site, "stylesheets/otrio.css"), flags=re.S)
+    rules = dict(re.findall(r"([^{}]+)\{([^}]*)\}", css))
+    rules = {" ".join(k.split()): " ".join(v.split()) for k, v in rules.items()}
+    assert "white-space: nowrap" in rules[".md-typeset td code"]
+    assert "white-space: pre-wrap" in rules[".md-typeset .language-bash pre > code"]
+    assert '<div class="language-bash highlight">' in _page(site, "index.html")
+
