@@ -651,6 +651,17 @@ def d_value(arg: str, page) -> str:
     return _yaml_value(_object(arg))
 
 
+def d_pin(package: str, page) -> str:
+    """``pin PACKAGE``: the pin the Makefile installs of a package (``torch==2.13.0``),
+    inline, so that the docs say what CI uses; a Makefile that pins it two ways, or not
+    at all, fails the build."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    pins = sorted(set(re.findall(rf"(?<![\w.-]){re.escape(package)}==[\w.+!]+", text)))
+    if len(pins) != 1:
+        raise ValueError(f"the Makefile pins {package} {len(pins)} ways: {pins}")
+    return pins[0]
+
+
 def d_api(arg: str, page) -> str:
     """``api PACKAGE [MODULE...]``: mkdocstrings' reference of a package and every
     public module under it (found on disk, so a new module gets its section), or of the
@@ -738,9 +749,10 @@ DIRECTIVES = {
     "extras": d_extras,
     "limits": d_limits,
     "value": d_value,
+    "pin": d_pin,
     "api": d_api,
 }
-INLINE = re.compile(r"<!-- otrio:value (\S+) -->")
+INLINE = re.compile(r"<!-- otrio:(value|pin) (\S+) -->")  # these two work inside a line
 
 
 def expand(markdown: str, page) -> str:
@@ -752,7 +764,7 @@ def expand(markdown: str, page) -> str:
                              f"(known: {', '.join(DIRECTIVES)})")
         return DIRECTIVES[name](arg, page)
 
-    markdown = INLINE.sub(lambda m: d_value(m.group(1), page), markdown)
+    markdown = INLINE.sub(lambda m: DIRECTIVES[m.group(1)](m.group(2), page), markdown)
     return DIRECTIVE.sub(one, markdown)
 
 

@@ -223,3 +223,23 @@ def test_ids_stay_whole_and_shell_comments_wrap(site):
     assert "white-space: pre-wrap" in rules[".md-typeset .language-bash pre > code"]
     assert '<div class="language-bash highlight">' in _page(site, "index.html")
 
+
+def test_the_install_block_fits_and_says_the_makefiles_torch_pin(site, hooks):
+    """One torch pin, the Makefile's: the docs write it from there (``otrio:pin``), and
+    the README says the same; the install block's lines fit the page's width."""
+    pin = hooks.d_pin("torch", None)
+    assert re.fullmatch(r"torch==\d+\.\d+\.\d+\S*", pin)
+    install = re.search(r"^## Install\n(.*?)^## ", (ROOT / "docs/index.md").read_text(
+        encoding="utf-8"), re.S | re.M).group(1)
+    for block in re.findall(r"^```bash\n(.*?)^```", install, re.S | re.M):
+        for line in block.splitlines():
+            shown = line.replace("<!-- otrio:pin torch -->", pin)
+            assert len(shown) <= 76, f"docs/index.md: {shown!r} is cut off on the page"
+    assert "<!-- otrio:pin torch -->" in install
+    assert html.escape(pin) in re.sub(r"<[^>]+>", "", _page(site, "index.html"))
+    for path in (ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))):
+        text = path.read_text(encoding="utf-8")
+        said = set(re.findall(r"(?<![\w.-])torch==[\w.+!]+", text))
+        assert said <= {pin}, f"{path.relative_to(ROOT)} pins {said}, the Makefile {pin}"
+        assert not re.search(r"pip install (-U )?torch(\s|$)", text), \
+            f"{path.relative_to(ROOT)}: an unpinned pip install torch"
