@@ -243,3 +243,81 @@ def test_the_install_block_fits_and_says_the_makefiles_torch_pin(site, hooks):
         assert said <= {pin}, f"{path.relative_to(ROOT)} pins {said}, the Makefile {pin}"
         assert not re.search(r"pip install (-U )?torch(\s|$)", text), \
             f"{path.relative_to(ROOT)}: an unpinned pip install torch"
+
+
+API_PAGES = ["api/index.html", "api/envs.html", "api/envs-core.html", "api/agents.html",
+             "api/training.html", "api/benchmarks.html", "api/integrations.html"]
+
+
+def _objects(text: str) -> list[str]:
+    """The ids of the objects mkdocstrings rendered on a page, in order."""
+    return re.findall(r'<h\d id="([^"]+)" class="doc doc-heading"', text)
+
+
+def test_the_api_reference_leads_with_the_public_api(site, hooks):
+    """The first page is the public API: the front door, the env's methods, agents,
+    ``Game`` and the seat views, then every command's Python entry points; each object
+    has one place in the reference."""
+    index = _page(site, "api/index.html")
+    shown = _objects(index)
+    env = "otrio.envs.core.aec.BoardGameEnv."
+    wanted = ["otrio.make", *(env + m for m in (
+        "reset", "step", "last", "observe", "action_mask", "save_state", "load_state",
+        "render")), "otrio.agents.make", "otrio.envs.core.game.Game",
+        *(f"otrio.envs.{g}.view.SeatView" for g in GAMES)]
+    assert [name for name in shown if name in wanted] == wanted
+    commands = hooks.entry_points()
+    for name, functions in commands.items():
+        assert functions, f"otrio {name}: no Python function found in otrio/cli.py"
+        assert set(functions) <= set(shown), name
+        assert f"<code>otrio {name}</code>" in index
+    every = [name for page in API_PAGES for name in _objects(_page(site, page))]
+    assert len(every) == len(set(every)), [n for n in every if every.count(n) > 1]
+    nav = _page(site, "api/envs.html")  # the public page comes first in the section
+    assert nav.index('href="index.html"') < nav.index('href="envs-core.html"')
+
+
+def test_the_reference_leaves_out_what_has_no_docstring(site):
+    """A constant known only by its comment (``FUSS = 0.001``) is not in the
+    reference: every object there has something to say."""
+    for page in API_PAGES:
+        text = _page(site, page)
+        empty = re.findall(r'<h\d id="([^"]+)" class="doc doc-heading">(?:(?!<h\d).)*?'
+                           r'<div class="doc doc-contents ">\s*</div>', text, re.S)
+        assert not empty, f"{page}: {empty[:5]}"
+    assert "otys_values.FUSS" not in _page(site, "api/agents.html")
+    assert "balance_stats.TINY" not in _page(site, "api/benchmarks.html")
+
+
+def _example(doc: str) -> str:
+    """The literal block after ``For example::`` in a docstring."""
+    import textwrap
+
+    block = doc.split("For example::\n", 1)[1]
+    lines = []
+    for line in block.splitlines()[1:]:
+        if line.strip() and not line.startswith(" " * 8):
+            break
+        lines.append(line)
+    return textwrap.dedent("\n".join(lines))
+
+
+def test_the_public_docstrings_name_ids_keys_and_their_examples_run():
+    from otrio.envs.core.config import GameConfig
+    from otrio.envs.core.registry import ENV_MODULES
+
+    import otrio
+    from otrio import agents
+
+    doc = otrio.make.__doc__
+    for name in [*ENV_MODULES, *GameConfig.model_fields, "render_mode"]:
+        assert f"``{name}``" in doc, name
+    space: dict = {}
+    exec(compile(_example(doc), "otrio.make", "exec"), space)
+    assert space["env"].unwrapped.decisions == 1
+    doc = agents.make.__doc__
+    for spec in agents.SPECS:
+        assert f"``{spec}``" in doc, spec
+    space = {}
+    exec(compile(_example(doc), "otrio.agents.make", "exec"), space)
+    assert space["obs"]["action_mask"][space["action"]] == 1
