@@ -16,7 +16,9 @@ what it writes). Besides these:
   game's table (``Game.picture(...).to_rgb()``, drawn now) as PNG files;
 - Sphinx roles in docstrings (``:class:`X```) become cross-references into the API
   reference where mkdocstrings rendered the object, plain code elsewhere
-  (:func:`autoref`; :func:`on_page_content` does it for the API pages themselves).
+  (:func:`autoref`; :func:`on_page_content` does it for the API pages themselves);
+- :func:`on_post_build` fails the build on a broken internal link of the written HTML
+  (:func:`broken_links`).
 """
 
 from __future__ import annotations
