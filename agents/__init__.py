@@ -1,6 +1,5 @@
-"""Baseline agents. ``otrio.agents.make(spec, env)`` with spec ``random``, ``greedy``,
-``human``, ``net:PATH`` (an exported network; ``ppo:PATH`` also takes a trusted SB3 zip),
-``mcts[:key=value,...]`` or ``value:PATH`` (greedy's best moves judged by a value model); then ``agent.reset(seed)`` and ``agent.act(observation)``."""
+"""The agents: :func:`make` builds one from a spec such as ``greedy`` or
+``mcts:iterations=64``; then ``agent.reset(seed)`` and ``agent.act(observation)``."""
 
 from __future__ import annotations
 
@@ -17,7 +16,31 @@ def _game_name(env) -> str:
 
 
 def make(spec: str, env) -> Agent:
-    """An agent for ``env`` from a short spec; a clear error for an unknown spec."""
+    """An agent for ``env`` from a short spec, the same string everywhere: ``otrio play
+    --seats``, tournament and balance configs, training opponents and teachers. For example::
+
+        import otrio
+        env = otrio.make("oceanos_v0", num_players=2)
+        env.reset(seed=0)
+        agent = otrio.agents.make("mcts:iterations=64,top=4", env)
+        agent.reset(seed=0)
+        obs, *_ = env.last()
+        action = agent.act(obs)  # an id obs["action_mask"] allows
+
+    | spec | agent |
+    |---|---|
+    | ``random`` | a uniformly random legal action (seeded by ``reset``) |
+    | ``greedy`` | the game's documented heuristic |
+    | ``human`` | a person at the terminal |
+    | ``net:PATH`` | an exported network: ``X.json`` beside ``X.safetensors`` |
+    | ``ppo:PATH`` | the same; also a Stable-Baselines3 ``.zip`` of your own, if trusted |
+    | ``mcts[:key=value,...]`` | information-set MCTS (:mod:`otrio.agents.search_options`) |
+    | ``value:PATH[,top=K,margin=D]`` | greedy's best moves judged by a value model |
+
+    A relative ``PATH`` is looked up beside the config that names it, then in the
+    current folder, then in the installed package (``net:agents/pretrained/oceanos_ppo.json``
+    plays the shipped agent from anywhere). An unknown spec raises
+    :class:`~otrio.envs.core.errors.ConfigError` naming the known ones."""
     if not isinstance(spec, str) or not spec:
         raise ConfigError(f"agent spec must be a non-empty string, got {spec!r}")
     kind, _, arg = spec.partition(":")

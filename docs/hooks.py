@@ -16,7 +16,9 @@ what it writes). Besides these:
   game's table (``Game.picture(...).to_rgb()``, drawn now) as PNG files;
 - Sphinx roles in docstrings (``:class:`X```) become cross-references into the API
   reference where mkdocstrings rendered the object, plain code elsewhere
-  (:func:`autoref`; :func:`on_page_content` does it for the API pages themselves).
+  (:func:`autoref`; :func:`on_page_content` does it for the API pages themselves);
+- :func:`on_post_build` fails the build on a broken internal link of the written HTML
+  (:func:`broken_links`).
 """
 
 from __future__ import annotations
@@ -32,8 +34,10 @@ import re
 import sys
 import tokenize
 import typing
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # the code the tables are made from: this checkout's
@@ -382,7 +386,7 @@ def d_games(arg: str, page) -> str:
     rows = []
     for env_id in envs.available():
         info = _game(env_id).info
-        link = _rel(page, f"games/{info.name}/index.md")
+        link = _rel(page, f"games/{info.name}/index.html")  # raw HTML: MkDocs leaves it
         rows.append([f'<a href="{link}">{_esc(info.name.capitalize())}</a>', _code(env_id),
                      f"{info.min_players}–{info.max_players} ({info.default_players})",
                      f"{info.num_actions}", f"{info.observation_size}",
@@ -409,14 +413,14 @@ def d_game_info(env_id: str, page) -> str:
 def d_picture(arg: str, page) -> str:
     """``picture ENV [SEAT]``: the table drawn by ``Game.picture`` (the whole table, or
     what seat SEAT knows) after a few seeded random decisions, as a PNG made at build
-    time."""
+    time; the page shows it shrunk, a click opens it at full size."""
     env_id, _, seat = arg.partition(" ")
-    name = _picture_name(env_id, int(seat) if seat else None)
+    src = _rel(page, _picture_name(env_id, int(seat) if seat else None))
     who = f"seat {seat}'s view" if seat else "the whole table"
-    return (f"![{env_id}: {who}]({_rel(page, name)})\n\n"
+    return (f'[![{env_id}: {who}]({src}){{ .otrio-picture }}]({src} "full size")\n\n'
             f"*{env_id}, {who}, after {PICTURE_DECISIONS} seeded random decisions "
             f"(`Game.picture(state{', ' + seat if seat else ''}).to_rgb()`, drawn when the "
-            f"site was built).*")
+            f"site was built); click it for full size.*")
 
 
 def d_actions(env_id: str, page) -> str:
@@ -649,18 +653,113 @@ def d_value(arg: str, page) -> str:
     return _yaml_value(_object(arg))
 
 
+def d_pin(package: str, page) -> str:
+    """``pin PACKAGE``: the pin the Makefile installs of a package (``torch==2.13.0``),
+    inline, so that the docs say what CI uses; a Makefile that pins it two ways, or not
+    at all, fails the build."""
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    pins = sorted(set(re.findall(rf"(?<![\w.-]){re.escape(package)}==[\w.+!]+", text)))
+    if len(pins) != 1:
+        raise ValueError(f"the Makefile pins {package} {len(pins)} ways: {pins}")
+    return pins[0]
+
+
 def d_api(arg: str, page) -> str:
     """``api PACKAGE [MODULE...]``: mkdocstrings' reference of a package and every
     public module under it (found on disk, so a new module gets its section), or of the
-    modules named. Each module shows the public names it defines itself (what it
-    imports, such as a package's re-exports, is documented where it is defined, so that
-    every object has one place)."""
+    modules named. Each module shows the public names it defines itself and documents
+    (what it imports, such as a package's re-exports, is documented where it is
+    defined, and what the public API page shows is left to it, so that every object
+    has one place; a name with no docstring has nothing to say)."""
     package, *named = arg.split()
+    public = _public()
     out = []
     for module in named or _modules(package):
-        names = _defined_names(module)
+        names = [n for n in _defined_names(module) if f"{module}.{n}" not in public]
         members = "[" + ", ".join(names) + "]" if names else "false"
         out += ["", f"::: {module}", "    options:", f"      members: {members}", ""]
+    return "\n".join(out)
+
+
+PUBLIC_PAGE = ROOT / "docs" / "api" / "index.md"
+CLI_PACKAGES = ("otrio.benchmarks", "otrio.training")  # where the commands' work lives
+
+
+def _public() -> set[str]:
+    """Where each object of the public API page is defined (``otrio.make`` is
+    ``otrio.envs.core.registry.make``): its ``:::`` blocks and the commands' entry
+    points (:func:`entry_points`)."""
+    shown = re.findall(r"^::: (\S+)", PUBLIC_PAGE.read_text(encoding="utf-8"), re.M)
+    shown += [f for functions in entry_points().values() for f in functions]
+    return {_definition(name) for name in shown}
+
+
+def _definition(name: str) -> str:
+    """The full name where ``name`` is defined, following ``from X import y`` (read
+    from the sources, nothing imported)."""
+    parts = name.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        module = ".".join(parts[:cut])
+        if _module_path(module).exists():
+            break
+    else:
+        return name
+    where = _imported(module).get(parts[cut])
+    if where is None:
+        return name
+    return _definition(".".join([where, *parts[cut + 1:]]))
+
+
+def entry_points() -> dict[str, list[str]]:
+    """``otrio COMMAND`` -> the functions of :data:`CLI_PACKAGES` that its handler in
+    ``otrio/cli.py`` calls (a ``return _other(args)`` is followed; a call whose result is
+    only printed is not one): what a script calls to do the same."""
+    import argparse
+    import inspect
+
+    import otrio.cli
+
+    tree = ast.parse(inspect.getsource(otrio.cli))
+    handlers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+
+    def called(name: str) -> list[str]:
+        node, imported, out = handlers[name], {}, []
+        for n in ast.walk(node):
+            if isinstance(n, ast.ImportFrom) and (n.module or "").startswith(CLI_PACKAGES):
+                imported.update({a.asname or a.name: f"{n.module}.{a.name}" for a in n.names})
+        printed = {id(a) for n in ast.walk(node) if isinstance(n, ast.Call)
+                   and isinstance(n.func, ast.Name) and n.func.id == "print" for a in n.args}
+        for n in ast.walk(node):
+            if isinstance(n, ast.Return) and isinstance(n.value, ast.Call) and isinstance(
+                    n.value.func, ast.Name) and n.value.func.id in handlers:
+                out += called(n.value.func.id)
+            if not isinstance(n, ast.Call) or id(n) in printed:
+                continue
+            f = n.func
+            if isinstance(f, ast.Name) and f.id in imported:
+                out.append(imported[f.id])
+            elif isinstance(f, ast.Attribute) and getattr(f.value, "id", None) in imported:
+                out.append(f"{imported[f.value.id]}.{f.attr}")
+        return list(dict.fromkeys(out))
+
+    parser = otrio.cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return {name: called(command.get_default("func").__name__)
+            for name, command in sub.choices.items()}
+
+
+def d_entry_points(arg: str, page) -> str:
+    """``entry-points``: each ``otrio`` command and the Python functions it runs
+    (:func:`entry_points`), then the reference of each function."""
+    commands = entry_points()
+    rows, functions = [], []
+    for name, called in commands.items():
+        rows.append(f"| `otrio {name}` | "
+                    + (", ".join(f"[`{f}`][{f}]" for f in called) or "—") + " |")
+        functions += called
+    out = ["", "| command | runs |", "|---|---|", *rows, ""]
+    for f in dict.fromkeys(functions):
+        out += [f"::: {f}", "    options:", "      heading_level: 3", ""]
     return "\n".join(out)
 
 
@@ -680,21 +779,27 @@ def _module_path(module: str) -> Path:
 
 
 def _defined_names(module: str) -> list[str]:
-    """The public names a module defines (functions, classes, assignments), in source
-    order; only those of its ``__all__`` where it has one."""
+    """The public names a module defines and documents (functions and classes with a
+    docstring, assignments followed by one), in source order; only those of its
+    ``__all__`` where it has one. A constant known only by its comment (``FUSS =
+    0.001  # ...``) stays out of the reference: it is the module's business."""
     tree = ast.parse(_module_path(module).read_text(encoding="utf-8"))
     names, exported = [], None
-    for node in tree.body:
+    for node, after in zip(tree.body, [*tree.body[1:], None]):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.append(node.name)
+            if ast.get_docstring(node):
+                names.append(node.name)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            documented = isinstance(after, ast.Expr) and isinstance(
+                after.value, ast.Constant) and isinstance(after.value.value, str)
             for target in targets:
                 if isinstance(target, ast.Name):
                     if target.id == "__all__" and isinstance(node.value, (ast.List, ast.Tuple)):
                         exported = {e.value for e in node.value.elts
                                     if isinstance(e, ast.Constant)}
-                    names.append(target.id)
+                    if documented:
+                        names.append(target.id)
     names = [n for n in dict.fromkeys(names) if not n.startswith("_")]
     return [n for n in names if exported is None or n in exported]
 
@@ -736,9 +841,11 @@ DIRECTIVES = {
     "extras": d_extras,
     "limits": d_limits,
     "value": d_value,
+    "pin": d_pin,
     "api": d_api,
+    "entry-points": d_entry_points,
 }
-INLINE = re.compile(r"<!-- otrio:value (\S+) -->")
+INLINE = re.compile(r"<!-- otrio:(value|pin) (\S+) -->")  # these two work inside a line
 
 
 def expand(markdown: str, page) -> str:
@@ -750,7 +857,7 @@ def expand(markdown: str, page) -> str:
                              f"(known: {', '.join(DIRECTIVES)})")
         return DIRECTIVES[name](arg, page)
 
-    markdown = INLINE.sub(lambda m: d_value(m.group(1), page), markdown)
+    markdown = INLINE.sub(lambda m: DIRECTIVES[m.group(1)](m.group(2), page), markdown)
     return DIRECTIVE.sub(one, markdown)
 
 
@@ -840,5 +947,66 @@ ROLE_HTML = re.compile(
 
 def on_page_content(html_text, page, config, files):
     """Sphinx roles left in docstrings that mkdocstrings rendered
-    (``:class:<code>X</code>``) as cross-references (:func:`autoref`)."""
+    (``:class:<code>X</code>``) as cross-references (:func:`autoref`), and RST's ``::``
+    before a literal block as ``:`` (as :func:`docstring_markdown` does)."""
+    html_text = html_text.replace("::</p>", ":</p>")
     return ROLE_HTML.sub(lambda m: autoref(html.unescape(m.group(1))), html_text)
+
+
+# ------------------------------------------------------------- link check
+class _Refs(HTMLParser):
+    """The ``href``/``src`` targets and the anchors (``id``, ``<a name>``) of a page."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.links: list[str] = []
+        self.anchors: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        for key, value in attrs:
+            if value and (key == "id" or key == "name" and tag == "a"):
+                self.anchors.add(value)
+            elif value and key in ("href", "src"):
+                self.links.append(value)
+
+
+def broken_links(site: Path) -> list[str]:
+    """Every internal link of the built site that leads nowhere, as ``page: link
+    (why)``: a relative (or root-relative) ``href``/``src`` to a file the site lacks, or
+    with an anchor its target page lacks. Web addresses are not followed."""
+    site = site.resolve()
+    pages = {}
+    for path in sorted(site.rglob("*.html")):
+        refs = _Refs()
+        refs.feed(path.read_text(encoding="utf-8"))
+        pages[path] = refs
+    out = []
+    for path, refs in pages.items():
+        for link in dict.fromkeys(refs.links):
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc:
+                continue
+            target = path
+            if parts.path:
+                base = site if parts.path.startswith("/") else path.parent
+                target = (base / unquote(parts.path).lstrip("/")).resolve()
+                if target.is_dir():
+                    target = target / "index.html"
+                if not target.is_file():
+                    out.append(f"{path.relative_to(site)}: {link} (no such file)")
+                    continue
+            anchor = unquote(parts.fragment)
+            if anchor and target in pages and anchor not in pages[target].anchors:
+                out.append(f"{path.relative_to(site)}: {link} (no anchor #{anchor})")
+    return out
+
+
+def on_post_build(config):
+    """The build fails on a broken internal link (:func:`broken_links`): MkDocs'
+    ``validation`` sees only Markdown links, not the HTML that the directives and
+    mkdocstrings write."""
+    from mkdocs.exceptions import PluginError
+
+    broken = broken_links(Path(config["site_dir"]))
+    if broken:
+        raise PluginError(f"{len(broken)} broken internal link(s):\n  " + "\n  ".join(broken))

@@ -157,11 +157,16 @@ def test_the_config_examples_validate(page, model):
         validate(cls, yaml.safe_load(block))
 
 
-def test_an_unknown_directive_fails_the_build():
+@pytest.fixture(scope="module")
+def hooks():
+    """``docs/hooks.py``, imported (no MkDocs needed for its directives)."""
     spec = importlib.util.spec_from_file_location("otrio_docs_hooks", ROOT / "docs/hooks.py")
-    hooks = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hooks)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
+
+def test_an_unknown_directive_fails_the_build(hooks):
     class Page:
         class file:
             src_uri = "x.md"
@@ -169,3 +174,150 @@ def test_an_unknown_directive_fails_the_build():
     with pytest.raises(ValueError, match="unknown directive otrio:nosuch"):
         hooks.expand("<!-- otrio:nosuch arg -->", Page)
     assert hooks.expand("<!-- otrio:value otrio.training.config.SMOKE_TIMESTEPS -->", Page) == "2048"
+
+
+def test_a_broken_internal_link_fails_the_build(hooks, tmp_path):
+    """The link check (``on_post_build``) reads the written HTML, so it sees the links
+    of raw HTML and of generated tables, which MkDocs' own validation does not."""
+    (tmp_path / "games/otys").mkdir(parents=True)
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img/a.png").write_bytes(b"")
+    (tmp_path / "games/otys/index.html").write_text('<h2 id="actions">Actions</h2>')
+    (tmp_path / "index.html").write_text(
+        '<a href="games/otys/index.html#actions">ok</a> <a href="/img/a.png">ok</a>'
+        '<a href="https://example.org/x.md">web</a> <a href="#top" id="top">top</a>'
+        '<a href="games/otys/index.md">page</a> <img src="img/b.png">'
+        '<a href="games/otys/index.html#nosuch">anchor</a>')
+    assert hooks.broken_links(tmp_path) == [
+        "index.html: games/otys/index.md (no such file)",
+        "index.html: img/b.png (no such file)",
+        "index.html: games/otys/index.html#nosuch (no anchor #nosuch)"]
+    with pytest.raises(Exception, match=r"(?s)3 broken internal link.*\n  index.html: img/b.png "):
+        hooks.on_post_build({"site_dir": str(tmp_path)})
+
+
+def test_the_home_page_links_each_game(site):
+    text = _page(site, "index.html")
+    for game in GAMES:
+        assert f'href="games/{game}/index.html"' in text
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_table_pictures_open_full_size(site, game):
+    """Each picture of a game's table is shown shrunk, inside a link to its PNG."""
+    text = _page(site, f"games/{game}/index.html")
+    pictures = re.findall(r'<a href="([^"]+)"[^>]*><img [^>]*src="([^"]+)"', text)
+    assert {src for _, src in pictures} == {f"../../img/{game}_v0.png",
+                                           f"../../img/{game}_v0_seat0.png"}
+    assert all(href == src for href, src in pictures)
+
+
+def test_ids_stay_whole_and_shell_comments_wrap(site):
+    """The site's stylesheet keeps code in table cells on one line (ids such as
+    ``oceanos_v0`` broke mid-word) and wraps shell blocks (comments were cut off)."""
+    assert 'href="stylesheets/otrio.css"' in _page(site, "index.html")
+    css = re.sub(r"/\*.*?\*/", "", _page(site, "stylesheets/otrio.css"), flags=re.S)
+    rules = dict(re.findall(r"([^{}]+)\{([^}]*)\}", css))
+    rules = {" ".join(k.split()): " ".join(v.split()) for k, v in rules.items()}
+    assert "white-space: nowrap" in rules[".md-typeset td code"]
+    assert "white-space: pre-wrap" in rules[".md-typeset .language-bash pre > code"]
+    assert '<div class="language-bash highlight">' in _page(site, "index.html")
+
+
+def test_the_install_block_fits_and_says_the_makefiles_torch_pin(site, hooks):
+    """One torch pin, the Makefile's: the docs write it from there (``otrio:pin``), and
+    the README says the same; the install block's lines fit the page's width."""
+    pin = hooks.d_pin("torch", None)
+    assert re.fullmatch(r"torch==\d+\.\d+\.\d+\S*", pin)
+    install = re.search(r"^## Install\n(.*?)^## ", (ROOT / "docs/index.md").read_text(
+        encoding="utf-8"), re.S | re.M).group(1)
+    for block in re.findall(r"^```bash\n(.*?)^```", install, re.S | re.M):
+        for line in block.splitlines():
+            shown = line.replace("<!-- otrio:pin torch -->", pin)
+            assert len(shown) <= 76, f"docs/index.md: {shown!r} is cut off on the page"
+    assert "<!-- otrio:pin torch -->" in install
+    assert html.escape(pin) in re.sub(r"<[^>]+>", "", _page(site, "index.html"))
+    for path in (ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))):
+        text = path.read_text(encoding="utf-8")
+        said = set(re.findall(r"(?<![\w.-])torch==[\w.+!]+", text))
+        assert said <= {pin}, f"{path.relative_to(ROOT)} pins {said}, the Makefile {pin}"
+        assert not re.search(r"pip install (-U )?torch(\s|$)", text), \
+            f"{path.relative_to(ROOT)}: an unpinned pip install torch"
+
+
+API_PAGES = ["api/index.html", "api/envs.html", "api/envs-core.html", "api/agents.html",
+             "api/training.html", "api/benchmarks.html", "api/integrations.html"]
+
+
+def _objects(text: str) -> list[str]:
+    """The ids of the objects mkdocstrings rendered on a page, in order."""
+    return re.findall(r'<h\d id="([^"]+)" class="doc doc-heading"', text)
+
+
+def test_the_api_reference_leads_with_the_public_api(site, hooks):
+    """The first page is the public API: the front door, the env's methods, agents,
+    ``Game`` and the seat views, then every command's Python entry points; each object
+    has one place in the reference."""
+    index = _page(site, "api/index.html")
+    shown = _objects(index)
+    env = "otrio.envs.core.aec.BoardGameEnv."
+    wanted = ["otrio.make", *(env + m for m in (
+        "reset", "step", "last", "observe", "action_mask", "save_state", "load_state",
+        "render")), "otrio.agents.make", "otrio.envs.core.game.Game",
+        *(f"otrio.envs.{g}.view.SeatView" for g in GAMES)]
+    assert [name for name in shown if name in wanted] == wanted
+    commands = hooks.entry_points()
+    for name, functions in commands.items():
+        assert functions, f"otrio {name}: no Python function found in otrio/cli.py"
+        assert set(functions) <= set(shown), name
+        assert f"<code>otrio {name}</code>" in index
+    every = [name for page in API_PAGES for name in _objects(_page(site, page))]
+    assert len(every) == len(set(every)), [n for n in every if every.count(n) > 1]
+    nav = _page(site, "api/envs.html")  # the public page comes first in the section
+    assert nav.index('href="index.html"') < nav.index('href="envs-core.html"')
+
+
+def test_the_reference_leaves_out_what_has_no_docstring(site):
+    """A constant known only by its comment (``FUSS = 0.001``) is not in the
+    reference: every object there has something to say."""
+    for page in API_PAGES:
+        text = _page(site, page)
+        empty = re.findall(r'<h\d id="([^"]+)" class="doc doc-heading">(?:(?!<h\d).)*?'
+                           r'<div class="doc doc-contents ">\s*</div>', text, re.S)
+        assert not empty, f"{page}: {empty[:5]}"
+    assert "otys_values.FUSS" not in _page(site, "api/agents.html")
+    assert "balance_stats.TINY" not in _page(site, "api/benchmarks.html")
+
+
+def _example(doc: str) -> str:
+    """The literal block after ``For example::`` in a docstring."""
+    import textwrap
+
+    block = doc.split("For example::\n", 1)[1]
+    lines = []
+    for line in block.splitlines()[1:]:
+        if line.strip() and not line.startswith(" " * 8):
+            break
+        lines.append(line)
+    return textwrap.dedent("\n".join(lines))
+
+
+def test_the_public_docstrings_name_ids_keys_and_their_examples_run():
+    from otrio.envs.core.config import GameConfig
+    from otrio.envs.core.registry import ENV_MODULES
+
+    import otrio
+    from otrio import agents
+
+    doc = otrio.make.__doc__
+    for name in [*ENV_MODULES, *GameConfig.model_fields, "render_mode"]:
+        assert f"``{name}``" in doc, name
+    space: dict = {}
+    exec(compile(_example(doc), "otrio.make", "exec"), space)
+    assert space["env"].unwrapped.decisions == 1
+    doc = agents.make.__doc__
+    for spec in agents.SPECS:
+        assert f"``{spec}``" in doc, spec
+    space = {}
+    exec(compile(_example(doc), "otrio.agents.make", "exec"), space)
+    assert space["obs"]["action_mask"][space["action"]] == 1

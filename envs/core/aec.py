@@ -123,9 +123,12 @@ class BoardGameEnv(SaveLoad, AECEnv):
 
     # ----------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        """``Dict(observation=Box(float32, (N,)), action_mask=Box(int8, (A,)))`` with
+        finite bounds, the same object at every call and for every agent."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        """``Discrete(A)``: every id of the game's action table."""
         return self.action_spaces[agent]
 
     # ------------------------------------------------------------------ reset
@@ -198,6 +201,8 @@ class BoardGameEnv(SaveLoad, AECEnv):
         return self._masks.mask(self.legal_actions())
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``agent``'s observation now, its own copy: ``{"observation": float32[N],
+        "action_mask": int8[A]}``, the mask all zeros unless ``agent`` acts."""
         # the game writes into one reused scratch buffer (its views can be cached) or
         # builds the array at once; the caller gets its own copy either way
         try:
@@ -222,6 +227,8 @@ class BoardGameEnv(SaveLoad, AECEnv):
                 self.truncations[agent], self.infos[agent])
 
     def agent_iter(self, max_iter: int = 2**63):
+        """The agent to act, again and again until every agent is done (PettingZoo's;
+        an :class:`~otrio.envs.core.errors.OrderError` before :meth:`reset`)."""
         if self.state_ is None:
             raise self._order_error("agent_iter")
         return super().agent_iter(max_iter)
@@ -235,6 +242,11 @@ class BoardGameEnv(SaveLoad, AECEnv):
 
     # ------------------------------------------------------------------- step
     def step(self, action) -> None:
+        """Play ``action`` (an id the mask allows; a Python or numpy integer) for the
+        acting agent, or ``None`` for a done one (PettingZoo's dead step). An illegal
+        action raises :class:`~otrio.envs.core.errors.IllegalActionError` naming the
+        legal ones, or ends the game with ``illegal_action="terminate"``. The result
+        is read with :meth:`last`."""
         try:
             agent = self.agent_selection
         except AttributeError:  # not reset yet (a try costs nothing until it catches)

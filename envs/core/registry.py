@@ -7,26 +7,27 @@ from typing import Any
 
 from .errors import ConfigError
 
-# env id -> module that defines env() and raw_env()
 ENV_MODULES: dict[str, str] = {
     "oceanos_v0": "otrio.envs.oceanos.env",
     "otys_v0": "otrio.envs.otys.env",
     "otontin_v0": "otrio.envs.otontin.env",
 }
+"""Every env id -> the module that defines its ``env()`` and ``raw_env()``."""
 
-
-# gymnasium ids of the single-agent self-play view (otrio.integrations.selfplay.SelfPlay):
 # registered by name, so importing envs imports nothing from the layers above it
 GYMNASIUM_IDS: dict[str, str] = {
     "oceanos_v0": "otrio/OceanosSelfPlay-v0",
     "otys_v0": "otrio/OtysSelfPlay-v0",
     "otontin_v0": "otrio/OtontinSelfPlay-v0",
 }
+"""Env id -> the gymnasium id of its single-agent self-play view
+(:class:`otrio.integrations.selfplay.SelfPlay`)."""
 GYMNASIUM_ENTRY_POINT = "otrio.integrations.selfplay:selfplay_env"
 
 
 def available() -> list[str]:
-    """Ids whose module can be imported (games that exist in this checkout)."""
+    """The env ids whose game can be imported here (``["oceanos_v0", "otys_v0",
+    "otontin_v0"]`` in a full install): what :func:`make` takes."""
     ids = []
     for env_id, module in ENV_MODULES.items():
         try:
@@ -50,7 +51,26 @@ def config_model(env_id: str):
 
 
 def make(env_id: str, **config: Any):
-    """The environment ``env_id`` built with ``config`` (validated by the game)."""
+    """The environment ``env_id`` with the game's ``config`` keys, validated: a
+    PettingZoo AEC env (:class:`~otrio.envs.core.aec.BoardGameEnv`). ``otrio.make`` and
+    ``otrio.envs.make`` are this function.
+
+    ``env_id``: ``oceanos_v0``, ``otys_v0`` or ``otontin_v0`` (:data:`ENV_MODULES`;
+    :func:`available` lists those importable here). The keys: every game takes
+    ``num_players``, ``dense_reward`` (score-change shaping on top of the +1/-1 end
+    reward), ``illegal_action`` (``"raise"`` or ``"terminate"``), ``render_viewer`` (a
+    seat, or None for the whole table) and ``render_mode`` (``"ansi"``, ``"rgb_array"``,
+    ``"human"``), plus its own, such as ``troubled_waters`` (Oceanos), ``sponsors``
+    (Otys) or ``bean_target`` (Otontin): :func:`config_model` is the model, each game's
+    page lists them. An unknown id or key, or a bad value, raises
+    :class:`~otrio.envs.core.errors.ConfigError` naming it. For example::
+
+        import otrio
+        env = otrio.make("otys_v0", num_players=3, sponsors={"sides": "advanced"})
+        env.reset(seed=0)
+        obs, reward, terminated, truncated, info = env.last()
+        env.step(int(obs["action_mask"].nonzero()[0][0]))  # the first legal action
+    """
     return _module(env_id).env(**config)
 
 
