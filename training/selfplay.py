@@ -149,7 +149,7 @@ class SelfPlayEnv(gymnasium.Env):
         self.state = None
         self.decisions = 0
         self._dense, self._scale = self.config.dense_reward, info.score_scale
-        self._max_decisions = info.max_decisions
+        self._max_decisions = self.game.decision_cap(self.config)
         self._scratch = np.zeros(info.observation_size, np.float32)
         self._masks = MaskCache(info.num_actions)
         self._legal: list[int] = []

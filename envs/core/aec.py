@@ -116,7 +116,7 @@ class BoardGameEnv(SaveLoad, AECEnv):
         self._acting: str | None = None  # the agent that decides now (None: the game is over)
         self._masks = MaskCache(info.num_actions)
         self._dense, self._scale = self.config.dense_reward, info.score_scale
-        self._max_decisions = info.max_decisions
+        self._max_decisions = self.game.decision_cap(self.config)
         self._terminate_illegal = self.config.illegal_action == "terminate"
         self.illegal_end: dict[str, Any] | None = None  # why an illegal action ended the game
         self._state_space: gymnasium.spaces.Box | None = None  # built on first use
