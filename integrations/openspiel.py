@@ -1,9 +1,10 @@
 """The suite's three games as OpenSpiel Python games (``pip install -e '.[openspiel]'``).
 
-Importing this module registers them with ``pyspiel``::
+Importing this module registers them with ``pyspiel``, and ``import otrio`` imports it
+as soon as ``pyspiel`` is imported (before or after ``otrio``)::
 
+    import otrio
     import pyspiel
-    import otrio.integrations.openspiel  # registers the games
     game = pyspiel.load_game("python_otrio_oceanos", {"players": 3, "seed": 7})
 
 | OpenSpiel name | env | players (default) | setup parameters |
