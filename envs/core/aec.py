@@ -36,6 +36,14 @@ from .saves import SaveLoad, show_value
 MASK_CACHE_SIZE = 4096  # distinct legal sets whose masks an env keeps (then starts over)
 
 
+def offence(agent: str, err: IllegalActionError) -> dict[str, Any]:
+    """What ``illegal_action="terminate"`` records of an illegal action that ends a game
+    (``info["illegal_action"]``): the agent, the action (an int, or a short text of a
+    non-integer) and the legal ids."""
+    action = int(err.action) if is_integer_action(err.action) else show_value(err.action)
+    return {"agent": agent, "action": action, "legal": list(err.legal)}
+
+
 class MaskCache:
     """The int8 action mask of each legal set met, built once: shared and read-only
     (copy one before handing it to a caller that may keep or change it)."""
@@ -265,8 +273,7 @@ class BoardGameEnv(SaveLoad, AECEnv):
         """``illegal_action="terminate"``: the game ends at once, as PettingZoo's
         ``TerminateIllegalWrapper`` ends it: ``agent`` gets -1 and every other agent 0 for
         this step, every agent is terminated, and each agent's info names the offence."""
-        action = int(err.action) if is_integer_action(err.action) else show_value(err.action)
-        self.illegal_end = {"agent": agent, "action": action, "legal": list(err.legal)}
+        self.illegal_end = offence(agent, err)
         self._cumulative_rewards[agent] = 0.0
         for other in self.agents:
             self.rewards[other] = -1.0 if other == agent else 0.0
