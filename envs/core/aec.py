@@ -44,6 +44,21 @@ def offence(agent: str, err: IllegalActionError) -> dict[str, Any]:
     return {"agent": agent, "action": action, "legal": list(err.legal)}
 
 
+class ObservationSpace(gymnasium.spaces.Dict):
+    """The env's observation space, a gymnasium ``Dict`` of ``observation`` and
+    ``action_mask``; asked for a Box's ``low`` or ``high`` (as SuperSuit's observation
+    wrappers ask), it names the flat view instead of failing on a bare name."""
+
+    def __getattr__(self, name: str):
+        if name in ("low", "high"):
+            raise AttributeError(
+                f"the observation space has no {name!r}: it is a Dict of 'observation' and "
+                "'action_mask', not a Box; for wrappers that take a Box (SuperSuit's "
+                "normalize_obs_v0, dtype_v0, flatten_v0, ...), wrap the env in "
+                "otrio.integrations.FlattenObservation first (the observation, then the mask)")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
 class MaskCache:
     """The int8 action mask of each legal set met, built once: shared and read-only
     (copy one before handing it to a caller that may keep or change it)."""
@@ -107,7 +122,7 @@ class BoardGameEnv(SaveLoad, AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self._seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
         low, high = self.game.observation_bounds(self.config)  # each piece's declared range
-        obs_space = gymnasium.spaces.Dict(
+        obs_space = ObservationSpace(
             {
                 "observation": gymnasium.spaces.Box(low, high, dtype=np.float32),
                 "action_mask": gymnasium.spaces.Box(
