@@ -37,6 +37,18 @@ def observation_size(env, kind: str | None) -> int:
     return info.observation_size + (hint_size(info.num_actions) if kind is not None else 0)
 
 
+def observation_bounds(env, kind: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """The float32 ``(low, high)`` of that observation: the game's declared ranges
+    (``Game.observation_bounds``), then [0, 1] for each hint."""
+    base = env.unwrapped
+    low, high = base.game.observation_bounds(base.config)
+    if kind is None:
+        return low, high
+    size = hint_size(base.game.info.num_actions)
+    return (np.concatenate([low, np.zeros(size, np.float32)]),
+            np.concatenate([high, np.ones(size, np.float32)]))
+
+
 def encode(values: dict[int, float], num_actions: int) -> np.ndarray:
     """The hint blocks (float32) of a valuing agent's ``action_values``."""
     out = np.zeros(hint_size(num_actions), np.float32)

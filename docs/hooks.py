@@ -406,7 +406,9 @@ def d_game_info(env_id: str, page) -> str:
          "decision cap", "PettingZoo id", "gymnasium self-play id"],
         [[_code(env_id), f"{info.min_players}–{info.max_players} ({info.default_players})",
           f"{info.num_actions}", f"{info.observation_size} float32",
-          f"{game.full_state.layout.size} float32", f"{info.max_decisions:,}",
+          f"{game.full_state.layout.size} float32",
+          f"{game.decision_cap(game.config_model()):,} (default setup; any: "
+          f"≤ {info.max_decisions:,})",
           _code(f"otrio/{env_id}"), _code(GYMNASIUM_IDS[env_id])]])
 
 

@@ -8,8 +8,9 @@
   action-masking module reads (``observations``, ``action_mask``).
 - :class:`FlattenObservation` — one flat Box (observation, then mask) with the mask in
   ``info["action_mask"]`` too.
-- :mod:`otrio.integrations.openspiel` — the games as OpenSpiel (``pyspiel``) games, registered
-  when it is imported; not imported here, since OpenSpiel is an extra
+- :mod:`otrio.integrations.openspiel` — the games as OpenSpiel (``pyspiel``) games,
+  registered when it is imported, which ``import otrio`` does once ``pyspiel`` is
+  imported; not imported here, since OpenSpiel is an extra
   (``pip install -e '.[openspiel]'``).
 """
 

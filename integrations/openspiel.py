@@ -1,9 +1,10 @@
 """The suite's three games as OpenSpiel Python games (``pip install -e '.[openspiel]'``).
 
-Importing this module registers them with ``pyspiel``::
+Importing this module registers them with ``pyspiel``, and ``import otrio`` imports it
+as soon as ``pyspiel`` is imported (before or after ``otrio``)::
 
+    import otrio
     import pyspiel
-    import otrio.integrations.openspiel  # registers the games
     game = pyspiel.load_game("python_otrio_oceanos", {"players": 3, "seed": 7})
 
 | OpenSpiel name | env | players (default) | setup parameters |
@@ -22,8 +23,10 @@ What the games are, in OpenSpiel's terms:
 - **Sequential, imperfect information, terminal rewards.** ``returns()`` are the
   suite's end rewards (``otrio.envs.core.rewards.end_rewards``): +1 for each winner and -1
   for every other seat, 0 for all when every seat shares the victory, and 0 for all
-  when a game reaches the game's decision cap (``max_game_length``; the env truncates
-  there). The utility is general-sum, zero-sum at two players.
+  when a game reaches its decision cap, where the env truncates it too
+  (``max_game_length``: ``Game.decision_cap`` of the game's config, the most decisions
+  it can take, e.g. 1,065 for five-player Oceanos). The utility is general-sum,
+  zero-sum at two players.
 - **Sampled chance** (``ChanceMode.SAMPLED_STOCHASTIC``). Each engine draws its chance
   (shuffles, deals, dice) from one ``numpy`` generator inside its state, in the middle
   of applying a player's action; there is no point between two decisions where the
@@ -222,13 +225,14 @@ class _World:
     call from C++) hands its world on to the next state dealt.
     """
 
-    __slots__ = ("game", "state", "decisions", "owner", "committed", "seat", "_legal",
+    __slots__ = ("game", "cap", "state", "decisions", "owner", "committed", "seat", "_legal",
                  "_text", "_obs", "__weakref__")
 
-    def __init__(self, game: Game, state=None, decisions: int = 0, owner=None):
+    def __init__(self, game: Game, cap: int, state=None, decisions: int = 0, owner=None):
         self.game = game  # the suite's Game object (shared, read-only)
+        self.cap = cap  # the game's decision cap (Game.decision_cap of its config)
         self.state = state  # the engine's state, None until dealt
-        self.decisions = decisions  # decisions applied (the env's max_decisions cap)
+        self.decisions = decisions  # decisions applied (the game ends at the cap)
         self.owner = owner  # the OpenSpiel game that deals it (None once committed)
         self.committed = state is not None  # False: dealt lazily, not yet used
         self._obs: np.ndarray | None = None  # scratch for observations
@@ -245,7 +249,7 @@ class _World:
         seat = self.seat
         if seat is None:
             state = self.engine()
-            if state.is_terminal() or self.decisions >= self.game.info.max_decisions:
+            if state.is_terminal() or self.decisions >= self.cap:
                 seat = _TERMINAL
             else:
                 seat = state.current_player()
@@ -306,7 +310,7 @@ class _World:
         return text
 
     def __deepcopy__(self, memo) -> _World:
-        return _World(self.game, self.engine().clone(), self.decisions)
+        return _World(self.game, self.cap, self.engine().clone(), self.decisions)
 
     def __reduce__(self):
         return _restore, (self.game.info.env_id, self.engine().to_dict(), self.decisions)
@@ -317,10 +321,12 @@ def _restore(env_id: str, data: dict, decisions: int) -> _World:
     is. Only OpenSpiel's C++ serializer pickles a world (Python's ``serialize()`` and
     pickles of a state write JSON): see the module's note on serialization."""
     game = SPECS[env_id].game
-    if not is_integer_action(decisions) or not 0 <= decisions <= game.info.max_decisions:
+    state = game.state_from_dict(data)
+    cap = game.decision_cap(state.config)
+    if not is_integer_action(decisions) or not 0 <= decisions <= cap:
         raise StateError(f"corrupt state: decisions = {show(decisions)} is not an integer "
-                         f"in 0..{game.info.max_decisions}")
-    return _World(game, game.state_from_dict(data), decisions)
+                         f"in 0..{cap}")
+    return _World(game, cap, state, decisions)
 
 
 class _Replay:
@@ -351,6 +357,7 @@ class OtrioGame(pyspiel.Game):
         # the env's own checks: an unknown or out-of-range value raises ConfigError
         self.config = validate(game.config_model, spec.config(params))
         info.check_players(self.config.num_players)
+        self.cap = game.decision_cap(self.config)  # the most decisions a game takes
         n = self.config.num_players
         super().__init__(
             spec.game_type(zero_sum=n == 2),
@@ -361,7 +368,7 @@ class OtrioGame(pyspiel.Game):
                 min_utility=-1.0,
                 max_utility=1.0,
                 utility_sum=0.0 if n == 2 else None,
-                max_game_length=info.max_decisions,
+                max_game_length=self.cap,
             ),
             params,
         )
@@ -418,7 +425,7 @@ class OtrioGame(pyspiel.Game):
             bad(f"{len(text)} characters, over the limit of {MAX_STATE_STRING}")
         data = parse_json(text, f"serialized {name} state", StateStringError,
                           max_depth=MAX_SAVE_DEPTH,
-                          max_nodes=MAX_SAVE_NODES + 3 * info.max_decisions)
+                          max_nodes=MAX_SAVE_NODES + 3 * self.cap)
         if not isinstance(data, dict) or set(data) != _STATE_KEYS:
             keys = sorted(map(str, data)) if isinstance(data, dict) else type(data).__name__
             bad(f"expected a JSON object of {sorted(_STATE_KEYS)}, got {show(keys)}")
@@ -428,8 +435,8 @@ class OtrioGame(pyspiel.Game):
         if data["game"] != name:
             bad(f"it is a state of {show(data['game'])}")
         decisions = data["decisions"]
-        if not is_integer_action(decisions) or not 0 <= decisions <= info.max_decisions:
-            bad(f"decisions = {show(decisions)} is not an integer in 0..{info.max_decisions}")
+        if not is_integer_action(decisions) or not 0 <= decisions <= self.cap:
+            bad(f"decisions = {show(decisions)} is not an integer in 0..{self.cap}")
         history = data["history"]
         n = self.config.num_players
         if not isinstance(history, list) or len(history) > decisions:
@@ -452,7 +459,7 @@ class OtrioGame(pyspiel.Game):
                 and inner.model_copy(update={"dense_reward": self.config.dense_reward})
                 != self.config):
             bad(f"it plays another config than this game's ({self.get_parameters()})")
-        return _World(self.env_game, engine, decisions), [tuple(e) for e in history]
+        return _World(self.env_game, self.cap, engine, decisions), [tuple(e) for e in history]
 
     def _deal(self, holder: _World):
         """The engine state of a new game for ``holder``: the world a state that was
@@ -485,12 +492,12 @@ class OtrioGame(pyspiel.Game):
 
     def new_initial_state(self) -> OtrioState:
         """A new game (dealt when first used; see the module's note on ``seed``)."""
-        return OtrioState(self, _World(self.env_game, owner=self))
+        return OtrioState(self, _World(self.env_game, self.cap, owner=self))
 
     def new_initial_state_from_seed(self, seed: int) -> OtrioState:
         """The game the env of this config deals on ``reset(seed=seed)``."""
         world = self.env_game.new_state(self.config, make_rng(seed))
-        return OtrioState(self, _World(self.env_game, world))
+        return OtrioState(self, _World(self.env_game, self.cap, world))
 
     # OpenSpiel sizes a Python game's tensor by building a new state and observing it,
     # on every call; from Python these answer at once
@@ -516,7 +523,7 @@ class OtrioState(pyspiel.State):
         super().__init__(game)
         # a state OpenSpiel makes itself (a C++ clone, a deserialization) gets its
         # world assigned afterwards; until then it deals nothing
-        self._w = world if world is not None else _World(game.env_game, owner=game)
+        self._w = world if world is not None else _World(game.env_game, game.cap, owner=game)
 
     @property
     def engine(self):
@@ -589,7 +596,7 @@ class OtrioState(pyspiel.State):
         high, low = probability_sampler(), probability_sampler()
         seed = int(high * 2**31) << 32 | int(low * 2**32)
         world = w.game.resample_hidden(w.engine(), int(player_id), make_rng(seed))
-        return OtrioState(self.get_game(), _World(w.game, world, w.decisions))
+        return OtrioState(self.get_game(), _World(w.game, w.cap, world, w.decisions))
 
     def serialize(self) -> str:
         """The state as JSON text, for ``game.deserialize_state``: the engine's state

@@ -7,14 +7,16 @@ snapshots set with :meth:`SelfPlay.set_snapshots`). The learner receives every
 reward that reaches its seat (including those paid during the others' turns and its
 final -1 when it loses), unlike a wrapper that pays only the mover.
 
-- observation: ``Box(float32, (N,))``, the learner seat's observation;
+- observation: ``Box(float32, (N,))``, the learner seat's observation, bounded by each
+  piece's declared range (``Game.observation_bounds``; the hints' in [0, 1]);
 - ``action_masks()``: the learner's legal actions as booleans (sb3-contrib
   MaskablePPO reads it), and ``info["action_mask"]`` (int8) after each reset and step;
 - ``info["learner_seat"]`` and ``info["game_seed"]`` after reset: the game can be
   replayed through the AEC env (``otrio.envs.make(id, **config).reset(seed=game_seed)``);
 - ``illegal_action="terminate"`` in the game config ends the episode on an illegal
   action with reward -1 and ``info["terminated_by"] == "illegal_action"`` (the
-  default, ``"raise"``, raises ``IllegalActionError``).
+  default, ``"raise"``, raises ``IllegalActionError``), in the inner view too
+  (``env.unwrapped``, which Gymnasium's ``check_env`` recommends).
 
 It wraps :class:`otrio.training.selfplay.SelfPlayEnv` (the view our trainer uses), so the
 two stay one implementation.
@@ -26,7 +28,6 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from otrio.envs.core.errors import OrderError, is_integer_action
 from otrio.training.selfplay import SelfPlayEnv
 
 
@@ -39,9 +40,7 @@ class SelfPlay(gymnasium.Wrapper):
         super().__init__(SelfPlayEnv(env_id, game_config, opponents=opponents,
                                      learner_seat=learner_seat, seed=seed, hints=hints))
         self.metadata = {"render_modes": []}
-        self._terminate = self.env.unwrapped.config.illegal_action == "terminate"
         self._num_actions = self.action_space.n
-        self._over = True  # until reset
 
     @property
     def learner_seat(self) -> int:
@@ -61,33 +60,15 @@ class SelfPlay(gymnasium.Wrapper):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Start an episode; the learner's first observation and its info."""
         obs, info = self.env.reset(seed=seed, options=options)
-        self._over = False
         info["action_mask"] = self.action_masks().astype(np.int8)
         return obs, info
 
     def step(self, action):
         """Play the learner's ``action``, then the opponents until it decides again."""
-        if self._over:
-            raise OrderError("step() after the episode ended: call reset()")
-        if self._terminate and not self._is_legal(action):
-            self._over = True
-            legal = np.flatnonzero(self.env.unwrapped.action_masks()).tolist()
-            shown = int(action) if is_integer_action(action) else repr(action)
-            info = {"terminated_by": "illegal_action",
-                    "illegal_action": {"agent": self.env.unwrapped.learner, "action": shown,
-                                       "legal": legal},
-                    "action_mask": np.zeros(self._num_actions, np.int8)}
-            return np.zeros(self.observation_space.shape, np.float32), -1.0, True, False, info
         obs, reward, terminated, truncated, info = self.env.step(action)
-        self._over = terminated or truncated
-        info["action_mask"] = (np.zeros(self._num_actions, np.int8) if self._over
+        info["action_mask"] = (np.zeros(self._num_actions, np.int8) if terminated or truncated
                                else self.action_masks().astype(np.int8))
         return obs, reward, terminated, truncated, info
-
-    def _is_legal(self, action) -> bool:
-        if not is_integer_action(action) or not 0 <= int(action) < self._num_actions:
-            return False
-        return bool(self.env.unwrapped.action_masks()[int(action)])
 
 
 def selfplay_env(env_id: str, **kwargs: Any) -> SelfPlay:

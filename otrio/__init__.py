@@ -8,7 +8,9 @@ environments, with agents, tournaments, training and balance analysis.
 
 The sub-packages are ``otrio.envs``, ``otrio.agents``, ``otrio.training``,
 ``otrio.benchmarks`` and ``otrio.integrations``. Importing ``otrio`` registers the games
-with PettingZoo (``otrio/<id>``) and Gymnasium (``otrio/<Game>SelfPlay-v0``).
+with PettingZoo (``otrio/<id>``) and Gymnasium (``otrio/<Game>SelfPlay-v0``), and with
+OpenSpiel (``python_otrio_<game>``) once ``pyspiel`` is imported, before or after: ``import
+otrio`` itself never imports OpenSpiel, which would cost it about half again its time.
 """
 
 from __future__ import annotations

@@ -22,11 +22,12 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from otrio.agents.hints import make_hints, observation_size
-from otrio.envs.core.aec import MaskCache
+from otrio.agents.hints import make_hints, observation_bounds
+from otrio.envs.core.aec import MaskCache, offence
 from otrio.envs.core.errors import (
     ConfigError,
     IllegalActionError,
+    OrderError,
     OtrioError,
     StateError,
     checked_action,
@@ -37,6 +38,7 @@ from otrio.envs.core.rng import derive_seed, make_rng, rng_from_dict, rng_to_dic
 from otrio import agents, envs
 
 SELF = "self"  # opponent kind: a frozen snapshot of the learner
+ILLEGAL = "illegal_action"  # how an episode ended by an illegal action ends (``_end``)
 
 
 class SnapshotAgent(agents.Agent):
@@ -125,8 +127,9 @@ class SelfPlayEnv(gymnasium.Env):
         self.num_players = base.num_players
         self.hints_kind = hints
         self.hints = make_hints(hints, self.aec)  # the learner's (None: no hints)
-        self.observation_space = gymnasium.spaces.Box(
-            -np.inf, np.inf, (observation_size(self.aec, hints),), np.float32)
+        # the learner's observation: each piece's declared range, then the hints' [0, 1]
+        self.observation_space = gymnasium.spaces.Box(*observation_bounds(self.aec, hints),
+                                                      dtype=np.float32)
         self.action_space = gymnasium.spaces.Discrete(info.num_actions)
         weights = opponents or {"random": 1.0}
         unknown = set(weights) - {"random", "greedy", SELF}
@@ -149,7 +152,8 @@ class SelfPlayEnv(gymnasium.Env):
         self.state = None
         self.decisions = 0
         self._dense, self._scale = self.config.dense_reward, info.score_scale
-        self._max_decisions = info.max_decisions
+        self._max_decisions = self.game.decision_cap(self.config)
+        self._terminate_illegal = self.config.illegal_action == "terminate"
         self._scratch = np.zeros(info.observation_size, np.float32)
         self._masks = MaskCache(info.num_actions)
         self._legal: list[int] = []
@@ -236,7 +240,15 @@ class SelfPlayEnv(gymnasium.Env):
         return self._observation, {"learner_seat": seat, "game_seed": game_seed}
 
     def step(self, action):
-        action = checked_action(action, self.learner, self._legal, self.game.action_name)
+        if self._end is not None or self.state is None:
+            raise OrderError("step() after the episode ended (or before the first reset()): "
+                             "call reset()")
+        try:
+            action = checked_action(action, self.learner, self._legal, self.game.action_name)
+        except IllegalActionError as err:
+            if not self._terminate_illegal:
+                raise
+            return self._end_by_illegal_action(err)
         self._actions.append(int(action))
         reward = self._carried_reward + self._transition(action)
         self._carried_reward = 0.0
@@ -245,6 +257,14 @@ class SelfPlayEnv(gymnasium.Env):
         obs = self._observation if not done else np.zeros(self.observation_space.shape, np.float32)
         truncated = self._end == TRUNCATED
         return obs, float(reward), done and not truncated, truncated, {}
+
+    def _end_by_illegal_action(self, err: IllegalActionError):
+        """``illegal_action="terminate"``: the episode ends with -1 to the learner (the AEC
+        env's rule), its info naming the offence; the next step must be a reset."""
+        self._end = ILLEGAL
+        reward, self._carried_reward = self._carried_reward - 1.0, 0.0
+        info = {"terminated_by": "illegal_action", "illegal_action": offence(self.learner, err)}
+        return np.zeros(self.observation_space.shape, np.float32), reward, True, False, info
 
     def _transition(self, action: int) -> float:
         """Play ``action``; the reward it pays the learner's seat, as the AEC env would."""

@@ -146,6 +146,7 @@ class _Seats:
 
         self.env = env
         self.game = env.unwrapped.game
+        self.cap = self.game.decision_cap(env.unwrapped.config)  # a game's most decisions
         self.greedy = agents.make("greedy", env)
         self.values: dict[str, Any] = {}
 
@@ -226,7 +227,7 @@ def play_game(seats: _Seats, cfg: ValueDataConfig, n: int, seed: int) -> dict[st
     actions: list[int] = []
     kept: list[tuple] = []  # (step, choice index, observations, margins now)
     choices = 0
-    limit = seats.game.info.max_decisions
+    limit = seats.cap
     while not state.is_terminal() and len(actions) < limit:
         legal = state.legal_actions()
         if len(legal) > 1:
@@ -283,7 +284,7 @@ def replay_game(seats: _Seats, seed: int, actions: list[int], steps: list[int], 
         if action not in legal:
             raise StateError(f"game {g}: action {action} at step {step} is not legal")
         state.apply_action(action)
-    if not state.is_terminal() and len(actions) < seats.game.info.max_decisions:
+    if not state.is_terminal() and len(actions) < seats.cap:
         raise StateError(f"game {g} stops before its end")
     return {"actions": list(actions), "choices": choices, "kept": kept,
             "scores": list(state.scores()),

@@ -36,6 +36,29 @@ from .saves import SaveLoad, show_value
 MASK_CACHE_SIZE = 4096  # distinct legal sets whose masks an env keeps (then starts over)
 
 
+def offence(agent: str, err: IllegalActionError) -> dict[str, Any]:
+    """What ``illegal_action="terminate"`` records of an illegal action that ends a game
+    (``info["illegal_action"]``): the agent, the action (an int, or a short text of a
+    non-integer) and the legal ids."""
+    action = int(err.action) if is_integer_action(err.action) else show_value(err.action)
+    return {"agent": agent, "action": action, "legal": list(err.legal)}
+
+
+class ObservationSpace(gymnasium.spaces.Dict):
+    """The env's observation space, a gymnasium ``Dict`` of ``observation`` and
+    ``action_mask``; asked for a Box's ``low`` or ``high`` (as SuperSuit's observation
+    wrappers ask), it names the flat view instead of failing on a bare name."""
+
+    def __getattr__(self, name: str):
+        if name in ("low", "high"):
+            raise AttributeError(
+                f"the observation space has no {name!r}: it is a Dict of 'observation' and "
+                "'action_mask', not a Box; for wrappers that take a Box (SuperSuit's "
+                "normalize_obs_v0, dtype_v0, flatten_v0, ...), wrap the env in "
+                "otrio.integrations.FlattenObservation first (the observation, then the mask)")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
 class MaskCache:
     """The int8 action mask of each legal set met, built once: shared and read-only
     (copy one before handing it to a caller that may keep or change it)."""
@@ -99,7 +122,7 @@ class BoardGameEnv(SaveLoad, AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self._seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
         low, high = self.game.observation_bounds(self.config)  # each piece's declared range
-        obs_space = gymnasium.spaces.Dict(
+        obs_space = ObservationSpace(
             {
                 "observation": gymnasium.spaces.Box(low, high, dtype=np.float32),
                 "action_mask": gymnasium.spaces.Box(
@@ -116,7 +139,7 @@ class BoardGameEnv(SaveLoad, AECEnv):
         self._acting: str | None = None  # the agent that decides now (None: the game is over)
         self._masks = MaskCache(info.num_actions)
         self._dense, self._scale = self.config.dense_reward, info.score_scale
-        self._max_decisions = info.max_decisions
+        self._max_decisions = self.game.decision_cap(self.config)
         self._terminate_illegal = self.config.illegal_action == "terminate"
         self.illegal_end: dict[str, Any] | None = None  # why an illegal action ended the game
         self._state_space: gymnasium.spaces.Box | None = None  # built on first use
@@ -277,8 +300,7 @@ class BoardGameEnv(SaveLoad, AECEnv):
         """``illegal_action="terminate"``: the game ends at once, as PettingZoo's
         ``TerminateIllegalWrapper`` ends it: ``agent`` gets -1 and every other agent 0 for
         this step, every agent is terminated, and each agent's info names the offence."""
-        action = int(err.action) if is_integer_action(err.action) else show_value(err.action)
-        self.illegal_end = {"agent": agent, "action": action, "legal": list(err.legal)}
+        self.illegal_end = offence(agent, err)
         self._cumulative_rewards[agent] = 0.0
         for other in self.agents:
             self.rewards[other] = -1.0 if other == agent else 0.0

@@ -112,6 +112,12 @@ class Game:
             self.check_invariants(state, loaded=True)
         return state
 
+    def decision_cap(self, config: GameConfig) -> int:
+        """The decisions after which a game of ``config`` is truncated: the most it can
+        take under the rules (where the rules bound it), at most ``info.max_decisions``.
+        The env's truncation and OpenSpiel's ``max_game_length`` both read it."""
+        return self.info.max_decisions
+
     def observe(self, state: GameState, seat: int, out: np.ndarray) -> None:
         """Write ``seat``'s view of ``state`` into ``out`` (every value of it)."""
         self.write_observation(state, seat, out)

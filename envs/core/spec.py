@@ -20,7 +20,7 @@ class GameInfo:
     default_players: int
     num_actions: int  # size of the fixed action table
     observation_size: int  # length of the flat float32 observation
-    max_decisions: int  # hard cap on decisions in one game; exceeding it truncates
+    max_decisions: int  # the most decisions any config's game may take (Game.decision_cap)
     score_scale: float = 1.0  # divides score deltas for the optional dense reward
 
     @property

@@ -69,3 +69,14 @@ MAX_CELLS = NUM_ROUNDS * MAX_ROW  # cards a seat's rows hold
 MAX_DEALT = COCKPIT_PERISCOPES[-1] + 1  # the largest hand a deal gives (periscopes + 1)
 MAX_PASSED = COCKPIT_PERISCOPES[-1]  # cards a seat hands on in a turn (it keeps one)
 MAX_HAND = (MAX_PLAYERS - 1) * MAX_PASSED  # a Captain receives every other seat's rest
+
+# The longest game (``decision_cap``, read by the env and by OpenSpiel's max_game_length):
+# a seat's turn takes at most MAX_KEPT keeps and a stop, two placement decisions a kept
+# card and a discard; a seat upgrades with the Player Aid once a round.
+TURN_DECISIONS = MAX_KEPT + 1 + 2 * MAX_KEPT + 1
+AID_DECISIONS = 1
+
+
+def decision_cap(players: int) -> int:
+    """The most decisions a game of ``players`` can take."""
+    return players * NUM_ROUNDS * (TURNS_PER_ROUND * TURN_DECISIONS + AID_DECISIONS)

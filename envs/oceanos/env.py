@@ -10,7 +10,7 @@ from otrio.envs.core.spec import GameInfo
 from . import scoring
 from .actions import NUM_ACTIONS, TABLE
 from .config import Config
-from .data import MAX_PLAYERS, MIN_PLAYERS, NUM_ROUNDS
+from .data import MAX_PLAYERS, MIN_PLAYERS, NUM_ROUNDS, decision_cap
 from .full_state import state_layout
 from .hidden import resample_future, resample_hidden
 from .invariants import check_invariants
@@ -28,9 +28,7 @@ INFO = GameInfo(
     default_players=4,
     num_actions=NUM_ACTIONS,
     observation_size=OBSERVATION_SIZE,
-    # per turn at most 4 keeps + 1 stop + 4 cards x 2 placement decisions + 1 discard
-    # for each of 5 players, 15 turns, plus one Player Aid upgrade per player per round
-    max_decisions=15 * 5 * 14 + 3 * 5,
+    max_decisions=decision_cap(MAX_PLAYERS),
     score_scale=10.0,
 )
 
@@ -49,6 +47,10 @@ class OceanosGame(Game):
     resample_hidden = staticmethod(resample_hidden)
     resample_future = staticmethod(resample_future)
     full_state = state_layout(INFO)
+
+    def decision_cap(self, config: Config) -> int:
+        """The most decisions a game of ``config`` can take (``data.decision_cap``)."""
+        return decision_cap(config.num_players)
 
     def view(self, state: State, seat: int) -> SeatView:
         """What ``seat`` may know of ``state`` (``view.view``)."""

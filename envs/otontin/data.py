@@ -56,17 +56,37 @@ DEFAULT_BEAN_TARGET = BEAN_TARGETS["intermediate"]  # the middle of the three mo
 DEFAULT_ROUND_CAP = 40
 MAX_ROUND_CAP = 200  # the config limit; the decision guard is sized from it
 
-# Truncation guard: rounds x seats x decisions per seat and round. A campaign turn
-# spends at least one of its 15 dice per roll unless every die shows a priest, so
-# ROLLS_PER_TURN covers any turn but a freak run of all-priest rolls; each roll can add
-# a priority choice and two steals; a seat also declares and commits once a round.
-# A game past MAX_DECISIONS decisions is truncated (GameInfo.max_decisions).
+# Truncation guard: the most decisions a game can take (``decision_cap``, read by the
+# env and by OpenSpiel's max_game_length), per seat and round. In a campaign turn a
+# roll-or-stop decision follows each roll, and a roll spends one of the turn's dice
+# unless every die shows a priest; a roll with saboteurs adds at most THEFT_DECISIONS
+# (the payer's priority, a steal per neighbour) and the BUST_SABOTEURS-th saboteur
+# busts the turn, so at most that many such rolls; a seat declares and commits once a
+# round (STRATEGY_DECISIONS). Priests go back to the bag, so a turn may roll all
+# priests for ever: the guard allows PRIEST_ROLLS_PER_TURN such rolls a turn on average
+# over the game (an always-rolling policy averages 0.1) plus PRIEST_ROLLS_SPARE a game,
+# and truncates a game past that.
+THEFT_DECISIONS = 3
+STRATEGY_DECISIONS = 2
+PRIEST_ROLLS_PER_TURN = 2
+PRIEST_ROLLS_SPARE = 64
+# The ceiling of every config's cap (the observation's priest count is sized from it):
+# 64 rolls of 4 decisions a turn at the largest round cap and table.
 ROLLS_PER_TURN = 64
 DECISIONS_PER_ROLL = 4
-STRATEGY_DECISIONS = 2
 MAX_DECISIONS = MAX_ROUND_CAP * MAX_PLAYERS * (
     ROLLS_PER_TURN * DECISIONS_PER_ROLL + STRATEGY_DECISIONS
 )
+
+
+def decision_cap(round_cap: int, players: int, dice: int) -> int:
+    """The most decisions a game with ``dice`` campaign dice can take (see the truncation
+    guard above)."""
+    turn = (dice + PRIEST_ROLLS_PER_TURN + THEFT_DECISIONS * BUST_SABOTEURS
+            + STRATEGY_DECISIONS)
+    return min(round_cap * players * turn + PRIEST_ROLLS_SPARE, MAX_DECISIONS)
+
+
 # A loaded state's priests rolled in the turn, which no rule bounds (a turn may roll
 # priests for ever), stay below this (invariants); play may pass it
 LOADED_COUNT_MAX = 10**6

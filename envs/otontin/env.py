@@ -16,10 +16,10 @@ from .invariants import check_invariants
 from .observe import LAYOUT, decode
 from .observe_cache import new_observation, write_observation
 from .render import render_text
-from .rules import COMMIT_PHASE, Config, State
+from .rules import COMMIT_PHASE, Config, State, dice_table
 from .view import SeatView, view
 
-# the truncation guard (its reasoning: data.ROLLS_PER_TURN)
+# the ceiling of every config's truncation guard (data.decision_cap)
 MAX_DECISIONS = data.MAX_DECISIONS
 
 
@@ -47,6 +47,11 @@ class OtontinGame(Game):
     resample_hidden = staticmethod(resample_hidden)
     resample_future = staticmethod(resample_future)
     full_state = state_layout(info)
+
+    def decision_cap(self, config: Config) -> int:
+        """The most decisions a game of ``config`` can take (``data.decision_cap``)."""
+        dice = sum(count for _, count, _ in dice_table(config))
+        return data.decision_cap(config.round_cap, config.num_players, dice)
 
     def observation(self, state: State, seat: int, scratch: np.ndarray) -> np.ndarray:
         """The view as a new array, gathered at once (``scratch`` is not needed)."""

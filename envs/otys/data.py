@@ -83,17 +83,36 @@ MAX_PLAYERS = 4
 MAX_NUMBERS = 4  # at most four numbers on a specific-number card (one per colour)
 MAX_ROUND_CAP = 200
 
-# Truncation guard (a safe bound, not a typical length; random play at 4 players
-# averages ~730 decisions). With the default components, T turns take at most
-# ~20 decisions a turn outside propellers and completions (key, sponsor and its
-# sub-choice, two diver uses each with a Spy copy, a nested copy, a token and its
-# sub-choice, the end, the variant answers), plus one decision per propeller (a
-# battery each: at most 1 at the start, 3 gained a turn and 1 per completion) and at
-# most 5 per completion (each spends resources: at most the 21 spaces of a board
-# plus 5 gained a turn). That is under 53 T + 127; 128 a turn leaves a wide margin.
-# A game past MAX_DECISIONS decisions is truncated (GameInfo.max_decisions).
+# Truncation guard: the most decisions a game can take (``decision_cap``, read by the
+# env and by OpenSpiel's max_game_length). A game has T = round_cap x players seat-turns.
+# A turn takes at most TURN_DECISIONS outside propellers and completions (key, sponsor
+# and its sub-choice, two diver uses each with a Spy copy, a nested copy, a token and its
+# sub-choice, the end, the variant answers). A propeller is one decision and spends a
+# battery: a seat starts with the components' start_batteries and gains at most
+# BATTERIES_PER_TURN a turn plus a completed contract's bonus. A completion takes at most
+# COMPLETION_DECISIONS (the card, a colour per number) and spends a resource at least: a
+# board holds at most its capacity and gains at most RESOURCES_PER_TURN a turn. With the
+# default components that is 53 T + 127 a seat; a game past it is truncated.
+TURN_DECISIONS = 20
+BATTERIES_PER_TURN = 3
+RESOURCES_PER_TURN = 5
+COMPLETION_DECISIONS = 1 + MAX_NUMBERS
+# The ceiling of every config's cap (the observation's open counts are sized from it):
+# 128 decisions a seat-turn at the largest round cap and table, over twice 53.
 DECISIONS_PER_TURN = 128
 MAX_DECISIONS = MAX_ROUND_CAP * MAX_PLAYERS * DECISIONS_PER_TURN
+
+
+def decision_cap(round_cap: int, players: int, start_batteries: int, capacity: int,
+                 contract_batteries: int) -> int:
+    """The most decisions a game can take (see the truncation guard above): ``capacity``
+    is a board's resource spaces, ``contract_batteries`` the most a contract pays."""
+    turns, completion = round_cap * players, COMPLETION_DECISIONS + contract_batteries
+    bound = (turns * (TURN_DECISIONS + BATTERIES_PER_TURN + RESOURCES_PER_TURN * completion)
+             + players * (start_batteries + capacity * completion))
+    return min(bound, MAX_DECISIONS)
+
+
 # A loaded state's credits, batteries and PP, which no rule bounds, stay below this
 # (invariants); play may pass it, by at most what MAX_DECISIONS decisions add
 LOADED_COUNT_MAX = 10**6

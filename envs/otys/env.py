@@ -9,7 +9,7 @@ from otrio.envs.core import BoardGameEnv, Game, GameInfo
 
 from . import data as D
 from .actions import NUM_ACTIONS, TABLE
-from .config import Config
+from .config import Config, tables_for
 from .full_state import state_layout
 from .hidden import resample_future, resample_hidden
 from .invariants import check_invariants
@@ -20,7 +20,7 @@ from .render import render_text
 from .rules import State
 from .view import SeatView, view
 
-# the truncation guard (its reasoning: data.DECISIONS_PER_TURN)
+# the ceiling of every config's truncation guard (data.decision_cap)
 MAX_DECISIONS = D.MAX_DECISIONS
 SCORE_SCALE = 18.0  # the end threshold: dense rewards are PP / 18
 SIDES = ("basic", "advanced")  # a sponsor tile's side, by its ``State.advanced`` flag
@@ -50,6 +50,12 @@ class OtysGame(Game):
     resample_hidden = staticmethod(resample_hidden)
     resample_future = staticmethod(resample_future)
     full_state = state_layout(info)
+
+    def decision_cap(self, config: Config) -> int:
+        """The most decisions a game of ``config`` can take (``data.decision_cap``)."""
+        tables = tables_for(config)
+        return D.decision_cap(config.round_cap, config.num_players, tables.start_batteries,
+                              sum(tables.capacity), max(tables.contract_batteries))
 
     def view(self, state: State, seat: int) -> SeatView:
         """What ``seat`` may know of ``state`` (``view.view``)."""

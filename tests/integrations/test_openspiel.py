@@ -190,6 +190,16 @@ def test_illegal_actions_are_refused_and_change_nothing():
     assert str(state) == before and state.legal_actions() == legal and state.history() == []
 
 
+@pytest.mark.parametrize(("env_id", "players"), ENDS, ids=ENDS_IDS)
+def test_max_game_length_is_the_engines_decision_cap(env_id, players):
+    """One number: where the env truncates, ``Game.decision_cap`` of the game's config
+    (how near it is to played games: ``tests/core/test_decision_cap.py``)."""
+    game = openspiel.load(env_id, players=players)
+    env = envs.make(env_id, **game.env_config())
+    assert game.max_game_length() == env.unwrapped._max_decisions
+    assert game.max_game_length() <= INFO[env_id].max_decisions
+
+
 def test_the_decision_cap_ends_the_game_with_nothing_paid():
     game = openspiel.load("otys_v0", players=2, seed=1)
     state = _play(game.new_initial_state(), np.random.default_rng(0), steps=3)

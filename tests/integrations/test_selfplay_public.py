@@ -1,8 +1,11 @@
 """The public single-agent self-play view (integrations.SelfPlay) and its gymnasium ids."""
 
+import warnings
+
 import gymnasium
 import numpy as np
 import pytest
+from gymnasium.utils.env_checker import check_env
 from otrio.envs.core.errors import IllegalActionError, OrderError
 from otrio.integrations import SelfPlay
 from otrio.training.selfplay import SelfPlayEnv
@@ -91,3 +94,39 @@ def test_sb3_check_env():
     from stable_baselines3.common.env_checker import check_env
 
     check_env(SelfPlay("oceanos_v0", num_players=2, illegal_action="terminate"), warn=False)
+
+
+@pytest.mark.parametrize("env_id,n,hints", [("oceanos_v0", 2, None), ("otys_v0", 3, "greedy"),
+                                            ("otontin_v0", 3, None)])
+def test_gymnasiums_checker_passes_without_a_warning(env_id, n, hints):
+    """Finite bounds (each piece's declared range, the hints' [0, 1]), and the inner view
+    (what ``check_env`` recommends) ends on the checker's random illegal actions as asked."""
+    env = gymnasium.make(envs.GYMNASIUM_IDS[env_id], num_players=n, hints=hints,
+                         illegal_action="terminate")
+    space = env.observation_space
+    assert np.isfinite(space.low).all() and np.isfinite(space.high).all()
+    base = envs.make(env_id, num_players=n).unwrapped
+    low, high = base.game.observation_bounds(base.config)
+    np.testing.assert_array_equal(space.low[:low.size], low)
+    np.testing.assert_array_equal(space.high[:high.size], high)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env.unwrapped, skip_render_check=True)
+    assert not caught, [str(w.message) for w in caught]
+
+
+def test_the_inner_view_terminates_on_an_illegal_action_too():
+    """``illegal_action="terminate"`` is the inner view's own (SelfPlayEnv), not the
+    wrapper's: the info names the offence as the AEC env's does."""
+    env = SelfPlayEnv("otontin_v0", {"num_players": 3, "illegal_action": "terminate"}, seed=2)
+    env.reset(seed=3)
+    legal = np.flatnonzero(env.action_masks()).tolist()
+    illegal = next(a for a in range(env.action_space.n) if a not in legal)
+    obs, reward, terminated, truncated, info = env.step(illegal)
+    assert (reward, terminated, truncated) == (-1.0, True, False) and not obs.any()
+    assert info == {"terminated_by": "illegal_action",
+                    "illegal_action": {"agent": env.learner, "action": illegal, "legal": legal}}
+    with pytest.raises(OrderError):
+        env.step(legal[0])
+    env.reset(seed=4)
+    env.step(int(np.flatnonzero(env.action_masks())[0]))

@@ -74,7 +74,11 @@ def test_frame_stack_on_the_normalised_flat_view(env_id, n):
     assert played == STEPS and obs[: single].any()  # the stack has filled
 
 
-def test_supersuit_refuses_the_dict_observation():
-    """Why the flat view: SuperSuit's observation wrappers take a Box, not our Dict."""
-    with pytest.raises(Exception):  # noqa: B017 (an AssertionError or a ValueError)
-        ss.normalize_obs_v0(envs.make("oceanos_v0", num_players=2))
+@pytest.mark.parametrize("wrap", [ss.normalize_obs_v0, lambda env: ss.dtype_v0(env, "float64"),
+                                  ss.flatten_v0])
+def test_supersuit_on_the_dict_observation_names_the_flat_view(wrap):
+    """SuperSuit's Box wrappers read ``low`` of our Dict: the error says what to use."""
+    with pytest.raises(AttributeError, match=r"has no 'low'.*integrations\.FlattenObservation"):
+        wrap(envs.make("oceanos_v0", num_players=2))
+    with pytest.raises(AssertionError, match="only allowed for Box"):  # its own words
+        ss.frame_stack_v1(envs.make("oceanos_v0", num_players=2), 3)
