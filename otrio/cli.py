@@ -21,18 +21,8 @@ from otrio.agents.outputs import (
 from otrio.envs.core.errors import OtrioError
 from otrio.envs.core.paths import PRETRAINED  # the shipped agents, in a clone or an installed wheel
 
-from . import cli_studies
-from .cli_args import (
-    GAME_HELP,
-    Parser,
-    UsageError,
-    command,
-    count_arg,
-    game_arg,
-    ray_flags,
-    seed_arg,
-    trust_flag,
-)
+from . import cli_play, cli_studies
+from .cli_args import Parser, UsageError, command, count_arg, ray_flags, seed_arg, trust_flag
 
 DEMO_GAMES = {  # env id -> (config, lineup) for the demo tournaments
     "oceanos_v0": ({"num_players": 2}, ["greedy", "random"]),
@@ -154,23 +144,6 @@ def _replay(args: argparse.Namespace) -> int:
     path, facts = write_replay(args.run, game, output)
     print(f"{path}: {facts['frames'] - 1} decisions, {facts['pictures']} distinct pictures, "
           f"{facts['html_bytes'] / 1e3:.0f} kB")
-    return 0
-
-
-def _play(args: argparse.Namespace) -> int:
-    """Play one game in the terminal: humans against agents."""
-    from otrio import agents
-    from otrio.agents.human import QuitGame
-    from otrio.benchmarks.play import play_in_terminal
-
-    if args.save is not None:
-        check_output_file(args.save, "--save file")  # before the game, not after it
-    try:
-        play_in_terminal(args.game, agents.split_specs(args.seats), args.seed, save=args.save)
-    except EOFError as err:  # a human seat's input ended
-        raise OtrioError(f"{err or 'input closed'}; the game is abandoned") from None
-    except QuitGame as err:
-        print(f"\n{err}: the game is abandoned" + (" (nothing saved)" if args.save else ""))
     return 0
 
 
@@ -315,22 +288,7 @@ def build_parser() -> Parser:
     demo.add_argument("--quiet", action="store_true", help="no progress bars")
     demo.set_defaults(func=_demo)
 
-    play = command(
-        sub, "play", "play a game at the terminal against agents",
-        "Play one game at the terminal: human seats type their moves, agent seats play "
-        "theirs, and the final table is shown. --save FILE writes the finished game as a "
-        "record that `otrio replay FILE` turns into an HTML page.")
-    play.add_argument("game", type=game_arg, help=GAME_HELP)
-    play.add_argument("--seats", required=True,
-                      help="comma-separated specs, one a seat in seat order, e.g. "
-                      "human,greedy,mcts:iterations=64,top=4 (human: you type the moves)")
-    play.add_argument("--seed", type=seed_arg, default=0, help="the game's seed")
-    play.add_argument("--save", metavar="FILE",
-                      help="write the finished game to FILE as a replayable record (one "
-                      "JSON line, as a tournament's games.jsonl holds); watch it with "
-                      "`otrio replay FILE` (default: not saved)")
-    trust_flag(play)
-    play.set_defaults(func=_play)
+    cli_play.add_parser(sub)
 
     rep = command(
         sub, "replay", "one recorded game as a self-contained HTML page",
