@@ -53,7 +53,7 @@ from otrio.agents.records import (
 )
 from otrio.agents.run_folder import check_run_folder
 from otrio.agents.run_lock import RunLock
-from otrio.envs.core.config import StrictModel, load_yaml, validate
+from otrio.envs.core.config import EnvId, StrictModel, load_yaml, validate
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, rebase_spec, where_looked
 from otrio.envs.core.rng import derive_seed
@@ -132,7 +132,7 @@ class Sweep(StrictModel):
     """A family of setups: a product of factors or an explicit list."""
 
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
-    game: str | None = None  # env id; default: the config's
+    game: EnvId | None = None  # env id (or short name); default: the config's
     game_config: dict[str, Any] = Field(default_factory=dict)  # merged over the config's
     lineup: list[str] | None = None
     tiers: list[str] | None = None  # this sweep's tiers, weakest first (default: the config's)
@@ -190,7 +190,7 @@ class SearchSpec(StrictModel):
     a factor space, confirmed against the default setup on fresh seeds
     (``otrio.benchmarks.balance_search``)."""
 
-    game: str | None = None  # env id; default: the config's
+    game: EnvId | None = None  # env id (or short name); default: the config's
     game_config: dict[str, Any] = Field(default_factory=dict)  # merged over the config's
     space: list[Factor] = Field(min_length=1)  # each factor: one dimension of the search
     # the rulebook setup, merged over the game config (a null removes a key)
@@ -228,7 +228,7 @@ class BalanceConfig(ExecutionOptions):
     """A balance study: agents, lineup or tiers, sweeps of setups, games per setup, seed,
     parallelism, and optionally a search for the fairest setup (``search``)."""
 
-    game: str | None = None  # env id used by sweeps that name none
+    game: EnvId | None = None  # env id (or short name) of sweeps that name none
     game_config: dict[str, Any] = Field(default_factory=dict)
     agents: dict[str, str] = Field(default_factory=dict)  # name -> spec (random, greedy, ...)
     lineup: list[str] | None = None  # one agent name per seat (cycled with fill_lineup)

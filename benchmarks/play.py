@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, Literal
 
 from otrio.agents.arena import GameTask, outcome, play_task
@@ -82,59 +81,6 @@ def game_record(env, game: int, seed: int, seating, env_id: str, config: dict[st
     if summary:
         record["summary"] = summary
     record["replay"] = replay_field(env_id, config, env.unwrapped.game.info.num_actions, actions)
-    return record
-
-
-SLOW_TO_LOAD = ("ppo", "net", "mcts")  # agent kinds that load a network or torch: seconds
-
-
-def play_in_terminal(env_id: str, seats: list[str], seed: int, save=None) -> dict[str, Any]:
-    """``otrio play``: one game at the terminal between the agents of ``seats`` (specs;
-    ``human`` seats type their moves), announcing every agent's move and printing the
-    final table. A ``loading agent ...`` line comes before each agent that takes
-    seconds to load. Returns the game's record (as a tournament writes it, game 0);
-    with ``save`` (a path), that record is written there as one JSON line, which
-    ``otrio replay FILE`` replays. A human's ``quit`` raises
-    :class:`otrio.agents.human.QuitGame` (nothing is saved)."""
-    import json
-
-    from otrio.agents.arena import play_seated
-    from otrio.agents.outputs import make_output_folder, write_text_atomic
-    from otrio.envs.core.rng import derive_seed
-
-    from otrio import agents, envs
-
-    config = {"num_players": len(seats)}
-    env = envs.make(env_id, **config)
-    players = []
-    for seat, spec in enumerate(seats):
-        slow = spec.partition(":")[0] in SLOW_TO_LOAD
-        if slow:
-            print(f"loading agent {spec} for player_{seat} ...", end=" ", flush=True)
-            begun = time.perf_counter()
-        players.append(agents.make(spec, env))
-        if slow:
-            print(f"ready ({time.perf_counter() - begun:.1f} s)", flush=True)
-    env.reset(seed=seed)
-    for seat, agent in enumerate(players):
-        agent.reset(derive_seed(seed, "agent", seat))
-    index = {a: k for k, a in enumerate(env.possible_agents)}
-    actions: list[int] = []
-
-    def announce(agent: str, action: int) -> None:
-        actions.append(int(action))
-        if seats[index[agent]] != "human":
-            print(f"{agent} ({seats[index[agent]]}): {env.unwrapped.action_name(action)}")
-
-    start = time.perf_counter()
-    play_seated(env, players, on_action=announce)
-    record = game_record(env, 0, seed, seats, env_id, config, actions,
-                         time.perf_counter() - start)
-    print(env.unwrapped.game.render(env.unwrapped.state_))
-    if save is not None:
-        make_output_folder(Path(save).absolute().parent, "folder of the --save file")
-        write_text_atomic(save, json.dumps(record, sort_keys=True) + "\n")
-        print(f"saved the game to {save} (watch it: otrio replay {save})")
     return record
 
 

@@ -34,7 +34,7 @@ from otrio.agents.records import (
 from otrio.agents.run_folder import check_run_folder
 from otrio.agents.run_lock import RunLock
 from otrio.agents.stats import wilson
-from otrio.envs.core.config import StrictModel
+from otrio.envs.core.config import EnvId, StrictModel
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.rng import derive_seed
 from pydantic import Field, ValidationInfo, model_validator
@@ -43,7 +43,7 @@ from pydantic import Field, ValidationInfo, model_validator
 class SearchBenchConfig(StrictModel):
     """One strength-against-budget study (see the module docstring)."""
 
-    game: str
+    game: EnvId  # env id or short name (kept as the env id)
     num_players: int = Field(ge=2)
     budgets: list[int] = Field(min_length=1)  # mcts iterations a decision
     options: str = ""  # further mcts options, key=value,...

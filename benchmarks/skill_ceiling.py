@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from otrio.agents.outputs import check_output_folder
 from otrio.agents.records import RECORDS_FILE, read_records, write_atomic
-from otrio.envs.core.config import StrictModel, load_yaml, validate
+from otrio.envs.core.config import EnvId, StrictModel, load_yaml, validate
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, rebase_spec, where_looked
 from pydantic import Field, model_validator
@@ -53,7 +53,7 @@ class CeilingGame(StrictModel):
     """One game of the report: its player counts and the agents under test (name ->
     spec; exactly one a reference, the clairvoyant search)."""
 
-    game: str  # env id
+    game: EnvId  # env id (a short name such as oceanos is read as its env id)
     players: list[int] = Field(min_length=1)
     game_config: dict[str, Any] = Field(default_factory=dict)
     agents: dict[str, str] = Field(min_length=1)

@@ -30,7 +30,7 @@ from otrio.agents.records import (
 from otrio.agents.run_folder import check_run_folder
 from otrio.agents.run_lock import RunLock
 from otrio.agents.stats import mean_and_ci, wilson
-from otrio.envs.core.config import load_yaml, validate
+from otrio.envs.core.config import EnvId, load_yaml, validate
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, rebase_spec, where_looked
 from otrio.envs.core.rng import derive_seed
@@ -43,7 +43,7 @@ from .ratings import openskill_ratings
 class TournamentConfig(ExecutionOptions):
     """A tournament: game, agents, lineup, games per seating, seed, parallelism."""
 
-    game: str  # env id, e.g. oceanos_v0
+    game: EnvId  # env id, e.g. oceanos_v0 (or its short name, oceanos)
     game_config: dict[str, Any] = Field(default_factory=dict)
     agents: dict[str, str]  # name -> spec (random, greedy, ppo:PATH)
     lineup: list[str] = Field(default_factory=list)  # one agent name per seat

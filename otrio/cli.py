@@ -21,67 +21,14 @@ from otrio.agents.outputs import (
 from otrio.envs.core.errors import OtrioError
 from otrio.envs.core.paths import PRETRAINED  # the shipped agents, in a clone or an installed wheel
 
+from . import cli_play, cli_studies
+from .cli_args import Parser, UsageError, command, count_arg, ray_flags, seed_arg, trust_flag
+
 DEMO_GAMES = {  # env id -> (config, lineup) for the demo tournaments
     "oceanos_v0": ({"num_players": 2}, ["greedy", "random"]),
     "otys_v0": ({"num_players": 2}, ["greedy", "random"]),
     "otontin_v0": ({"num_players": 3}, ["greedy", "random", "random"]),
 }
-
-
-class UsageError(Exception):
-    """A command line argparse refuses: reported by :func:`main` in one line."""
-
-
-class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Every option's help ends with its default, unless the help already says what it
-    is (``default``) or there is none to show (a flag that is off, a value that falls
-    back on a config's, a required option)."""
-
-    def _get_help_string(self, action: argparse.Action) -> str:
-        text = action.help or ""
-        if (not action.option_strings or action.required or "default" in text
-                or action.default is None or action.default is False
-                or action.default == argparse.SUPPRESS):  # 0 is a default to show
-            return text
-        return f"{text} (default: %(default)s)"
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse whose usage errors reach :func:`main` (one line on stderr, exit code 2)
-    instead of printing the usage and exiting from inside the parser; its help shows
-    every option's default (:class:`HelpFormatter`)."""
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("formatter_class", HelpFormatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str):
-        raise UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
-
-
-def _whole_number(text: str, least: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < least:
-        raise argparse.ArgumentTypeError(f"must be >= {least}, got {value}")
-    return value
-
-
-def natural_arg(text: str) -> int:
-    """A whole number >= 0 (0: skip)."""
-    return _whole_number(text, 0)
-
-
-def seed_arg(text: str) -> int:
-    """A seed: a whole number >= 0."""
-    return _whole_number(text, 0)
-
-
-def count_arg(text: str) -> int:
-    """A count: a whole number >= 1."""
-    return _whole_number(text, 1)
 
 
 def _demo_lineups(env_id: str) -> tuple[dict, dict[str, str], list[list[str]]]:
@@ -228,37 +175,6 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _play(args: argparse.Namespace) -> int:
-    """Play one game in the terminal: humans against agents."""
-    from otrio import agents
-    from otrio.agents.human import QuitGame
-    from otrio.benchmarks.play import play_in_terminal
-
-    if args.save is not None:
-        check_output_file(args.save, "--save file")  # before the game, not after it
-    env_id = args.game if args.game.endswith("_v0") else f"{args.game}_v0"
-    try:
-        play_in_terminal(env_id, agents.split_specs(args.seats), args.seed, save=args.save)
-    except EOFError as err:  # a human seat's input ended
-        raise OtrioError(f"{err or 'input closed'}; the game is abandoned") from None
-    except QuitGame as err:
-        print(f"\n{err}: the game is abandoned" + (" (nothing saved)" if args.save else ""))
-    return 0
-
-
-def _tournament(args: argparse.Namespace) -> int:
-    from otrio.benchmarks.tournament import load_config, run
-
-    cfg = load_config(args.config, workers=args.workers, backend=args.backend,
-                      output=args.output, games_per_seating=args.games_per_seating)
-    check_output_folder(cfg.output, "output folder")
-    folder = run(cfg, progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]),
-                 repair=args.repair, verify=args.verify)
-    print((folder / "report.md").read_text())
-    print(f"run folder: {folder.resolve()} (report.md, games.jsonl)")
-    return 0
-
-
 def _train(args: argparse.Namespace) -> int:
     from otrio.training.config import load_train_config
     from otrio.training.train import train
@@ -349,119 +265,6 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bench(args: argparse.Namespace) -> int:
-    from otrio.benchmarks.bench import format_table, run_bench, write_json
-
-    check_output_file(args.json, "--json file")  # before the benchmark, not after it
-    print(f"otrio bench: {args.rounds} round(s) of {args.steps} AEC steps a measurement; "
-          f"the results go to {Path(args.json).resolve()} (--json FILE to change)", flush=True)
-
-    def progress(text: str) -> None:
-        print(f"  {text} ...", file=sys.stderr, flush=True)
-
-    result = run_bench(args.steps, args.obs_samples, args.ppo_timesteps, args.tournament_games,
-                       args.rounds, progress=None if args.quiet else progress)
-    result["command"] = "otrio bench " + " ".join(sys.argv[2:])
-    write_json(result, Path(args.json))
-    print(format_table(result))
-    print(f"\nwritten to {Path(args.json).resolve()}")
-    return 0
-
-
-def _search_bench(args: argparse.Namespace) -> int:
-    from otrio.benchmarks.search import SearchBenchConfig, run
-    from otrio.envs.core.config import validate
-    from otrio.envs.core.errors import ConfigError
-
-    try:
-        budgets = [int(b) for b in args.budgets.split(",") if b.strip()]
-        games_for = {int(b): int(g) for b, g in
-                     (item.split("=") for item in args.games_for.split(",") if item.strip())}
-    except ValueError:
-        raise ConfigError("--budgets takes integers like 8,32,128 and --games-for pairs like "
-                          "128=60") from None
-    cfg = validate(SearchBenchConfig, dict(
-        game=args.game, num_players=args.players, budgets=budgets, options=args.options,
-        opponent=args.opponent, games=args.games, games_for=games_for, seed=args.seed,
-        workers=args.workers, output=args.output))
-    if not args.report_only:
-        check_output_folder(cfg.output, "--output folder")
-    command = "otrio " + " ".join(a for a in sys.argv[1:] if a != "--report-only")
-    folder = run(cfg, progress=not args.quiet, command=command, play=not args.report_only,
-                 repair=args.repair)
-    print((folder / "report.md").read_text())
-    return 0
-
-
-def _balance(args: argparse.Namespace) -> int:
-    from otrio.benchmarks import balance, balance_search
-
-    cfg = balance.load_config(args.config, workers=args.workers, backend=args.backend,
-                              output=None if args.search else args.output,
-                              games_per_setup=args.games_per_setup)
-    options = dict(progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]),
-                   repair=args.repair, verify=args.verify)
-    if not args.search:
-        check_output_folder(cfg.output, "output folder")
-    if args.search:  # the config's search: section, into a folder of its own
-        folder = balance_search.run(cfg, output=args.output, **options)
-    else:
-        folder = balance.run(cfg, **options)
-    print(f"report: {folder / 'report.md'}")
-    return 0
-
-
-def _skill_ceiling(args: argparse.Namespace) -> int:
-    from otrio.benchmarks import skill_ceiling
-
-    cfg = skill_ceiling.load_config(args.config, workers=args.workers, output=args.output,
-                                    games_per_lineup=args.games_per_lineup)
-    folder = skill_ceiling.run(cfg, progress=not args.quiet,
-                               command="otrio " + " ".join(sys.argv[1:]))
-    print(f"report: {folder / 'README.md'}")
-    return 0
-
-
-def _dossier(args: argparse.Namespace) -> int:
-    from otrio.benchmarks.dossier import write_dossier
-
-    for game in args.games:
-        print(f"dossier: {write_dossier(game, Path(args.results), args.output)}")
-    return 0
-
-
-def _ray_flags(parser: argparse.ArgumentParser, what: str) -> None:
-    """``--backend`` and ``--ray-address`` of a command whose ``what`` can run on Ray."""
-    parser.add_argument("--backend", choices=["local", "ray"], default="local",
-                        help=f"where {what} run: local processes or Ray")
-    parser.add_argument("--ray-address", default=None,
-                        help="a running Ray cluster for --backend ray (default: start one here)")
-
-
-def _trust_flag(parser: argparse.ArgumentParser) -> None:
-    """``--trust-checkpoint``: load Stable-Baselines3 zips (which run code stored in them)."""
-    parser.add_argument(
-        "--trust-checkpoint", action="store_true",
-        help="allow Stable-Baselines3 .zip checkpoints, which run code stored in the file "
-             "when loaded: only for files you made (same as OTRIO_TRUST_CHECKPOINTS=1)")
-
-
-def _records_flags(parser: argparse.ArgumentParser, verify: bool = True) -> None:
-    """``--repair`` (and ``--verify``): what a resume does with the records already in
-    the run folder (agents/records.py)."""
-    parser.add_argument(
-        "--repair", action="store_true",
-        help="move bad lines of games.jsonl to games.rejected.jsonl and go on (without it, "
-             "a bad line stops the run and nothing is changed)")
-    if verify:
-        parser.add_argument(
-            "--verify", choices=["all", "sample", "none"], default="all",
-            help="records already in the run folder re-played through the engine on resume "
-                 "to check their results: all (default; seconds per thousand games, with "
-                 "a progress bar), a sample of 8 (opt-in: an edited record outside the "
-                 "sample counts), or none (schema checks only)")
-
-
 def _one_line(text: str, limit: int = 2000) -> str:
     """``text`` on one line, cut to ``limit`` characters."""
     text = " ".join(str(text).split())
@@ -495,11 +298,17 @@ def build_parser() -> Parser:
     """The ``otrio`` command line: every subcommand, each option with its help and default."""
     parser = Parser(prog="otrio", description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, title="commands",
+                                metavar="COMMAND")
 
-    demo = sub.add_parser("demo", help="the main job: short tournaments on every game (greedy "
-                                       "against random, each shipped agent against greedy) "
-                                       "and the HTML replay of one of their games")
+    demo = command(
+        sub, "demo", "the main job: short tournaments on every game, and one game's replay",
+        "Play short tournaments on every game: greedy against random, then each agent "
+        "shipped for the game against greedy (the PPO agent, the network distilled from "
+        "search, the fast value agent), and the PPO agent against random. Writes one run "
+        "folder per tournament, OUTPUT/ENV_ID/LINEUP/ (report.md, games.jsonl), and the "
+        "HTML replay of the first game played, OUTPUT/replay_ENV_ID_game0.html; run again, "
+        "it resumes them.")
     demo.add_argument("--games", type=count_arg, default=25, help="games per seating")
     demo.add_argument("--seed", type=seed_arg, default=0, help="master seed of the tournaments")
     demo.add_argument("--output", default="runs/demo",
@@ -507,37 +316,34 @@ def build_parser() -> Parser:
     demo.add_argument("--quiet", action="store_true", help="no progress bars")
     demo.set_defaults(func=_demo)
 
-    play = sub.add_parser("play", help="play in the terminal against agents")
-    play.add_argument("game", help="oceanos, otys or otontin (or its env id, e.g. oceanos_v0)")
-    play.add_argument("--seats", required=True,
-                      help="comma-separated specs, one a seat in seat order, e.g. "
-                      "human,greedy,mcts:iterations=64,top=4 (human: you type the moves)")
-    play.add_argument("--seed", type=seed_arg, default=0, help="the game's seed")
-    play.add_argument("--save", metavar="FILE",
-                      help="write the finished game to FILE as a replayable record (one "
-                      "JSON line, as a tournament's games.jsonl holds); watch it with "
-                      "`otrio replay FILE` (default: not saved)")
-    _trust_flag(play)
-    play.set_defaults(func=_play)
+    cli_play.add_parser(sub)
 
-    tour = sub.add_parser("tournament", help="run a tournament from a YAML config")
-    tour.add_argument("config", help="the tournament's YAML config (configs/tournament/)")
-    tour.add_argument("--workers", type=int,
-                      help="processes that play games; the records are the same on any "
-                      "number (default: the config's workers, 1 if it names none)")
-    tour.add_argument("--backend", choices=["local", "ray"],
-                      help="local processes or a Ray cluster (default: the config's, local "
-                      "if it names none)")
-    tour.add_argument("--output", help="the run folder (default: the config's output)")
-    tour.add_argument("--games-per-seating", type=int,
-                      help="games for each seating of the lineup (default: the config's)")
-    tour.add_argument("--quiet", action="store_true", help="no progress bar")
-    _trust_flag(tour)
-    _records_flags(tour)
-    tour.set_defaults(func=_tournament)
+    rep = command(
+        sub, "replay", "one recorded game as a self-contained HTML page",
+        "Replay game K of a tournament or balance run, or the game `otrio play --save FILE` "
+        "saved (checking every step against the record) into one self-contained HTML file: "
+        "the table at every decision, step forward and back, jump to a round, play/pause, "
+        "and the point of view of the whole table or of any seat (its own view hides what "
+        "that seat cannot see). Writes RUN_DIR/replay_gameK.html unless --output.")
+    rep.add_argument("run", metavar="RUN_DIR|FILE",
+                     help="a run folder (holds games.jsonl), or a file of records: a "
+                     "games.jsonl, or a game saved by otrio play --save")
+    rep.add_argument("--game", type=seed_arg, metavar="K",
+                     help="the game's number (its 'game' field in games.jsonl); needed "
+                     "where more than one game is recorded (default: the only one)")
+    rep.add_argument("--output", metavar="FILE.html",
+                     help="the HTML file to write (default: RUN_DIR/replay_gameK.html, or "
+                     "FILE with .html for a file of records)")
+    rep.set_defaults(func=_replay)
 
-    tr = sub.add_parser("train", help="train an agent from YAML: MaskablePPO self-play, or "
-                        "distillation from search (a config with a distill: section)")
+    cli_studies.add_parsers(sub)
+
+    tr = command(
+        sub, "train", "train an agent from YAML: PPO self-play, or distillation from search",
+        "Train an agent from a YAML config: MaskablePPO self-play, or, for a config with a "
+        "distill: section, a network that imitates search. Writes the run folder "
+        "(config.json, eval.jsonl, checkpoints/, snapshots/step_N.json and final.json; a "
+        "distillation's net.json), which a second run of the same config resumes.")
     tr.add_argument("config", help="the training run's YAML config (configs/train/)")
     tr.add_argument("--output", help="the run folder (default: the config's output)")
     tr.add_argument("--timesteps", type=count_arg,
@@ -555,16 +361,17 @@ def build_parser() -> Parser:
     tr.add_argument("--workers", type=count_arg, default=1,
                     help="processes for a distillation's teacher games (the same games on "
                     "any number)")
-    _ray_flags(tr, "a distillation's teacher games")
+    ray_flags(tr, "a distillation's teacher games")
     tr.add_argument("--quiet", action="store_true", help="no progress bars")
     tr.set_defaults(func=_train)
 
-    value = sub.add_parser(
-        "value", help="value models: self-play data, the fit, and the calibration gate",
-        description="Win-probability models from cheap self-play: 'data CONFIG' plays a "
-        "value-data run (configs/values/), 'fit DATA... --output X' fits and exports X.json, "
-        "'gate MODEL DATA...' compares its predictions with the score margin's on held-out "
-        "games (AUC, Brier, log-loss per quarter of the game) and draws a reliability plot.")
+    value = command(
+        sub, "value", "value models: self-play data, the fit, and the calibration gate",
+        "Win-probability models from cheap self-play: 'data CONFIG' plays a value-data run "
+        "(configs/values/) into a folder of shards, 'fit DATA... --output X' fits a model "
+        "and writes X.json and X.safetensors, 'gate MODEL DATA...' compares its predictions "
+        "with the score margin's on held-out games (AUC, Brier, log-loss per quarter of the "
+        "game) and writes gate.json, gate.md and a reliability plot.")
     value.add_argument("action", choices=["data", "fit", "gate"], help="what to do")
     value.add_argument("paths", nargs="+", help="data: the YAML config; fit: the data run "
                        "folders; gate: the model's .json, then the data run folders")
@@ -575,132 +382,34 @@ def build_parser() -> Parser:
                        "of training/value_fit.py)")
     value.add_argument("--workers", type=count_arg, default=1,
                        help="data: processes that play (the same shards on any number)")
-    _ray_flags(value, "data: the self-play games")
+    ray_flags(value, "data: the self-play games")
     value.add_argument("--quiet", action="store_true", help="no progress bars")
     value.set_defaults(func=_value_args)
 
-    evaluate_run = sub.add_parser(
-        "evaluate-run", help="evaluate every snapshot of a training run (eval_snapshots.jsonl)")
+    evaluate_run = command(
+        sub, "evaluate-run", "evaluate every snapshot of a training run",
+        "Play every snapshot of a training run (snapshots/step_N.json, then final.json) "
+        "against the run's evaluation opponents, on the seeds of its periodic evaluation. "
+        "Appends one line a snapshot (win rates with 95% intervals) to the run folder's "
+        "eval_snapshots.jsonl; an interrupted call resumes.")
     evaluate_run.add_argument("run", help="the run folder (holds config.json and snapshots/)")
     evaluate_run.add_argument("--games", type=count_arg, default=None,
                               help="games per opponent, at least 1 (default: the run's eval.games)")
-    _trust_flag(evaluate_run)
+    trust_flag(evaluate_run)
     evaluate_run.set_defaults(func=_evaluate_run)
-    export = sub.add_parser(
-        "export-checkpoint",
-        help="a play-only copy of a checkpoint that loads without running code (safetensors)")
+    export = command(
+        sub, "export-checkpoint",
+        "a play-only copy of a checkpoint that loads without running code (safetensors)",
+        "Writes a play-only copy of an agent a training run wrote, or of an SB3 .zip, in "
+        "the safe format: TARGET.json (the manifest) and TARGET.safetensors (the weights), "
+        "which load without running anything from the file. Play it as ppo:TARGET.json.")
     export.add_argument("source", help="an agent a training run wrote (final.json, "
                         "snapshots/step_N.json), or an SB3 .zip of an older run (needs "
                         "--trust-checkpoint)")
     export.add_argument("target", help="the agent's manifest, X.json (X.safetensors beside it)")
-    _trust_flag(export)
+    trust_flag(export)
     export.set_defaults(func=_export)
 
-    bench = sub.add_parser("bench", help="throughput of every game next to connect_four_v3")
-    bench.add_argument("--steps", type=count_arg, default=20_000,
-                       help="AEC steps per measurement")
-    bench.add_argument("--obs-samples", type=count_arg, default=2_000,
-                       help="observations timed per setup for the observe+mask cost")
-    bench.add_argument("--rounds", type=count_arg, default=3,
-                       help="rounds (the reference either side of every game); medians reported")
-    bench.add_argument("--ppo-timesteps", type=natural_arg, default=0,
-                       help="MaskablePPO timesteps per game for the environment's share of "
-                       "training time; 0: skip (default 0)")
-    bench.add_argument("--tournament-games", type=natural_arg, default=0,
-                       help="games per seating for the 1-vs-2-worker speed-up; 0: skip "
-                       "(default 0)")
-    bench.add_argument("--json", default="runs/bench.json",
-                       help="the JSON file of the measurements (a relative path is under "
-                       "the current folder)")
-    bench.add_argument("--quiet", action="store_true", help="no progress lines")
-    bench.set_defaults(func=_bench)
-
-    search = sub.add_parser("search-bench", help="mcts strength against budget (win rate vs greedy)")
-    search.add_argument("game", help="environment id, e.g. oceanos_v0")
-    search.add_argument("--players", type=int, required=True, help="player count of every game")
-    search.add_argument("--budgets", required=True, help="mcts iterations a decision, e.g. 8,32,128")
-    search.add_argument("--options", default="",
-                        help="further mcts options, e.g. top=4,gap=1 (default: none)")
-    search.add_argument("--opponent", default="greedy", help="agent spec of every other seat")
-    search.add_argument("--games", type=int, default=200, help="games per budget")
-    search.add_argument("--games-for", default="",
-                        help="other game counts for some budgets, e.g. 8=100,128=60 (default: "
-                        "--games for every budget)")
-    search.add_argument("--seed", type=int, default=0, help="master seed of the games")
-    search.add_argument("--workers", type=int, default=1,
-                        help="processes that play games (the same records on any number)")
-    search.add_argument("--output", default="runs/search", help="the run folder")
-    search.add_argument("--quiet", action="store_true", help="no progress bar")
-    search.add_argument("--report-only", action="store_true",
-                        help="write the report of the games recorded so far; play none")
-    _records_flags(search, verify=False)
-    search.set_defaults(func=_search_bench)
-
-    rep = sub.add_parser(
-        "replay", help="one recorded game as a self-contained HTML page",
-        description="Replay game K of a tournament or balance run, or the game `otrio play "
-                    "--save FILE` saved (checking every step against the record) into one "
-                    "self-contained HTML file: the table at every decision, step forward "
-                    "and back, jump to a round, play/pause, and the point of view of the "
-                    "whole table or of any seat (its own view hides what that seat cannot "
-                    "see).")
-    rep.add_argument("run", metavar="RUN_DIR|FILE",
-                     help="a run folder (holds games.jsonl), or a file of records: a "
-                     "games.jsonl, or a game saved by otrio play --save")
-    rep.add_argument("--game", type=seed_arg, metavar="K",
-                     help="the game's number (its 'game' field in games.jsonl); needed "
-                     "where more than one game is recorded (default: the only one)")
-    rep.add_argument("--output", metavar="FILE.html",
-                     help="the HTML file to write (default: RUN_DIR/replay_gameK.html, or "
-                     "FILE with .html for a file of records)")
-    rep.set_defaults(func=_replay)
-
-    bal = sub.add_parser("balance", help="run a balance sweep from a YAML config")
-    bal.add_argument("config", help="the sweep's YAML config (configs/balance/)")
-    bal.add_argument("--workers", type=int,
-                     help="processes that play games; the records are the same on any "
-                     "number (default: the config's workers, 1 if it names none)")
-    bal.add_argument("--backend", choices=["local", "ray"],
-                     help="local processes or a Ray cluster (default: the config's, local "
-                     "if it names none)")
-    bal.add_argument("--output", help="the run folder (default: the config's output)")
-    bal.add_argument("--games-per-setup", type=int,
-                     help="games for each setup of every sweep (default: the config's)")
-    bal.add_argument("--quiet", action="store_true", help="no progress bar")
-    bal.add_argument("--search", action="store_true",
-                     help="run the config's search: section (the setup closest to its target, "
-                          "then a pre-registered confirmation) instead of its sweeps")
-    _records_flags(bal)
-    bal.set_defaults(func=_balance)
-
-    ceil = sub.add_parser(
-        "skill-ceiling", help="how much skill each game rewards: agents against greedy, "
-        "up to the clairvoyant search (a research cheat), on paired seeds",
-        description="Play each agent of the config in one seat among greedy, and greedy "
-        "everywhere, on the same seeds (one balance run per game and player count), then "
-        "report win shares, the headroom used and the luck share (README.md, summary.json).")
-    ceil.add_argument("config", help="the report's YAML config (configs/balance/"
-                      "skill_ceiling.yaml); it must say reference: true")
-    ceil.add_argument("--workers", type=int, help="processes that play games (default: "
-                      "the config's workers, 1 if it names none)")
-    ceil.add_argument("--output", help="the report folder (default: the config's output)")
-    ceil.add_argument("--games-per-lineup", type=int,
-                      help="games of each lineup in each group (default: the config's)")
-    ceil.add_argument("--quiet", action="store_true", help="no progress bar")
-    ceil.set_defaults(func=_skill_ceiling)
-
-    dos = sub.add_parser(
-        "dossier", help="write one game's balance dossier (a docs page) from the results",
-        description="Write one Markdown page per game (and its PNG plots) from the balance "
-        "results already there: seat advantage by skill tier, setup effects, skill depth, "
-        "the fairest setup and its confirmation, skill ceiling and luck share.")
-    dos.add_argument("games", nargs="+", choices=["oceanos", "otys", "otontin"],
-                     help="the game(s) to write a dossier for")
-    dos.add_argument("--results", default="benchmarks/results/balance",
-                     help="the folder of balance result folders to read")
-    dos.add_argument("--output", default="docs/dossiers",
-                     help="the folder the pages and plots go to (a docs site folder)")
-    dos.set_defaults(func=_dossier)
     return parser
 
 

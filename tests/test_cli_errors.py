@@ -4,6 +4,7 @@ exit code 2 (130 for Ctrl-C), no traceback, and nothing left behind."""
 import errno
 import functools
 import io
+import json
 import os
 import re
 import shutil
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from otrio import envs
 from otrio.cli import main
 
 
@@ -72,6 +74,81 @@ def test_a_digit_that_is_not_a_number_asks_again(monkeypatch, capsys):
 def test_bad_arguments_are_one_line(tmp_path, capsys, argv, needle):
     fails_cleanly(capsys, [a.replace("{tmp}", str(tmp_path)) for a in argv], needle)
     assert left_in(tmp_path) == []
+
+
+# ------------------------------------------------------- play --resume
+def saved_game(tmp_path, monkeypatch, capsys) -> Path:
+    """A game of oceanos saved by ``save`` after two of the human's moves."""
+    path = tmp_path / "game.json"
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"0\n0\nsave {path}\nquit\n"))
+    assert main(["play", "oceanos", "--seats", "human,random", "--seed", "3"]) == 0
+    capsys.readouterr()
+    return path
+
+
+def _with_digest(save: dict) -> str:
+    """A save's JSON with its digest made right again (a save whose content lies)."""
+    from otrio.cli_play import _digest
+
+    return json.dumps({**save, "digest": _digest(save)})
+
+
+@pytest.mark.parametrize("damage, needle", [
+    (lambda text: text[: len(text) // 2], "is corrupt (not JSON)"),  # truncated
+    (lambda text: "", "is corrupt (not JSON)"),
+    (lambda text: text.replace('"seed": 3', '"seed": 4'), "does not match its digest"),
+    (lambda text: '{"game": 0, "seed": 1, "replay": {}}', "is not a game saved by otrio play"),
+    (lambda text: "[1, 2, 3]", "is not a game saved by otrio play"),
+    (lambda text: "game: oceanos_v0\n", "is corrupt (not JSON)"),  # a YAML config
+    (lambda text: text.replace('"format": 1,\n "kind"', '"format": 7,\n "kind"'),
+     "another version of otrio wrote it"),
+    (lambda text: _with_digest({**json.loads(text), "seed": "3"}), "is corrupt: invalid PlaySave"),
+    (lambda text: _with_digest({**json.loads(text), "seats": ["human"]}),
+     "1 seats for a game of 2 players"),
+    (lambda text: _with_digest({**json.loads(text), "replay": {
+        **json.loads(text)["replay"], "actions": "_" * 4}}), "is not legal for player_0"),
+    (lambda text: _with_digest({**json.loads(text), "replay": {
+        **json.loads(text)["replay"], "env_id": "chess_v0"}}), "cannot build 'chess_v0'"),
+    (lambda text: "[" * 100_000 + "]" * 100_000, "nested deeper"),
+])
+def test_a_broken_save_is_refused_in_one_line(tmp_path, monkeypatch, capsys, damage, needle):
+    path = saved_game(tmp_path, monkeypatch, capsys)
+    path.write_text(damage(path.read_text()))
+    fails_cleanly(capsys, ["play", "--resume", path], str(path), needle)
+    assert left_in(tmp_path) == ["game.json"]
+
+
+def test_a_finished_game_a_missing_file_and_a_device_are_refused(tmp_path, capsys, monkeypatch):
+    from otrio.cli_play import write_save
+
+    record = tmp_path / "done.jsonl"
+    monkeypatch.setattr("sys.stdin", io.StringIO("0\n" * 400))
+    assert main(["play", "oceanos", "--seats", "human,random", "--save", str(record)]) == 0
+    done = json.loads(record.read_text())
+    from otrio.agents.replay import record_actions
+
+    env_id, config, seed, actions = record_actions(done)
+    write_save(tmp_path / "over.json", env_id, config, ["human", "random"], seed, None,
+               actions, envs.make(env_id).unwrapped.game.info.num_actions)
+    fails_cleanly(capsys, ["play", "--resume", tmp_path / "over.json"], "a finished game")
+    fails_cleanly(capsys, ["play", "--resume", tmp_path / "none.json"], "none.json")
+    fails_cleanly(capsys, ["play", "--resume", "/dev/zero"], "/dev/zero", "regular file")
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * (5 << 20))
+    fails_cleanly(capsys, ["play", "--resume", big], "over the limit")
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["play", "oceanos", "--resume", "{save}"], "leave out GAME"),
+    (["play", "--seats", "human,random", "--resume", "{save}"], "leave out --seats"),
+    (["play", "--seed", "2", "--resume", "{save}"], "leave out --seed"),
+    (["play", "oceanos"], "play needs a game and --seats"),
+    (["play", "--seats", "human,random"], "play needs a game and --seats"),
+    (["play", "chess", "--seats", "human,random"], "unknown env id 'chess'"),
+])
+def test_resume_and_new_game_arguments_do_not_mix(tmp_path, monkeypatch, capsys, argv, needle):
+    path = saved_game(tmp_path, monkeypatch, capsys)
+    fails_cleanly(capsys, [a.replace("{save}", str(path)) for a in argv], needle)
 
 
 # ---------------------------------------------------------- tournament YAML

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from otrio.envs.core.config import StrictModel, load_yaml, validate
+from otrio.envs.core.config import EnvId, StrictModel, load_yaml, validate
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, rebase_file, rebase_spec, where_looked
 from pydantic import Field, field_validator, model_validator
@@ -112,7 +112,7 @@ HINTED_ENCODER = "hinted"  # any game; reads an observation with hints (agents/h
 class TrainConfig(StrictModel):
     """Everything a training run needs; defaults live here and nowhere else."""
 
-    game: str  # env id, e.g. oceanos_v0
+    game: EnvId  # env id, e.g. oceanos_v0 (or its short name, oceanos)
     game_config: dict[str, Any] = Field(default_factory=dict)  # the env's config keys
     # the learner's opponents, drawn per episode with these weights: random, greedy, and
     # self (frozen snapshots of the learner)

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from otrio.envs.core.config import StrictModel
+from otrio.envs.core.config import EnvId, StrictModel
 from otrio.envs.core.errors import ConfigError, StateError
 from otrio.envs.core.rng import derive_seed, make_rng
 from pydantic import Field, field_validator, model_validator
@@ -73,7 +73,7 @@ class ValueDataConfig(StrictModel):
     """What a value-data run plays (YAML; unknown keys refused)."""
 
     kind: str = "value_data"
-    env: str = "otys_v0"
+    env: EnvId = "otys_v0"  # env id or short name
     config: dict[str, Any] = {}  # the game config, num_players aside
     players: list[int] = [2]  # player counts, shards spread over them in turn
     games: int = Field(1000, ge=1, le=10_000_000)

@@ -9,11 +9,12 @@ import types
 import typing
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import numpy as np
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -24,12 +25,28 @@ from pydantic import (
 
 from .bounded import clip, decode_utf8, read_bytes, short_repr
 from .errors import ConfigError
+from .registry import resolve_env_id
 
 MAX_CONFIG_BYTES = 64 * 1024  # a YAML config (the shipped ones are under 3 KB)
 MAX_CONFIG_DEPTH = 32  # collections inside collections (the shipped ones use 5)
 MAX_CONFIG_NODES = 100_000  # values, counting each alias as the values it repeats
 SHOWN_PROBLEMS = 3  # validation problems named in one message (then "and N more")
 SHOWN_INPUT = 60  # characters of a bad value quoted in a message
+
+
+def _env_id(value: Any) -> Any:
+    """A config's game as its env id (:func:`~otrio.envs.core.registry.resolve_env_id`);
+    a value that is no text is left to pydantic's own message."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return resolve_env_id(value)
+    except ConfigError as err:
+        raise ValueError(str(err)) from None
+
+
+# a config key that names a game: an env id or a game's short name, kept as the env id
+EnvId = Annotated[str, BeforeValidator(_env_id)]
 
 
 class StrictModel(BaseModel):

@@ -7,6 +7,7 @@ import importlib.util
 import sys
 from typing import Any
 
+from .bounded import short_repr
 from .errors import ConfigError
 
 ENV_MODULES: dict[str, str] = {
@@ -27,6 +28,32 @@ GYMNASIUM_IDS: dict[str, str] = {
 GYMNASIUM_ENTRY_POINT = "otrio.integrations.selfplay:selfplay_env"
 
 
+def _short(env_id: str) -> str:
+    return env_id.rsplit("_v", 1)[0]
+
+
+def game_name(env_id: str) -> str:
+    """The short name of an env id's game: ``game_name("oceanos_v0") == "oceanos"``."""
+    return _short(resolve_env_id(env_id))
+
+
+def resolve_env_id(name: str) -> str:
+    """The env id ``name`` stands for: an env id (``oceanos_v0``) or a game's short name
+    (``oceanos``: its newest version), case and outer spaces aside. The one reader of a
+    game named by a user (the commands, the configs' ``game:``); a :class:`ConfigError`
+    naming the known ones otherwise."""
+    if isinstance(name, str):
+        text = name.strip().lower()
+        if text in ENV_MODULES:
+            return text
+        versions = [env_id for env_id in ENV_MODULES if _short(env_id) == text]
+        if versions:
+            return max(versions, key=lambda env_id: int(env_id.rsplit("_v", 1)[1]))
+    shorts = ", ".join(dict.fromkeys(_short(env_id) for env_id in sorted(ENV_MODULES)))
+    raise ConfigError(f"unknown env id {short_repr(name, 60)}; known: "
+                      f"{', '.join(sorted(ENV_MODULES))}, or a game's short name ({shorts})")
+
+
 def available() -> list[str]:
     """The env ids whose game can be imported here (``["oceanos_v0", "otys_v0",
     "otontin_v0"]`` in a full install): what :func:`make` takes."""
@@ -42,7 +69,11 @@ def available() -> list[str]:
 
 def _module(env_id: str):
     if env_id not in ENV_MODULES:
-        raise ConfigError(f"unknown env id {env_id!r}; known: {', '.join(sorted(ENV_MODULES))}")
+        try:  # a short name: say which id it stands for (make takes exact ids)
+            hint = f"; did you mean {resolve_env_id(env_id)!r}?"
+        except ConfigError:
+            hint = f"; known: {', '.join(sorted(ENV_MODULES))}"
+        raise ConfigError(f"unknown env id {short_repr(env_id, 60)}{hint}")
     return importlib.import_module(ENV_MODULES[env_id])
 
 

@@ -1,7 +1,9 @@
 """``otrio play``: a human at the terminal plays a whole game against an agent; ``help``,
 ``legend`` and ``quit`` at the prompt, a legend of move names from each game's action
 table, a line before an agent that takes seconds to load, and ``--save FILE`` writing
-the game as a record that ``otrio replay FILE`` replays (issue 32, item 3)."""
+the game as a record that ``otrio replay FILE`` replays (issue 32, item 3); ``save`` at
+the prompt and ``--resume FILE`` continue a game where it was left, as if never
+stopped (issue 39, point 7)."""
 
 import io
 import json
@@ -93,7 +95,7 @@ def _run_in_a_terminal(args: list[str], replies: list[tuple[str, str]], timeout:
 
 def test_help_and_quit_at_a_real_terminal(tmp_path):
     saved = tmp_path / "never.jsonl"
-    prompt = "Choose a number or a move's name (help, legend, quit): "
+    prompt = "Choose a number or a move's name (help, legend, save, quit): "
     code, out = _run_in_a_terminal(
         ["play", "oceanos", "--seats", "human,greedy", "--seed", "2", "--save", str(saved)],
         [(prompt, "help"), (prompt, "quit")])
@@ -148,3 +150,70 @@ def test_a_line_before_an_agent_that_takes_seconds_to_load(monkeypatch, capsys):
     before_table = out.split("Oceanos")[0]
     assert f"loading agent ppo:{agent} for player_1 ... ready (" in before_table
     assert "loading agent human" not in out
+
+
+def _played(record: dict) -> dict:
+    """A finished game's record less its wall time (the one field that differs run to run)."""
+    return {key: value for key, value in record.items() if key != "wall_time"}
+
+
+@pytest.mark.parametrize("env_id, seats, moves", [
+    ("oceanos_v0", "human,random", 5),
+    ("otys", "random,human,greedy", 4),  # a short name; the human moves second
+    ("otontin_v0", "human,random,mcts:iterations=4", 3),
+])
+def test_a_game_saved_mid_way_resumes_to_the_end_it_would_have_had(
+        env_id, seats, moves, tmp_path, monkeypatch, capsys):
+    straight, resumed = tmp_path / "straight.jsonl", tmp_path / "resumed.jsonl"
+    monkeypatch.setattr("sys.stdin", io.StringIO("0\n" * 3000))
+    assert main(["play", env_id, "--seats", seats, "--seed", "7", "--save", str(straight)]) == 0
+    # the same game, saved after the human's moves-th move, then abandoned
+    saved = tmp_path / "game.save.json"
+    monkeypatch.setattr("sys.stdin", io.StringIO("0\n" * moves + f"save {saved}\nquit\n"))
+    assert main(["play", env_id, "--seats", seats, "--seed", "7", "--save", str(resumed)]) == 0
+    out = capsys.readouterr().out
+    assert f"to {saved}; continue it later with: otrio play --resume {saved}" in out
+    assert f"the game is abandoned (the game so far is in {saved}" in out
+    assert not resumed.exists()
+    # resumed with its game, seats, seed and --save file: the same finished game
+    monkeypatch.setattr("sys.stdin", io.StringIO("0\n" * 3000))
+    assert main(["play", "--resume", str(saved)]) == 0
+    out = capsys.readouterr().out
+    assert "replaying the" in out and "the saved game is where it was left" in out
+    first, again = (json.loads(path.read_text()) for path in (straight, resumed))
+    assert _played(again) == _played(first)
+    assert first["seating"] == seats.split(",")
+
+
+def test_a_resumed_game_saves_again_where_it_came_from(tmp_path, monkeypatch, capsys):
+    saved = tmp_path / "g.json"
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"0\nsave {saved}\nquit\n"))
+    assert main(["play", "oceanos", "--seats", "human,greedy", "--seed", "2"]) == 0
+    first = json.loads(saved.read_text())
+    monkeypatch.setattr("sys.stdin", io.StringIO("0\n0\nsave\nquit\n"))
+    assert main(["play", "--resume", str(saved)]) == 0  # bare save: the file it came from
+    again = json.loads(saved.read_text())
+    assert len(again["replay"]["actions"]) > len(first["replay"]["actions"])
+    assert again["replay"]["actions"].startswith(first["replay"]["actions"])
+
+
+def test_a_save_that_fails_loses_nothing(tmp_path, monkeypatch, capsys):
+    folder = tmp_path / "a_folder"
+    folder.mkdir()
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"0\nsave {folder}\n" + "0\n" * 400))
+    assert main(["play", "oceanos", "--seats", "human,random", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"not saved: the save file {folder} is a folder, not a file; the game goes on" in out
+    assert "Winner(s):" in out  # the game went on to its end
+
+
+def test_only_otrio_play_offers_save(monkeypatch):
+    from otrio.agents.human import HumanAgent
+
+    env = envs.make("oceanos_v0")
+    env.reset(seed=0)
+    out = io.StringIO()
+    human = HumanAgent(env, stdin=io.StringIO("save\n0\n"), stdout=out)
+    human.act(env.last()[0])
+    assert "'save' is not one of the moves listed" in out.getvalue()
+    assert "(help, legend, quit)" in out.getvalue()

@@ -9,6 +9,7 @@ from otrio.agents.stats import ranks, wilson
 from otrio.benchmarks.tournament import TournamentConfig, build_tasks, load_config, run
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.rng import derive_seed
+from pydantic import ValidationError
 
 
 def config(tmp_path, **kw):
@@ -111,9 +112,9 @@ def test_a_checkpoint_changed_in_place_is_another_run(tmp_path):
     ],
 )
 def test_bad_input_fails_before_any_game(tmp_path, change, message):
-    cfg = config(tmp_path, **change)
-    with pytest.raises(ConfigError, match=message):
-        run(cfg, progress=False)
+    # an unknown game fails sooner still: as the config is made (EnvId)
+    with pytest.raises((ConfigError, ValidationError), match=message):
+        run(config(tmp_path, **change), progress=False)
     assert not (tmp_path / "run" / RECORDS_FILE).exists()
 
 
