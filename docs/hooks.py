@@ -713,18 +713,16 @@ def _definition(name: str) -> str:
 
 
 def entry_points() -> dict[str, list[str]]:
-    """``otrio COMMAND`` -> the functions of :data:`CLI_PACKAGES` that its handler in
-    ``otrio/cli.py`` calls (a ``return _other(args)`` is followed; a call whose result is
-    only printed is not one): what a script calls to do the same."""
+    """``otrio COMMAND`` -> the functions of :data:`CLI_PACKAGES` that its handler (in
+    ``otrio/cli.py`` or the module beside it that defines it) calls (a ``return
+    _other(args)`` is followed; a call whose result is only printed is not one): what a
+    script calls to do the same."""
     import argparse
     import inspect
 
     import otrio.cli
 
-    tree = ast.parse(inspect.getsource(otrio.cli))
-    handlers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-
-    def called(name: str) -> list[str]:
+    def called(handlers: dict[str, ast.FunctionDef], name: str, module: str) -> list[str]:
         node, imported, out = handlers[name], {}, []
         for n in ast.walk(node):
             if isinstance(n, ast.ImportFrom) and (n.module or "").startswith(CLI_PACKAGES):
@@ -734,11 +732,13 @@ def entry_points() -> dict[str, list[str]]:
         for n in ast.walk(node):
             if isinstance(n, ast.Return) and isinstance(n.value, ast.Call) and isinstance(
                     n.value.func, ast.Name) and n.value.func.id in handlers:
-                out += called(n.value.func.id)
+                out += called(handlers, n.value.func.id, module)
             if not isinstance(n, ast.Call) or id(n) in printed:
                 continue
             f = n.func
-            if isinstance(f, ast.Name) and f.id in imported:
+            if isinstance(f, ast.Name) and f.id in handlers and not f.id.startswith("_"):
+                out.append(f"{module}.{f.id}")  # a public function of the command's module
+            elif isinstance(f, ast.Name) and f.id in imported:
                 out.append(imported[f.id])
             elif isinstance(f, ast.Attribute) and getattr(f.value, "id", None) in imported:
                 out.append(f"{imported[f.value.id]}.{f.attr}")
@@ -746,8 +746,14 @@ def entry_points() -> dict[str, list[str]]:
 
     parser = otrio.cli.build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return {name: called(command.get_default("func").__name__)
-            for name, command in sub.choices.items()}
+    out = {}
+    for name, command in sub.choices.items():
+        func = command.get_default("func")
+        module = inspect.getmodule(func)
+        tree = ast.parse(inspect.getsource(module))
+        handlers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+        out[name] = called(handlers, func.__name__, module.__name__)
+    return out
 
 
 def d_entry_points(arg: str, page) -> str:
