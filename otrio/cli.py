@@ -204,6 +204,10 @@ def _value_args(args: argparse.Namespace) -> int:
         if not args.output:
             raise OtrioError("value fit needs --output X (writes X.json and X.safetensors)")
         args.data = paths
+    elif args.action == "all":
+        if len(paths) != 1:
+            raise OtrioError("value all takes one value-data config (--config: the fit's)")
+        args.config_data = paths[0]
     else:
         if len(paths) < 2:
             raise OtrioError("value gate takes the model's .json, then the data run folders")
@@ -226,6 +230,18 @@ def _value(args: argparse.Namespace) -> int:
                        load_yaml(args.config, "value-fit config") if args.config else {})
         path = value_fit.fit_and_export(args.data, args.output, cfg, progress=not args.quiet)
         print(f"value model: {path} (judge it: otrio value gate {path} {' '.join(args.data)})")
+    elif args.action == "all":
+        from otrio.training.value_pipeline import run_all
+
+        data_cfg = validate(value_data.ValueDataConfig,
+                            load_yaml(args.config_data, "value-data config"))
+        fit_cfg = validate(value_fit.ValueFitConfig,
+                           load_yaml(args.config, "value-fit config") if args.config else {})
+        out = Path(args.output or f"runs/values/{Path(args.config_data).stem}_all")
+        result = run_all(data_cfg, fit_cfg, out, args.workers, args.backend, args.ray_address,
+                         progress=not args.quiet)
+        print(value_report.gate_markdown(result["gate"], f"Value gate: {result['model']}"))
+        print(f"written to {out}/ (data/, model.json, model.safetensors, gate/)")
     else:
         out = Path(args.output or Path(args.model).with_suffix("").as_posix() + "_gate")
         result = value_report.write_gate(args.data, args.model, out)
@@ -371,18 +387,21 @@ def build_parser() -> Parser:
         "(configs/values/) into a folder of shards, 'fit DATA... --output X' fits a model "
         "and writes X.json and X.safetensors, 'gate MODEL DATA...' compares its predictions "
         "with the score margin's on held-out games (AUC, Brier, log-loss per quarter of the "
-        "game) and writes gate.json, gate.md and a reliability plot.")
-    value.add_argument("action", choices=["data", "fit", "gate"], help="what to do")
-    value.add_argument("paths", nargs="+", help="data: the YAML config; fit: the data run "
+        "game) and writes gate.json, gate.md and a reliability plot. 'all CONFIG --config "
+        "FIT --workers N' does the three in one folder (for a big machine: the games run on "
+        "every worker).")
+    value.add_argument("action", choices=["data", "fit", "gate", "all"], help="what to do")
+    value.add_argument("paths", nargs="+", help="data, all: the YAML config; fit: the data run "
                        "folders; gate: the model's .json, then the data run folders")
     value.add_argument("--output", help="data: the run folder (default runs/values/NAME); fit: "
                        "the model's path X (writes X.json, X.safetensors; required); gate: the "
-                       "report folder (default: beside the model)")
-    value.add_argument("--config", help="fit: a YAML of fit settings (default: the defaults "
-                       "of training/value_fit.py)")
+                       "report folder (default: beside the model); all: the folder of all "
+                       "three (default runs/values/NAME_all)")
+    value.add_argument("--config", help="fit, all: a YAML of fit settings (default: the "
+                       "defaults of training/value_fit.py)")
     value.add_argument("--workers", type=count_arg, default=1,
-                       help="data: processes that play (the same shards on any number)")
-    ray_flags(value, "data: the self-play games")
+                       help="data, all: processes that play (the same shards on any number)")
+    ray_flags(value, "data, all: the self-play games")
     value.add_argument("--quiet", action="store_true", help="no progress bars")
     value.set_defaults(func=_value_args)
 

@@ -581,3 +581,12 @@ def test_a_lock_whose_pid_names_no_process_is_taken_over_with_one_warning(tmp_pa
         done.stderr
     assert "corrupt lock" in done.stderr and "names no process" in done.stderr
     assert not (folder / "run.lock").exists()
+
+
+def test_value_all_takes_one_config_and_refuses_a_bad_one(capsys, tmp_path):
+    fails_cleanly(capsys, ["value", "all", "a.yaml", "b.yaml"], "value all takes one")
+    path = write_yaml(tmp_path / "v.yaml", "kind: value_data\nenv: otys\nplayers: [2]\n"
+                      "games: 10\nmixtur: {greedy: 1.0}\n")
+    fails_cleanly(capsys, ["value", "all", str(path), "--output", str(tmp_path / "out")],
+                  "mixtur")
+    assert not (tmp_path / "out").exists()
