@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 from otrio.agents.arena import GameTask, outcome, play_task
 from otrio.agents.parallel import run_ordered
-from otrio.agents.records import Fields, RecordModel, plain
-from otrio.agents.replay import REPLAY_FORMAT, ReplayField
+from otrio.agents.records import Fields, RecordModel, ReplayField, plain
+from otrio.agents.replay import REPLAY_FORMAT
 from otrio.agents.stats import ranks
 from otrio.envs.core.config import StrictModel
 from pydantic import Field, model_validator

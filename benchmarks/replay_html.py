@@ -34,7 +34,8 @@ from otrio.agents.outputs import (
     os_error_message,
     write_text_atomic,
 )
-from otrio.agents.replay import final_result, load_record, record_actions, replay_record
+from otrio.agents.records import load_record
+from otrio.agents.replay import final_result, record_actions, replay_record
 from otrio.envs.core.errors import OtrioError
 
 from .replay_page import PAGE

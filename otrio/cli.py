@@ -161,7 +161,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _demo_replay(folder: Path, cfg, output: Path) -> Path:
     """Write the HTML replay of the first game of a demo tournament; print its path."""
-    from otrio.agents.replay import load_record
+    from otrio.agents.records import load_record
     from otrio.benchmarks.play import play_game
     from otrio.benchmarks.replay_html import build_page
     from otrio.benchmarks.tournament import build_tasks
@@ -180,7 +180,7 @@ def _demo_replay(folder: Path, cfg, output: Path) -> Path:
 
 def _replay(args: argparse.Namespace) -> int:
     """One recorded game of a tournament or balance run as a self-contained HTML page."""
-    from otrio.agents.replay import load_record
+    from otrio.agents.records import load_record
     from otrio.benchmarks.replay_html import write_replay
 
     run, game = Path(args.run), args.game

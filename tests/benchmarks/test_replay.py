@@ -6,14 +6,13 @@ import json
 import re
 
 import pytest
-from otrio.agents.records import RECORDS_FILE, read_records
+from otrio.agents.records import RECORDS_FILE, load_record, read_records
 from otrio.agents.replay import (
     DIGITS,
     ReplayError,
     action_width,
     decode_actions,
     encode_actions,
-    load_record,
     record_actions,
     replay_record,
 )
