@@ -82,8 +82,8 @@ from .balance import (
 )
 from .balance_optimise import Trial, make_optimiser, pick, search_loop
 from .balance_skill import cell, lone_shares, matchup_name
-from .balance_stats import seat_uniformity, z_quantile
-from .balance_summary import LINEUP, win_shares
+from .balance_stats import seat_uniformity, win_shares, z_quantile
+from .balance_summary import LINEUP
 from .play import GameRecord, run_tasks, task_fields
 
 PREREGISTRATION_FILE = "preregistration.json"

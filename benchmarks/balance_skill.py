@@ -42,15 +42,16 @@ import numpy as np
 from otrio.agents.stats import wilson
 
 from .balance_stats import (
+    chi2_sf,
     estimable_columns,
     gls_blocks,
     holm,
     homogeneity,
     normal_two_sided_p,
     wald,
+    win_shares,
     z_quantile,
 )
-from .balance_summary import win_shares
 
 AMONG = " among "  # "B among A": one seat of tier B, every other seat tier A
 
@@ -219,8 +220,6 @@ def seat_tests(per_setup: list[dict[str, list[dict]]], setups: list, tiers: list
 
 
 def _chi2_p(chi2: float, df: int) -> float:
-    from .balance_stats import chi2_sf
-
     return chi2_sf(chi2, df) if df > 0 else float("nan")
 
 

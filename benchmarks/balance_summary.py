@@ -3,8 +3,9 @@
 Outcomes of a game (truncated games and games without a winner count only toward
 length and the truncation tally):
 
-- **win share** of a seat: 1 if it won alone, 1/k if k seats shared the victory, else
-  0. Shares sum to 1 per game, so the fair share at n players is exactly 1/n.
+- **win share** of a seat (:func:`otrio.benchmarks.balance_stats.win_shares`): 1 if it
+  won alone, 1/k if k seats shared the victory, else 0. Shares sum to 1 per game, so
+  the fair share at n players is exactly 1/n.
 - **score** of a seat; the **winning margin**: best winner's score minus the best
   other seat's (games where everyone won have none); **length** in decisions.
 - game-specific per-seat metrics from the record's ``summary`` (:data:`GAME_METRICS`).
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 from otrio.agents.stats import wilson
 
+from .balance_skill import analyze_skill
 from .balance_stats import (
     detectable_advantage,
     games_for_power,
@@ -30,6 +32,7 @@ from .balance_stats import (
     ols_hc3,
     regression_detectable_effects,
     seat_uniformity,
+    win_shares,
     z_quantile,
 )
 
@@ -39,15 +42,6 @@ POOLED_LABEL = "all setups"  # the label of a group's pooled summary
 
 
 # ---------------------------------------------------------------- per-game outcomes
-def win_shares(record: dict) -> list[float] | None:
-    """Each seat's share of the victory, or None for a game without a winner."""
-    winners = record["winners"]
-    if record.get("truncated") or not winners:
-        return None
-    share = 1 / len(winners)
-    return [share if seat in winners else 0.0 for seat in range(len(record["scores"]))]
-
-
 def winning_margin(record: dict) -> float | None:
     """Best winner's score minus the best non-winner's (None if all won or none did)."""
     winners = set(record["winners"])
@@ -290,8 +284,6 @@ def analyze(records: list[dict], setups: list, cfg) -> dict[str, Any]:
     analysis = {"alpha": cfg.alpha, "power": cfg.power, "target": cfg.target_advantage,
                 "setups": rows, "groups": groups}
     if any(setup.tiers for setup in setups):
-        from .balance_skill import analyze_skill
-
         analysis["skill"] = analyze_skill(by_key, setups, analysis, cfg)
     return analysis
 

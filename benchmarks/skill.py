@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .balance_summary import win_shares
+from .balance_stats import win_shares
 from .ratings import openskill_ratings
 
 RESAMPLES = 1000  # bootstrap resamples of every interval

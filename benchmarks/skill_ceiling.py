@@ -40,8 +40,7 @@ from pydantic import Field, model_validator
 from . import balance
 from .balance import BalanceConfig
 from .balance_skill import cell
-from .balance_stats import z_quantile
-from .balance_summary import win_shares
+from .balance_stats import win_shares, z_quantile
 from .play import ExecutionOptions
 from .skill import RESAMPLES, focal_seat, luck_report, paired
 

@@ -20,8 +20,9 @@ from otrio.benchmarks.balance_stats import (
     regression_detectable_effects,
     seat_uniformity,
     uniformity_power,
+    win_shares,
 )
-from otrio.benchmarks.balance_summary import analyze, otys_metrics, win_shares, winning_margin
+from otrio.benchmarks.balance_summary import analyze, otys_metrics, winning_margin
 
 ALPHA = 0.05
 
