@@ -15,8 +15,9 @@ from typing import Any
 
 from otrio.agents.records import write_atomic
 
+from .balance_report import wall_time_text
 from .balance_skill_report import save_figure
-from .report import verification_text, wall_time_text
+from .play import verification_text
 
 PCT = 100
 LISTED = 10  # rows of the ranking and of the best trials

@@ -1,7 +1,8 @@
 """Playing seeded games between agents into records, on one process, many, or a Ray
 cluster.
 
-Shared by tournaments and balance studies. A game is fully described by a
+Shared by tournaments and balance studies, as is the sentence their reports give of a
+resume (:func:`verification_text`). A game is fully described by a
 :class:`~otrio.agents.arena.GameTask` (played by :func:`otrio.agents.arena.play_task`); its result
 depends on nothing else, so the same tasks give the same records on one worker, on N
 workers, or on Ray.
@@ -219,3 +220,11 @@ def play_into(path, tasks: list[GameTask], execution: ExecutionOptions, already:
                 bar.update(1)
     if bar:
         bar.close()
+
+
+def verification_text(verification) -> str:
+    """The report's sentence on what this start re-played of the records already in the
+    folder (an :class:`otrio.agents.records.Verification`; "" for a fresh run or None)."""
+    if verification is None or not verification.records:
+        return ""
+    return f"Resumed: {verification.describe()}."
