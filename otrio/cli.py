@@ -116,8 +116,8 @@ def _demo(args: argparse.Namespace) -> int:
     from otrio import envs
     from otrio.agents.greedy import has_greedy
     from otrio.agents.records import run_identity
-    from otrio.benchmarks.report import leaderboard_markdown
-    from otrio.benchmarks.tournament import TournamentConfig, run
+    from otrio.benchmarks.tournament.report import leaderboard_markdown
+    from otrio.benchmarks.tournament.tournament import TournamentConfig, run
     from otrio.envs.core.config import validate
     from otrio.envs.core.errors import ConfigError
 
@@ -163,8 +163,8 @@ def _demo_replay(folder: Path, cfg, output: Path) -> Path:
     """Write the HTML replay of the first game of a demo tournament; print its path."""
     from otrio.agents.records import load_record
     from otrio.benchmarks.play import play_game
-    from otrio.benchmarks.replay_html import build_page
-    from otrio.benchmarks.tournament import build_tasks
+    from otrio.benchmarks.replay.html import build_page
+    from otrio.benchmarks.tournament.tournament import build_tasks
 
     record = load_record(folder, 0)
     if "replay" not in record:  # a demo folder from before records kept their actions:
@@ -181,7 +181,7 @@ def _demo_replay(folder: Path, cfg, output: Path) -> Path:
 def _replay(args: argparse.Namespace) -> int:
     """One recorded game of a tournament or balance run as a self-contained HTML page."""
     from otrio.agents.records import load_record
-    from otrio.benchmarks.replay_html import write_replay
+    from otrio.benchmarks.replay.html import write_replay
 
     run, game = Path(args.run), args.game
     if game is None:  # the only game recorded there (else an error naming them)
@@ -219,7 +219,7 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _tournament(args: argparse.Namespace) -> int:
-    from otrio.benchmarks.tournament import load_config, run
+    from otrio.benchmarks.tournament.tournament import load_config, run
 
     cfg = load_config(args.config, workers=args.workers, backend=args.backend,
                       output=args.output, games_per_seating=args.games_per_seating)
@@ -322,7 +322,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from otrio.benchmarks.bench import format_table, run_bench, write_json
+    from otrio.benchmarks.speed.bench import format_table, run_bench, write_json
 
     check_output_file(args.json, "--json file")  # before the benchmark, not after it
     print(f"otrio bench: {args.rounds} round(s) of {args.steps} AEC steps a measurement; "
@@ -341,7 +341,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _search_bench(args: argparse.Namespace) -> int:
-    from otrio.benchmarks.search import SearchBenchConfig, run
+    from otrio.benchmarks.speed.search import SearchBenchConfig, run
     from otrio.envs.core.config import validate
     from otrio.envs.core.errors import ConfigError
 
@@ -366,25 +366,25 @@ def _search_bench(args: argparse.Namespace) -> int:
 
 
 def _balance(args: argparse.Namespace) -> int:
-    from otrio.benchmarks import balance, balance_search
+    from otrio.benchmarks.balance import search, sweep
 
-    cfg = balance.load_config(args.config, workers=args.workers, backend=args.backend,
-                              output=None if args.search else args.output,
-                              games_per_setup=args.games_per_setup)
+    cfg = sweep.load_config(args.config, workers=args.workers, backend=args.backend,
+                            output=None if args.search else args.output,
+                            games_per_setup=args.games_per_setup)
     options = dict(progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]),
                    repair=args.repair, verify=args.verify)
     if not args.search:
         check_output_folder(cfg.output, "output folder")
     if args.search:  # the config's search: section, into a folder of its own
-        folder = balance_search.run(cfg, output=args.output, **options)
+        folder = search.run(cfg, output=args.output, **options)
     else:
-        folder = balance.run(cfg, **options)
+        folder = sweep.run(cfg, **options)
     print(f"report: {folder / 'report.md'}")
     return 0
 
 
 def _skill_ceiling(args: argparse.Namespace) -> int:
-    from otrio.benchmarks import skill_ceiling
+    from otrio.benchmarks.balance import skill_ceiling
 
     cfg = skill_ceiling.load_config(args.config, workers=args.workers, output=args.output,
                                     games_per_lineup=args.games_per_lineup)
@@ -395,7 +395,7 @@ def _skill_ceiling(args: argparse.Namespace) -> int:
 
 
 def _dossier(args: argparse.Namespace) -> int:
-    from otrio.benchmarks.dossier import write_dossier
+    from otrio.benchmarks.balance.dossier import write_dossier
 
     for game in args.games:
         print(f"dossier: {write_dossier(game, Path(args.results), args.output)}")

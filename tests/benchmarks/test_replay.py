@@ -16,9 +16,9 @@ from otrio.agents.replay import (
     record_actions,
     replay_record,
 )
-from otrio.benchmarks.balance import BalanceConfig
-from otrio.benchmarks.balance import run as run_balance
-from otrio.benchmarks.tournament import TournamentConfig, run, summarize
+from otrio.benchmarks.balance.sweep import BalanceConfig
+from otrio.benchmarks.balance.sweep import run as run_balance
+from otrio.benchmarks.tournament.tournament import TournamentConfig, run, summarize
 from otrio.envs.core.errors import StateError
 
 GAMES = [

@@ -12,10 +12,11 @@ from typing import Any
 
 from otrio.agents.outputs import save_figure, write_text_atomic
 
-from .balance_skill import MATCHUP_COLUMNS, matchup_rows
-from .balance_skill_report import group_tag, skill_plots, skill_sections
-from .balance_stats import holm
-from .balance_summary import (
+from ..play import verification_text
+from .skill import MATCHUP_COLUMNS, matchup_rows
+from .skill_report import group_tag, skill_plots, skill_sections
+from .stats import holm
+from .summary import (
     EFFECT_COLUMNS,
     EXPECTED_SUMMARY,
     METRIC_TEXT,
@@ -25,7 +26,6 @@ from .balance_summary import (
     effect_rows,
     tidy_rows,
 )
-from .play import verification_text
 
 PCT = 100  # shares are shown in percentage points
 RANKED_SETUPS = 10  # rows of the imbalance ranking

@@ -8,7 +8,7 @@ from typing import Any
 
 from otrio.agents.outputs import save_figure, write_text_atomic
 
-from .play import verification_text
+from ..play import verification_text
 
 
 def leaderboard_markdown(summary: dict[str, Any]) -> str:

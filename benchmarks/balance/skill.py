@@ -3,8 +3,8 @@ players' skill, and how much skill a setup rewards (its skill depth).
 
 A sweep with ``tiers`` (weakest first) plays every setup with each tier in every seat
 and with the ``matchups`` among them (one seat of a tier among another tier), all on
-the same seeds and seat rotations (:func:`otrio.benchmarks.balance.build_tasks`). Each
-lineup gets the per-setup analysis of :mod:`otrio.benchmarks.balance_summary` (seat
+the same seeds and seat rotations (:func:`otrio.benchmarks.balance.sweep.build_tasks`). Each
+lineup gets the per-setup analysis of :mod:`otrio.benchmarks.balance.summary` (seat
 uniformity, Holm over the setups, HC3 regressions, power); this module adds, per sweep
 and player count:
 
@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 from otrio.agents.stats import wilson
 
-from .balance_stats import (
+from .stats import (
     chi2_sf,
     estimable_columns,
     gls_blocks,

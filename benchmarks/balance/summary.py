@@ -3,7 +3,7 @@
 Outcomes of a game (truncated games and games without a winner count only toward
 length and the truncation tally):
 
-- **win share** of a seat (:func:`otrio.benchmarks.balance_stats.win_shares`): 1 if it
+- **win share** of a seat (:func:`otrio.benchmarks.balance.stats.win_shares`): 1 if it
   won alone, 1/k if k seats shared the victory, else 0. Shares sum to 1 per game, so
   the fair share at n players is exactly 1/n.
 - **score** of a seat; the **winning margin**: best winner's score minus the best
@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 from otrio.agents.stats import wilson
 
-from .balance_skill import analyze_skill
-from .balance_stats import (
+from .skill import analyze_skill
+from .stats import (
     detectable_advantage,
     games_for_power,
     holm,
@@ -36,7 +36,7 @@ from .balance_stats import (
     z_quantile,
 )
 
-LINEUP = "lineup"  # the name of a config's single lineup (otrio.benchmarks.balance.LINEUP)
+LINEUP = "lineup"  # the name of a config's single lineup (otrio.benchmarks.balance.sweep.LINEUP)
 TABLE = "all"  # the "seat" of an outcome that concerns the whole table
 POOLED_LABEL = "all setups"  # the label of a group's pooled summary
 
@@ -243,7 +243,7 @@ def analyze(records: list[dict], setups: list, cfg) -> dict[str, Any]:
     Each (setup, lineup) is summarised on its own; Holm's correction runs over the
     setups of a sweep within one lineup, and a group (pooled summary, regressions,
     power) is one sweep, player count and lineup. With tiers, ``skill`` holds the
-    tier analysis (:func:`otrio.benchmarks.balance_skill.analyze_skill`).
+    tier analysis (:func:`otrio.benchmarks.balance.skill.analyze_skill`).
     """
     z = z_quantile(1 - cfg.alpha / 2)
     by_key = records_by_lineup(records)
