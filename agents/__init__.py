@@ -47,12 +47,9 @@ def make(spec: str, env) -> Agent:
     if kind == "random" and not arg:
         agent: Agent = RandomAgent()
     elif kind == "greedy" and not arg:
-        from .greedy import GREEDY, greedy_for
+        from .greedy import greedy_agent
 
-        name = _game_name(env)
-        if name not in GREEDY:
-            raise ConfigError(f"no greedy agent for game {name!r}")
-        agent = greedy_for(name).for_env(env)
+        agent = greedy_agent(env)
     elif kind == "human" and not arg:
         from .human import HumanAgent
 

@@ -64,11 +64,11 @@ class GreedyHints:
     """The hints of one seat's view (a greedy agent of its own: its caches follow one game)."""
 
     def __init__(self, env):
-        from . import make
+        from .greedy import greedy_agent
 
         self.num_actions = env.unwrapped.game.info.num_actions
         self.size = hint_size(self.num_actions)
-        self.greedy = make("greedy", env)
+        self.greedy = greedy_agent(env)
 
     def reset(self, seed: int | None = None) -> None:
         """Forget the last game (the greedy agent's caches)."""

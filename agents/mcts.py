@@ -128,9 +128,9 @@ class MCTSAgent(Agent):
             self.value_rows = np.zeros((self.num_players, info.observation_size), np.float32)
         self.greedy = None
         if options.uses_greedy() or self.hinted:
-            from . import make
+            from .greedy import greedy_agent
 
-            self.greedy = make("greedy", env)
+            self.greedy = greedy_agent(env)
         # the worlds searched: re-drawn from what the seat may know, or (clairvoyant, a
         # research cheat) from the true present with only the future re-drawn
         self.redraw = self.game.resample_future if options.clairvoyant else self.game.resample_hidden

@@ -57,8 +57,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from otrio.envs.core.errors import ConfigError, StateError
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from .replay import ReplayError, replay_record
 from .run_folder import new_file, open_append, open_read, truncate, write_atomic
 
 RUN_FILE = "run.json"
@@ -143,6 +144,24 @@ class Records(list):
 class Fields(dict):
     """In :attr:`RecordSchema.games`, a mapping compared key by key (the record may hold
     more keys there, e.g. a replay's actions); any other value is compared whole."""
+
+
+class ReplayField(RecordModel):
+    """The ``replay`` field of a record as the reader checks it: the shape
+    :func:`otrio.agents.replay.replay_field` writes, before anything is re-played."""
+
+    format: Literal[1]
+    env_id: str = Field(max_length=200)
+    config: dict[str, Any]
+    width: int = Field(ge=1, le=4)
+    actions: str = Field(pattern=r"^[A-Za-z0-9_-]*$")
+
+    @model_validator(mode="after")
+    def _whole_actions(self):
+        if len(self.actions) % self.width:
+            raise ValueError(f"{len(self.actions)} action digits are not a multiple of the "
+                             f"width {self.width}")
+        return self
 
 
 def plain(value: Any) -> Any:
@@ -434,8 +453,6 @@ def _verify(found: _Scan, schema: RecordSchema, verify: Verify, progress: bool) 
     a record that does not replay is bad. Returns how many replayed as recorded."""
     if verify == "none" or not schema.replay or not found.good:
         return 0
-    from .replay import ReplayError, replay_record
-
     if verify == "all":
         chosen = list(found.good)
     else:
@@ -558,6 +575,30 @@ def read_records(path: Path, schema: RecordSchema | None = None) -> list[dict]:
     return [record for _, record in found.good]
 
 
+def load_record(source: str | Path, game: int | None = None) -> dict[str, Any]:
+    """Record number ``game`` of a run folder (its ``games.jsonl``) or of a file of
+    records (a ``games.jsonl``, or the one-game file ``otrio play --save`` writes);
+    ``game`` None: the only record there (a :class:`StateError` if there are more)."""
+    path = Path(source)
+    if path.is_dir() or not path.exists():
+        path = path / RECORDS_FILE
+        if not path.is_file():
+            raise StateError(f"{source} holds no {RECORDS_FILE} (not a tournament or balance "
+                             "run, nor a file of game records such as otrio play --save writes)")
+    records = read_records(path)
+    known = sorted(r["game"] for r in records if isinstance(r.get("game"), int))
+    shown = f"{known[0]}..{known[-1]}" if known else "none"
+    if game is None:
+        if len(records) == 1:
+            return records[0]
+        raise StateError(f"{path} holds {len(records)} games: name one with --game K (games "
+                         f"recorded: {shown})")
+    for record in records:
+        if record.get("game") == game:
+            return record
+    raise StateError(f"{path} has no game {game} (games recorded: {shown}, {len(known)} in all)")
+
+
 class RecordWriter:
     """Appends one JSON record per line and flushes it to disk at once (the file is
     opened without following a link: see :func:`open_append`)."""
@@ -589,4 +630,4 @@ class RecordWriter:
 __all__ = ["RUN_FILE", "RECORDS_FILE", "REJECTED_FILE", "RecordModel", "RecordSchema",
            "RecordWriter", "open_run", "read_records", "read_run_file", "run_identity",
            "write_atomic", "open_read", "open_append", "plain", "Fields", "VERIFY_MODES",
-           "Records", "Verification"]
+           "Records", "Verification", "ReplayField", "load_record"]

@@ -21,13 +21,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from otrio.envs.core.errors import StateError
-from pydantic import Field, model_validator
-
-from .records import RecordModel
 
 REPLAY_FORMAT = 1
 DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -84,24 +80,6 @@ def decode_actions(text: str, width: int) -> list[int]:
             value = value * len(DIGITS) + _VALUE[char]
         actions.append(value)
     return actions
-
-
-class ReplayField(RecordModel):
-    """The ``replay`` field as a record model (:mod:`otrio.agents.records`) checks it: the
-    shape :func:`replay_field` writes, before anything is re-played."""
-
-    format: Literal[1]
-    env_id: str = Field(max_length=200)
-    config: dict[str, Any]
-    width: int = Field(ge=1, le=4)
-    actions: str = Field(pattern=r"^[A-Za-z0-9_-]*$")
-
-    @model_validator(mode="after")
-    def _whole_actions(self):
-        if len(self.actions) % self.width:
-            raise ValueError(f"{len(self.actions)} action digits are not a multiple of the "
-                             f"width {self.width}")
-        return self
 
 
 def replay_field(env_id: str, config: dict[str, Any], num_actions: int,
@@ -215,31 +193,5 @@ def _check_result(record: dict[str, Any], env, steps: int) -> None:
                               f"gives {key} = {value}, the record says {record[key]}", steps)
 
 
-def load_record(source: str | Path, game: int | None = None) -> dict[str, Any]:
-    """Record number ``game`` of a run folder (its ``games.jsonl``) or of a file of
-    records (a ``games.jsonl``, or the one-game file ``otrio play --save`` writes);
-    ``game`` None: the only record there (a :class:`StateError` if there are more)."""
-    from .records import RECORDS_FILE, read_records
-
-    path = Path(source)
-    if path.is_dir() or not path.exists():
-        path = path / RECORDS_FILE
-        if not path.is_file():
-            raise StateError(f"{source} holds no {RECORDS_FILE} (not a tournament or balance "
-                             "run, nor a file of game records such as otrio play --save writes)")
-    records = read_records(path)
-    known = sorted(r["game"] for r in records if isinstance(r.get("game"), int))
-    shown = f"{known[0]}..{known[-1]}" if known else "none"
-    if game is None:
-        if len(records) == 1:
-            return records[0]
-        raise StateError(f"{path} holds {len(records)} games: name one with --game K (games "
-                         f"recorded: {shown})")
-    for record in records:
-        if record.get("game") == game:
-            return record
-    raise StateError(f"{path} has no game {game} (games recorded: {shown}, {len(known)} in all)")
-
-
-__all__ = ["ReplayError", "ReplayField", "replay_record", "record_actions", "replay_field",
-           "load_record", "final_result", "encode_actions", "decode_actions", "action_width"]
+__all__ = ["ReplayError", "replay_record", "record_actions", "replay_field", "final_result",
+           "encode_actions", "decode_actions", "action_width"]

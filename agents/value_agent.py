@@ -68,14 +68,14 @@ class ValueAgent(Agent):
 
     def __init__(self, env, argument: str):
         super().__init__()
-        from . import make
+        from .greedy import greedy_agent
         from .value import load_value_model
 
         path, self.top, self.margin = parse_value_spec(argument)
         self.env = env
         self.game = env.unwrapped.game
         self.model = load_value_model(path, env)
-        self.greedy = make("greedy", env)
+        self.greedy = greedy_agent(env)
         self.rows = np.zeros((self.top, self.game.info.observation_size), np.float32)
 
     def reset(self, seed: int | None = None) -> None:

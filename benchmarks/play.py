@@ -1,7 +1,8 @@
 """Playing seeded games between agents into records, on one process, many, or a Ray
 cluster.
 
-Shared by tournaments and balance studies. A game is fully described by a
+Shared by tournaments and balance studies, as is the sentence their reports give of a
+resume (:func:`verification_text`). A game is fully described by a
 :class:`~otrio.agents.arena.GameTask` (played by :func:`otrio.agents.arena.play_task`); its result
 depends on nothing else, so the same tasks give the same records on one worker, on N
 workers, or on Ray.
@@ -15,8 +16,8 @@ from typing import Any, Literal
 
 from otrio.agents.arena import GameTask, outcome, play_task
 from otrio.agents.parallel import run_ordered
-from otrio.agents.records import Fields, RecordModel, plain
-from otrio.agents.replay import REPLAY_FORMAT, ReplayField
+from otrio.agents.records import Fields, RecordModel, ReplayField, plain
+from otrio.agents.replay import REPLAY_FORMAT
 from otrio.agents.stats import ranks
 from otrio.envs.core.config import StrictModel
 from pydantic import Field, model_validator
@@ -165,3 +166,11 @@ def play_into(path, tasks: list[GameTask], execution: ExecutionOptions, already:
                 bar.update(1)
     if bar:
         bar.close()
+
+
+def verification_text(verification) -> str:
+    """The report's sentence on what this start re-played of the records already in the
+    folder (an :class:`otrio.agents.records.Verification`; "" for a fresh run or None)."""
+    if verification is None or not verification.records:
+        return ""
+    return f"Resumed: {verification.describe()}."

@@ -63,8 +63,8 @@ def _demo(args: argparse.Namespace) -> int:
     from otrio import envs
     from otrio.agents.greedy import has_greedy
     from otrio.agents.records import run_identity
-    from otrio.benchmarks.report import leaderboard_markdown
-    from otrio.benchmarks.tournament import TournamentConfig, run
+    from otrio.benchmarks.tournament.report import leaderboard_markdown
+    from otrio.benchmarks.tournament.tournament import TournamentConfig, run
     from otrio.envs.core.config import validate
     from otrio.envs.core.errors import ConfigError
 
@@ -139,10 +139,10 @@ def _demo_summary(shown: list, replayed: tuple | None, output: Path) -> None:
 
 def _demo_replay(folder: Path, cfg, output: Path) -> tuple[Path, dict]:
     """Write the HTML replay of the first game of a demo tournament: its path and facts."""
-    from otrio.agents.replay import load_record
+    from otrio.agents.records import load_record
     from otrio.benchmarks.play import play_game
-    from otrio.benchmarks.replay_html import build_page
-    from otrio.benchmarks.tournament import build_tasks
+    from otrio.benchmarks.replay.html import build_page
+    from otrio.benchmarks.tournament.tournament import build_tasks
 
     record = load_record(folder, 0)
     if "replay" not in record:  # a demo folder from before records kept their actions:
@@ -155,8 +155,8 @@ def _demo_replay(folder: Path, cfg, output: Path) -> tuple[Path, dict]:
 
 def _replay(args: argparse.Namespace) -> int:
     """One recorded game of a tournament or balance run as a self-contained HTML page."""
-    from otrio.agents.replay import load_record
-    from otrio.benchmarks.replay_html import write_replay
+    from otrio.agents.records import load_record
+    from otrio.benchmarks.replay.html import write_replay
 
     run, game = Path(args.run), args.game
     if game is None:  # the only game recorded there (else an error naming them)

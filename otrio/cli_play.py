@@ -29,8 +29,8 @@ from otrio.agents.outputs import (
     os_error_message,
     write_text_atomic,
 )
-from otrio.agents.records import RecordModel
-from otrio.agents.replay import ReplayError, ReplayField, decode_actions, replay_field
+from otrio.agents.records import RecordModel, ReplayField
+from otrio.agents.replay import ReplayError, decode_actions, replay_field
 from otrio.benchmarks.play import MAX_SEATS, game_record
 from otrio.envs.core.bounded import read_json
 from otrio.envs.core.errors import ConfigError, OtrioError, StateError

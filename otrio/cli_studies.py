@@ -24,7 +24,7 @@ from .cli_args import (
 
 
 def _tournament(args: argparse.Namespace) -> int:
-    from otrio.benchmarks.tournament import load_config, run
+    from otrio.benchmarks.tournament.tournament import load_config, run
 
     cfg = load_config(args.config, workers=args.workers, backend=args.backend,
                       output=args.output, games_per_seating=args.games_per_seating)
@@ -37,7 +37,7 @@ def _tournament(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from otrio.benchmarks.bench import format_table, run_bench, write_json
+    from otrio.benchmarks.speed.bench import format_table, run_bench, write_json
 
     check_output_file(args.json, "--json file")  # before the benchmark, not after it
     print(f"otrio bench: {args.rounds} round(s) of {args.steps} AEC steps a measurement; "
@@ -56,7 +56,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _search_bench(args: argparse.Namespace) -> int:
-    from otrio.benchmarks.search import SearchBenchConfig, run
+    from otrio.benchmarks.speed.search import SearchBenchConfig, run
     from otrio.envs.core.config import validate
     from otrio.envs.core.errors import ConfigError
 
@@ -81,21 +81,21 @@ def _search_bench(args: argparse.Namespace) -> int:
 
 
 def _balance(args: argparse.Namespace) -> int:
-    from otrio.benchmarks import balance, balance_search
+    from otrio.benchmarks.balance import search, sweep
 
-    cfg = balance.load_config(args.config, workers=args.workers, backend=args.backend,
-                              output=None if args.search else args.output,
-                              games_per_setup=args.games_per_setup)
+    cfg = sweep.load_config(args.config, workers=args.workers, backend=args.backend,
+                            output=None if args.search else args.output,
+                            games_per_setup=args.games_per_setup)
     options = dict(progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]),
                    repair=args.repair, verify=args.verify)
     if not args.search:
         check_output_folder(cfg.output, "output folder")
     if args.search:  # the config's search: section, into a folder of its own
-        folder = balance_search.run(cfg, output=args.output, **options)
+        folder = search.run(cfg, output=args.output, **options)
     else:
         if cfg.sweeps:
-            print("\n".join(balance_plan(cfg, balance.build_setups(cfg))), flush=True)
-        folder = balance.run(cfg, **options)
+            print("\n".join(balance_plan(cfg, sweep.build_setups(cfg))), flush=True)
+        folder = sweep.run(cfg, **options)
     print(f"report: {folder / 'report.md'}")
     return 0
 
@@ -127,7 +127,7 @@ def balance_plan(cfg, setups) -> list[str]:
 
 
 def _skill_ceiling(args: argparse.Namespace) -> int:
-    from otrio.benchmarks import skill_ceiling
+    from otrio.benchmarks.balance import skill_ceiling
 
     cfg = skill_ceiling.load_config(args.config, workers=args.workers, output=args.output,
                                     games_per_lineup=args.games_per_lineup)
@@ -138,7 +138,7 @@ def _skill_ceiling(args: argparse.Namespace) -> int:
 
 
 def _dossier(args: argparse.Namespace) -> int:
-    from otrio.benchmarks.dossier import write_dossier
+    from otrio.benchmarks.balance.dossier import write_dossier
 
     for env_id in dict.fromkeys(args.games):  # env ids (game_arg); the dossier names games
         print(f"dossier: {write_dossier(game_name(env_id), Path(args.results), args.output)}")

@@ -157,7 +157,8 @@ CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
 def _load(path: Path):
     """A shipped config, read by the loader of the command that runs it."""
-    from otrio.benchmarks import balance, skill_ceiling, tournament
+    from otrio.benchmarks.balance import skill_ceiling, sweep
+    from otrio.benchmarks.tournament import tournament
     from otrio.envs.core.config import load_yaml, validate
     from otrio.training.config import load_train_config
     from otrio.training.value_data import ValueDataConfig
@@ -171,7 +172,7 @@ def _load(path: Path):
         return tournament.load_config(path)
     if path.stem == "skill_ceiling":
         return skill_ceiling.load_config(path)
-    return balance.load_config(path)
+    return sweep.load_config(path)
 
 
 def _games(value) -> list[str]:

@@ -143,7 +143,7 @@ def test_a_folder_of_the_users_own_files_is_never_written(kind, tmp_path):
 
 @pytest.mark.parametrize("content", ["zero", "garbage", "nested", "list", "binary"])
 def test_a_preregistration_that_is_not_one_is_a_one_line_error(content, finished, tmp_path):
-    from otrio.benchmarks.balance_search import PREREGISTRATION_FILE
+    from otrio.benchmarks.balance.search import PREREGISTRATION_FILE
 
     folder = tmp_path / "run"
     shutil.copytree(finished("setup search"), folder)
@@ -197,7 +197,7 @@ def test_a_training_config_that_is_not_one_is_a_one_line_error(finished, tmp_pat
 def test_otrio_replay_of_a_record_without_scores_or_ranks(finished, tmp_path, capsys):
     """Issue 38, point 6: a record that keeps its actions but not its scores or ranks
     replays (the page shows what the replay reached), instead of a KeyError."""
-    from otrio.benchmarks.replay_html import build_page
+    from otrio.benchmarks.replay.html import build_page
 
     from otrio.cli import main
 

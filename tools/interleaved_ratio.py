@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from otrio.benchmarks.throughput import aec_random_play, connect_four_fn
+from otrio.benchmarks.speed.throughput import aec_random_play, connect_four_fn
 
 from otrio import envs
 

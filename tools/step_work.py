@@ -2,7 +2,7 @@
 machine instructions under cachegrind.
 
 ``--opcodes`` traces every bytecode (``sys.settrace``) over the bench's loop
-(``otrio.benchmarks.throughput.aec_random_play``) and prints the bytecodes a step, in all and
+(``otrio.benchmarks.speed.throughput.aec_random_play``) and prints the bytecodes a step, in all and
 for the busiest functions. Without it the loop just runs ``--steps`` steps and prints
 them, for an instruction count that cancels start-up: run it under cachegrind twice and
 divide the difference of the two ``I refs`` by the difference of the steps::
@@ -20,7 +20,7 @@ import argparse
 import sys
 from collections import Counter
 
-from otrio.benchmarks.throughput import aec_random_play, connect_four_fn
+from otrio.benchmarks.speed.throughput import aec_random_play, connect_four_fn
 
 from otrio import envs
 

@@ -53,29 +53,29 @@ TINY_TRAINING = CONFIGS["training"]
 
 
 def tournament(output: Path, **kw):
-    from otrio.benchmarks.tournament import TournamentConfig, run
+    from otrio.benchmarks.tournament.tournament import TournamentConfig, run
 
     return run(TournamentConfig(**{**CONFIGS["tournament"], "output": str(output), **kw}),
                progress=False)
 
 
 def balance(output: Path, **kw):
-    from otrio.benchmarks.balance import BalanceConfig, run
+    from otrio.benchmarks.balance.sweep import BalanceConfig, run
 
     return run(BalanceConfig(**{**CONFIGS["balance"], "output": str(output), **kw}),
                progress=False)
 
 
 def setup_search(output: Path, **kw):
-    from otrio.benchmarks.balance import BalanceConfig
-    from otrio.benchmarks.balance_search import run
+    from otrio.benchmarks.balance.search import run
+    from otrio.benchmarks.balance.sweep import BalanceConfig
 
     return run(BalanceConfig(**{**CONFIGS["setup search"], "output": str(output), **kw}),
                progress=False)
 
 
 def search_study(output: Path, **kw):
-    from otrio.benchmarks.search import SearchBenchConfig, run
+    from otrio.benchmarks.speed.search import SearchBenchConfig, run
 
     return run(SearchBenchConfig(**{**CONFIGS["search study"], "output": str(output), **kw}),
                progress=False)

@@ -33,7 +33,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from otrio.agents.records import open_run  # noqa: E402
-from otrio.benchmarks import tournament  # noqa: E402
+from otrio.benchmarks.tournament import tournament  # noqa: E402
 
 DEFAULT_GAMES = "oceanos_v0:2,otys_v0:2,otontin_v0:3"
 

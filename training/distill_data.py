@@ -44,8 +44,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from otrio.agents.records import Fields, RecordModel, RecordSchema, plain
-from otrio.agents.replay import REPLAY_FORMAT, ReplayField
+from otrio.agents.records import Fields, RecordModel, RecordSchema, ReplayField, plain
+from otrio.agents.replay import REPLAY_FORMAT
 from otrio.envs.core.errors import StateError
 from pydantic import Field, ValidationInfo, model_validator
 

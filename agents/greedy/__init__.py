@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 
+from otrio.envs.core.errors import ConfigError
+
 # game name -> "module:class"
 GREEDY = {
     "oceanos": "otrio.agents.greedy.oceanos:GreedyOceanos",
@@ -25,3 +27,14 @@ def has_greedy(game_name: str) -> bool:
     except (KeyError, ModuleNotFoundError, AttributeError):
         return False
     return True
+
+
+def greedy_agent(env):
+    """The greedy agent of ``env``'s game, built for ``env`` (what the spec ``greedy``
+    makes); a :class:`ConfigError` naming the game when it has none."""
+    name = env.unwrapped.game.info.name
+    if name not in GREEDY:
+        raise ConfigError(f"no greedy agent for game {name!r}")
+    agent = greedy_for(name).for_env(env)
+    agent.spec = "greedy"
+    return agent

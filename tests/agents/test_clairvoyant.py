@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import yaml
 from otrio.agents.search_options import GAME_DEFAULTS, parse_options
-from otrio.benchmarks import balance
-from otrio.benchmarks.tournament import TournamentConfig
-from otrio.benchmarks.tournament import run as run_tournament
+from otrio.benchmarks.balance import sweep
+from otrio.benchmarks.tournament.tournament import TournamentConfig
+from otrio.benchmarks.tournament.tournament import run as run_tournament
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.rng import make_rng
 from otrio.envs.core.testing import play_random
@@ -173,8 +173,8 @@ def test_a_tournament_or_ladder_refuses_it_without_reference(tmp_path):
     assert (folder / "games.jsonl").read_text().count("\n") == 2
 
 
-def _sweep(tmp_path, **kw) -> balance.BalanceConfig:
-    return balance.BalanceConfig(
+def _sweep(tmp_path, **kw) -> sweep.BalanceConfig:
+    return sweep.BalanceConfig(
         game="oceanos_v0", game_config={"num_players": 2},
         agents={"clair": CLAIRVOYANT.replace("iterations=12", "iterations=2")},
         tiers=["greedy", "clair"], matchups="none", games_per_setup=2, seed=1,
@@ -184,7 +184,7 @@ def _sweep(tmp_path, **kw) -> balance.BalanceConfig:
 
 def test_a_balance_lineup_refuses_it_without_reference(tmp_path):
     with pytest.raises(ConfigError, match="reference: true"):
-        balance.run(_sweep(tmp_path), progress=False)
+        sweep.run(_sweep(tmp_path), progress=False)
     assert not (tmp_path / "b").exists()
-    folder = balance.run(_sweep(tmp_path, reference=True), progress=False)
+    folder = sweep.run(_sweep(tmp_path, reference=True), progress=False)
     assert (folder / "games.jsonl").read_text().count("\n") == 4

@@ -24,7 +24,7 @@ from otrio.agents.records import (
     read_records,
     write_atomic,
 )
-from otrio.benchmarks import tournament
+from otrio.benchmarks.tournament import tournament
 from otrio.envs.core.errors import ConfigError, StateError
 
 CONFIG = {"study": 1}

@@ -6,18 +6,18 @@ import json
 import random
 from pathlib import Path
 
+import otrio.benchmarks.balance.search as balance_search
 import pytest
 from otrio.agents.records import RECORDS_FILE, read_records
-from otrio.benchmarks import balance_search
-from otrio.benchmarks.balance import BalanceConfig, load_config
-from otrio.benchmarks.balance_optimise import make_optimiser, pick, search_loop
-from otrio.benchmarks.balance_search import (
+from otrio.benchmarks.balance.optimise import make_optimiser, pick, search_loop
+from otrio.benchmarks.balance.search import (
     PREREGISTRATION_FILE,
     make_plan,
     objective_of_means,
     run,
     seed_of,
 )
+from otrio.benchmarks.balance.sweep import BalanceConfig, load_config
 from otrio.envs.core.errors import ConfigError, StateError
 from otrio.envs.core.rng import derive_seed
 

@@ -7,9 +7,8 @@ import math
 
 import numpy as np
 import pytest
-from otrio.benchmarks.balance import BalanceConfig, Setup
-from otrio.benchmarks.balance_report import findings, write_balance_report
-from otrio.benchmarks.balance_stats import (
+from otrio.benchmarks.balance.report import findings, write_balance_report
+from otrio.benchmarks.balance.stats import (
     chi2_isf,
     chi2_sf,
     detectable_advantage,
@@ -20,8 +19,10 @@ from otrio.benchmarks.balance_stats import (
     regression_detectable_effects,
     seat_uniformity,
     uniformity_power,
+    win_shares,
 )
-from otrio.benchmarks.balance_summary import analyze, otys_metrics, win_shares, winning_margin
+from otrio.benchmarks.balance.summary import analyze, otys_metrics, winning_margin
+from otrio.benchmarks.balance.sweep import BalanceConfig, Setup
 
 ALPHA = 0.05
 
@@ -227,7 +228,7 @@ def test_report_tables_sponsor_use_and_yield_per_use(tmp_path):
 
 
 def test_wald_gls_and_homogeneity_match_hand_computations():
-    from otrio.benchmarks.balance_stats import gls_blocks, homogeneity, wald
+    from otrio.benchmarks.balance.stats import gls_blocks, homogeneity, wald
 
     test = wald(np.array([1.0, 2.0]), np.diag([1.0, 4.0]))
     assert (test.chi2, test.df) == (pytest.approx(2.0), 2)

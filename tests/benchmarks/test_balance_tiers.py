@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from otrio.agents.records import RECORDS_FILE, read_records
-from otrio.benchmarks.balance import (
+from otrio.benchmarks.balance.summary import analyze
+from otrio.benchmarks.balance.sweep import (
     BalanceConfig,
     build_setups,
     build_tasks,
@@ -17,7 +18,6 @@ from otrio.benchmarks.balance import (
     run,
     setup_lineups,
 )
-from otrio.benchmarks.balance_summary import analyze
 from otrio.envs.core.errors import ConfigError
 
 from otrio.cli import main

@@ -43,7 +43,7 @@ def test_bench_smoke(tmp_path, capsys):
 
 
 def test_clone_cost_times_clones_and_steps_on_the_same_games():
-    from otrio.benchmarks.throughput import clone_cost, engine_random_play
+    from otrio.benchmarks.speed.throughput import clone_cost, engine_random_play
     from otrio.envs.core.rng import make_rng
 
     env = envs.make("otontin_v0", num_players=3).unwrapped
@@ -60,14 +60,14 @@ def test_clone_cost_times_clones_and_steps_on_the_same_games():
 
 def test_bench_rejects_zero_rounds():
     import pytest
-    from otrio.benchmarks.bench import run_bench
+    from otrio.benchmarks.speed.bench import run_bench
 
     with pytest.raises(ValueError, match="rounds"):
         run_bench(steps=10, obs_samples=2, rounds=0)
 
 
 def test_tournament_speedup_times_both_worker_counts():
-    from otrio.benchmarks.bench import tournament_speedup
+    from otrio.benchmarks.speed.bench import tournament_speedup
 
     result = tournament_speedup(1, rounds=3)
     assert result["one_worker_s"] > 0 and result["two_workers_s"] > 0
@@ -76,7 +76,7 @@ def test_tournament_speedup_times_both_worker_counts():
 
 
 def test_ppo_env_share_is_measured_in_a_fresh_process():
-    from otrio.benchmarks.bench import fresh_process_env_share
+    from otrio.benchmarks.speed.bench import fresh_process_env_share
 
     result = fresh_process_env_share("otontin_v0", 512)
     assert 0 < result["env_seconds"] < result["train_seconds"]

@@ -1,10 +1,10 @@
-"""``otrio dossier GAME`` (benchmarks/dossier.py): the page builds from a tiny results
+"""``otrio dossier GAME`` (benchmarks/balance/dossier.py): the page builds from a tiny results
 folder (a tier sweep and a skill-ceiling report), with its sections, plots and the
 commands that reproduce them; a game without results says so."""
 
 import pytest
-from otrio.benchmarks import balance, skill_ceiling
-from otrio.benchmarks.dossier import write_dossier
+from otrio.benchmarks.balance import skill_ceiling, sweep
+from otrio.benchmarks.balance.dossier import write_dossier
 from otrio.envs.core.errors import ConfigError
 
 from otrio.cli import main
@@ -15,7 +15,7 @@ TINY = "iterations=2,depth=2,rollout=random,prior=none,top=0,gap=0"
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     root = tmp_path_factory.mktemp("results")
-    balance.run(balance.BalanceConfig(
+    sweep.run(sweep.BalanceConfig(
         game="oceanos_v0", game_config={"num_players": 2, "kraken": {
             "mode": "fixed", "values": [0, -1, -2]}},
         tiers=["random", "greedy"], games_per_setup=4, seed=1,

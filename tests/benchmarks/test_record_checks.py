@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 from otrio.agents.records import RECORDS_FILE, RUN_FILE, read_records
 from otrio.agents.stats import ranks
-from otrio.benchmarks import balance, search, tournament
+from otrio.benchmarks.balance import sweep
+from otrio.benchmarks.speed import search
+from otrio.benchmarks.tournament import tournament
 from otrio.envs.core.errors import StateError
 
 from otrio.cli import main
@@ -260,20 +262,20 @@ def test_the_report_says_what_the_resume_replayed_and_how_long_it_took(tmp_path,
 
 # ------------------------------------------------------------------ balance and search
 def test_a_balance_sweep_stops_on_a_bad_line_and_repairs_it(tmp_path):
-    cfg = balance.BalanceConfig(
+    cfg = sweep.BalanceConfig(
         game="oceanos_v0", game_config={"num_players": 2}, agents={"r": "random"},
         lineup=["r", "r"], games_per_setup=2, output=str(tmp_path / "run"),
         sweeps=[{"name": "tw", "factors": [{"name": "t", "path": "two_player_variant",
                                             "values": [True, False]}]}])
-    folder = balance.run(cfg, progress=False)
+    folder = sweep.run(cfg, progress=False)
     lines = (folder / RECORDS_FILE).read_text().splitlines(keepends=True)
     lines[2] = changed(lines[2], setup_index=0)  # a game claimed for another setup
     (folder / RECORDS_FILE).write_text("".join(lines))
     with pytest.raises(StateError, match=r"line 3: 'setup_index' is 0 where this run's game "
                                          r"has 1"):
-        balance.run(cfg, progress=False)
+        sweep.run(cfg, progress=False)
     with pytest.warns(UserWarning, match="moved 1 bad line"):
-        balance.run(cfg, progress=False, repair=True)
+        sweep.run(cfg, progress=False, repair=True)
     assert len(read_records(folder / RECORDS_FILE)) == 4
 
 

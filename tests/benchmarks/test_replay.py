@@ -6,20 +6,19 @@ import json
 import re
 
 import pytest
-from otrio.agents.records import RECORDS_FILE, read_records
+from otrio.agents.records import RECORDS_FILE, load_record, read_records
 from otrio.agents.replay import (
     DIGITS,
     ReplayError,
     action_width,
     decode_actions,
     encode_actions,
-    load_record,
     record_actions,
     replay_record,
 )
-from otrio.benchmarks.balance import BalanceConfig
-from otrio.benchmarks.balance import run as run_balance
-from otrio.benchmarks.tournament import TournamentConfig, run, summarize
+from otrio.benchmarks.balance.sweep import BalanceConfig
+from otrio.benchmarks.balance.sweep import run as run_balance
+from otrio.benchmarks.tournament.tournament import TournamentConfig, run, summarize
 from otrio.envs.core.errors import StateError
 
 GAMES = [

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from otrio.agents.arena import GameTask
 from otrio.benchmarks.play import play_game
-from otrio.benchmarks.replay_html import SECRET, build_page, frame_view
+from otrio.benchmarks.replay.html import SECRET, build_page, frame_view
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")

@@ -12,8 +12,8 @@ from otrio.agents.arena import GameTask
 from otrio.agents.records import RECORDS_FILE, read_records
 from otrio.agents.replay import replay_record
 from otrio.benchmarks.play import play_game
-from otrio.benchmarks.replay_html import SECRET, build_page, frame_view, table_svg
-from otrio.benchmarks.tournament import TournamentConfig, run
+from otrio.benchmarks.replay.html import SECRET, build_page, frame_view, table_svg
+from otrio.benchmarks.tournament.tournament import TournamentConfig, run
 
 from otrio.cli import main
 

@@ -12,7 +12,8 @@ import pytest
 from otrio.agents.records import RECORDS_FILE, REJECTED_FILE, read_records
 from otrio.agents.run_lock import LOCK_FILE, RunLock
 from otrio.agents.stats import ranks
-from otrio.benchmarks import balance, tournament
+from otrio.benchmarks.balance import sweep
+from otrio.benchmarks.tournament import tournament
 from otrio.envs.core.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,8 +26,8 @@ def tournament_config(folder: Path, **kw) -> tournament.TournamentConfig:
     return tournament.TournamentConfig(**{**base, **kw})
 
 
-def balance_config(folder: Path) -> balance.BalanceConfig:
-    return balance.BalanceConfig(
+def balance_config(folder: Path) -> sweep.BalanceConfig:
+    return sweep.BalanceConfig(
         game="oceanos_v0", game_config={"num_players": 2},
         agents={"r": "random"}, lineup=["r", "r"], games_per_setup=2, output=str(folder),
         sweeps=[{"name": "tw", "factors": [{"name": "troubled", "path": "two_player_variant",
@@ -70,7 +71,7 @@ def test_the_lock_names_its_owner_and_goes_at_the_end(tmp_path):
 def test_a_second_run_on_a_folder_in_use_is_refused(holder):
     folder, child = holder
     for run, cfg in ((tournament.run, tournament_config(folder)),
-                     (balance.run, balance_config(folder))):
+                     (sweep.run, balance_config(folder))):
         with pytest.raises(ConfigError, match=rf"in use by another run \(pid {child.pid} on"):
             run(cfg, progress=False)
     assert sorted(p.name for p in folder.iterdir()) == [LOCK_FILE]  # nothing written

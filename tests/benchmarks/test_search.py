@@ -4,7 +4,7 @@ results on one worker or two (the search's seconds aside)."""
 import json
 
 from otrio.agents.records import RECORDS_FILE, read_records
-from otrio.benchmarks.search import SearchBenchConfig, run
+from otrio.benchmarks.speed.search import SearchBenchConfig, run
 
 
 def config(tmp_path, name: str, **kw) -> SearchBenchConfig:

@@ -1,11 +1,11 @@
-"""The luck-share measures (benchmarks/skill.py) on synthetic paired-seed records with
+"""The luck-share measures (benchmarks/balance/luck.py) on synthetic paired-seed records with
 known answers: pure luck (the winner a function of the seed), pure skill (a function
 of the agents), and a planted mixture whose luck share is known."""
 
 import numpy as np
 import pytest
 from otrio.agents.stats import ranks
-from otrio.benchmarks.skill import (
+from otrio.benchmarks.balance.luck import (
     focal_seat,
     luck_report,
     rating_spread,

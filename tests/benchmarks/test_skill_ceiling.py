@@ -1,4 +1,4 @@
-"""The skill-ceiling runner (benchmarks/skill_ceiling.py): a tiny report plays through
+"""The skill-ceiling runner (benchmarks/balance/skill_ceiling.py): a tiny report plays through
 the balance runner on paired seeds, writes its summary and README, and refuses the
 clairvoyant search without ``reference: true``; the shipped config builds."""
 
@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from otrio.benchmarks import skill_ceiling
+from otrio.benchmarks.balance import skill_ceiling
 from otrio.envs.core.errors import ConfigError
 
 from otrio.cli import main

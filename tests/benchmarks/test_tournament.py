@@ -6,7 +6,7 @@ from collections import Counter
 import pytest
 from otrio.agents.records import RECORDS_FILE, read_records
 from otrio.agents.stats import ranks, wilson
-from otrio.benchmarks.tournament import TournamentConfig, build_tasks, load_config, run
+from otrio.benchmarks.tournament.tournament import TournamentConfig, build_tasks, load_config, run
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.rng import derive_seed
 from pydantic import ValidationError

@@ -80,7 +80,7 @@ def test_numbers_inside_lists_are_numbers_too():
 
 
 def test_every_config_of_the_suite_takes_integers_strictly():
-    from otrio.benchmarks.tournament import TournamentConfig
+    from otrio.benchmarks.tournament.tournament import TournamentConfig
     from otrio.training.config import PPOParams
 
     base = dict(game="oceanos_v0", agents={"r": "random"}, lineup=["r", "r"])

@@ -132,7 +132,7 @@ def test_every_shipped_config_reads():
 
 
 def test_a_huge_or_numerous_bad_config_value_is_quoted_briefly(tmp_path):
-    from otrio.benchmarks.tournament import load_config
+    from otrio.benchmarks.tournament.tournament import load_config
 
     path = write(tmp_path / "t.yaml", "game: oceanos_v0\nagents: {r: random}\nlineup: [r, r]\n"
                  "seed: '" + "x" * 60_000 + "'\n")

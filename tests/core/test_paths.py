@@ -91,7 +91,7 @@ def test_a_spec_names_the_shipped_agent_from_any_folder(tmp_path, monkeypatch):
 
 
 def test_a_shipped_tournament_config_runs_from_any_folder(tmp_path, monkeypatch):
-    from otrio.benchmarks.tournament import load_config, run
+    from otrio.benchmarks.tournament.tournament import load_config, run
 
     monkeypatch.chdir(tmp_path)
     # the config's own path falls back to the package too
@@ -104,7 +104,7 @@ def test_a_shipped_tournament_config_runs_from_any_folder(tmp_path, monkeypatch)
 
 
 def test_a_shipped_config_keeps_its_identity_from_the_clone_root(monkeypatch):
-    from otrio.benchmarks.tournament import load_config
+    from otrio.benchmarks.tournament.tournament import load_config
 
     monkeypatch.chdir(ROOT)
     cfg = load_config("configs/tournament/ladder_oceanos.yaml")
@@ -120,8 +120,8 @@ def _beside(folder: Path) -> None:
 
 
 def test_a_users_config_names_files_beside_itself(tmp_path, monkeypatch):
-    from otrio.benchmarks.balance import load_config as load_balance
-    from otrio.benchmarks.tournament import check_before_start, load_config
+    from otrio.benchmarks.balance.sweep import load_config as load_balance
+    from otrio.benchmarks.tournament.tournament import check_before_start, load_config
 
     exp = tmp_path / "exp"
     _beside(exp)
@@ -169,7 +169,7 @@ def test_a_training_config_names_files_beside_itself(tmp_path, monkeypatch):
 
 
 def test_a_missing_config_says_where_it_was_looked_for(tmp_path, monkeypatch):
-    from otrio.benchmarks.tournament import load_config
+    from otrio.benchmarks.tournament.tournament import load_config
 
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ConfigError, match="tournament config nothing.yaml.*"

@@ -217,7 +217,7 @@ def tournament_speedup(games_per_seating: int, rounds: int = 1) -> dict[str, Any
     """
     import tempfile
 
-    from .tournament import TournamentConfig, run
+    from ..tournament.tournament import TournamentConfig, run
 
     def config(workers: int, games: int, folder: str) -> TournamentConfig:
         return TournamentConfig(game="oceanos_v0", game_config={"num_players": 4},

@@ -1,4 +1,4 @@
-"""Optimisers for the setup search (``otrio.benchmarks.balance_search``): each proposes
+"""Optimisers for the setup search (``otrio.benchmarks.balance.search``): each proposes
 points of a discrete space (one level index per factor), is told their noisy
 objective values (lower is better), and ranks what it has seen.
 

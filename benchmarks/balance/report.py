@@ -12,10 +12,11 @@ from typing import Any
 
 from otrio.agents.outputs import save_figure, write_text_atomic
 
-from .balance_skill import MATCHUP_COLUMNS, matchup_rows
-from .balance_skill_report import group_tag, skill_plots, skill_sections
-from .balance_stats import holm
-from .balance_summary import (
+from ..play import verification_text
+from .skill import MATCHUP_COLUMNS, matchup_rows
+from .skill_report import group_tag, skill_plots, skill_sections
+from .stats import holm
+from .summary import (
     EFFECT_COLUMNS,
     EXPECTED_SUMMARY,
     METRIC_TEXT,
@@ -25,12 +26,33 @@ from .balance_summary import (
     effect_rows,
     tidy_rows,
 )
-from .report import verification_text, wall_time_text
 
 PCT = 100  # shares are shown in percentage points
 RANKED_SETUPS = 10  # rows of the imbalance ranking
 LISTED_VERDICTS = 12  # setup verdicts listed before "and K more"
 PLOT_DPI = 100
+
+
+def wall_time_text(games: int, timing: list[dict[str, Any]],
+                   play_seconds: float | None = None) -> str:
+    """The report's wall-time sentence of a run of ``games`` games: ``play_seconds``, the
+    games' own wall times summed (every record keeps its own, so this counts every game,
+    even those of a session that was killed; on several workers the clock ran shorter),
+    and the clock time of each session that ran to its end (``timing``: one line each)."""
+    sessions = "; ".join(f"{t['games']} games in {t['seconds']:.0f} s ({t['workers']} "
+                         f"worker(s), {t['backend']})" for t in timing)
+    timed = sum(t["games"] for t in timing)
+    if play_seconds is None:
+        return f"Wall time: {sessions or 'not recorded'}."
+    shown = f"{play_seconds:.1f}" if play_seconds < 10 else f"{play_seconds:.0f}"
+    text = (f"Time: {games} games took {shown} s of play (each game's own wall "
+            "time, summed; on several workers the clock ran shorter)")
+    if sessions:
+        text += f"; clock time of the sessions that ran to their end: {sessions}"
+    if timed < games:
+        text += (f"; {games - timed} games were played by sessions stopped before they "
+                 "timed themselves, so only their play time is known")
+    return text + "."
 
 
 def _pt(x: float) -> str:
@@ -303,7 +325,7 @@ def write_balance_report(folder: Path, cfg, setups: list, analysis: dict[str, An
                          play_seconds: float | None = None, verification=None) -> None:
     """Write every output of a balance run into ``folder``: ``timing``, the clock time
     of each session that ran to its end, ``play_seconds``, the games' own wall times
-    summed (:func:`otrio.benchmarks.report.wall_time_text`), and ``verification``, what this
+    summed (:func:`wall_time_text`), and ``verification``, what this
     start re-played of the records already there."""
     write_text_atomic(folder / "summary.json", json.dumps(analysis, indent=1, sort_keys=True) + "\n")
     tagged = any("lineup_name" in s for s in analysis["setups"])  # named lineups (tiers)

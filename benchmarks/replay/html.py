@@ -34,10 +34,11 @@ from otrio.agents.outputs import (
     os_error_message,
     write_text_atomic,
 )
-from otrio.agents.replay import final_result, load_record, record_actions, replay_record
+from otrio.agents.records import load_record
+from otrio.agents.replay import final_result, record_actions, replay_record
 from otrio.envs.core.errors import OtrioError
 
-from .replay_page import PAGE
+from .page import PAGE
 
 SVG_NAMESPACE = ' xmlns="http://www.w3.org/2000/svg"'  # implied for inline SVG in HTML
 RESAMPLES = 2  # re-draws of a seat's unknowns that must leave a shown value unchanged

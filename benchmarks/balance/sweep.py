@@ -15,8 +15,9 @@ setup its *features* for the regression:
   of each item, ``name[item]``.
 
 Each record carries its setup's sweep, label, index, player count and features as
-tags, so the analysis (``balance_summary``) reads everything from the records. The
-run folder is resumable exactly as a tournament's; see ``agents/records.py``.
+tags, so the analysis (:mod:`otrio.benchmarks.balance.summary`) reads everything from
+the records. The run folder is resumable exactly as a tournament's; see
+``agents/records.py``.
 
 **Skill tiers.** Instead of one ``lineup``, a config may name ``tiers`` (agents from
 weakest to strongest, each filling every seat), the ``matchups`` among them (one seat
@@ -25,8 +26,8 @@ of a tier among the others filled by another: ``"B among A"``) and further mixed
 ``j`` of a setup has the seed above whatever the lineup: common random numbers, so
 identical lineups play identical games), and each record carries its ``lineup``
 name. A tier or lineup entry that is not a name in ``agents`` is an agent spec of its
-own (``mcts:iterations=16``). ``otrio.benchmarks.balance_skill`` analyses the tiers;
-``otrio.benchmarks.balance_search`` searches for the fairest setup (``search:``).
+own (``mcts:iterations=16``). ``otrio.benchmarks.balance.skill`` analyses the tiers;
+``otrio.benchmarks.balance.search`` searches for the fairest setup (``search:``).
 """
 
 from __future__ import annotations
@@ -59,9 +60,9 @@ from otrio.envs.core.paths import find_file, rebase_spec, where_looked
 from otrio.envs.core.rng import derive_seed
 from pydantic import Field, field_validator, model_validator
 
-from .balance_skill import AMONG, matchup_name
-from .balance_summary import LINEUP  # a single lineup's name (its records carry no lineup tag)
-from .play import RESUME_IGNORES, ExecutionOptions, GameRecord, play_into, task_fields
+from ..play import RESUME_IGNORES, ExecutionOptions, GameRecord, play_into, task_fields
+from .skill import AMONG, matchup_name
+from .summary import LINEUP  # a single lineup's name (its records carry no lineup tag)
 
 SETUPS_FILE = "setups.json"
 TIMING_FILE = "timing.jsonl"  # wall time of each invocation that played games
@@ -176,7 +177,7 @@ def check_tiers(tiers: list[str] | None) -> list[str] | None:
 
 
 class SearchObjective(StrictModel):
-    """What the designer wants (``otrio.benchmarks.balance_search.objective``, lower is better):
+    """What the designer wants (``otrio.benchmarks.balance.search.objective``, lower is better):
     every seat of every judged tier within ``seat_tolerance`` of its fair share, then
     ``depth_weight`` points of objective for each point of skill depth (the strongest
     tier's edge as the lone seat among the weakest)."""
@@ -188,7 +189,7 @@ class SearchObjective(StrictModel):
 class SearchSpec(StrictModel):
     """A ``search:`` section: the setup closest to a target, found by an optimiser over
     a factor space, confirmed against the default setup on fresh seeds
-    (``otrio.benchmarks.balance_search``)."""
+    (``otrio.benchmarks.balance.search``)."""
 
     game: EnvId | None = None  # env id (or short name); default: the config's
     game_config: dict[str, Any] = Field(default_factory=dict)  # merged over the config's
@@ -427,7 +428,7 @@ def load_config(path: str | Path, **overrides: Any) -> BalanceConfig:
 
     A ``games_per_setup`` override applies to every sweep (it replaces sweep values).
     ``path`` and the files its agent specs name follow :mod:`otrio.envs.core.paths`, as a
-    tournament's (:func:`otrio.benchmarks.tournament.load_config`).
+    tournament's (:func:`otrio.benchmarks.tournament.tournament.load_config`).
     """
     path = find_file(path)
     data = load_yaml(path, "balance config", where_looked(path)) or {}
@@ -650,7 +651,7 @@ def run(cfg: BalanceConfig, progress: bool = True, command: str | None = None,
     Everything is checked before the folder is touched; the folder is locked
     (:class:`~otrio.agents.run_lock.RunLock`) while the study plays and reports. Records
     already there are checked as a tournament's are (:func:`record_schema`,
-    ``repair``, ``verify``: :func:`otrio.benchmarks.tournament.run`).
+    ``repair``, ``verify``: :func:`otrio.benchmarks.tournament.tournament.run`).
     """
     if not cfg.sweeps:
         raise ConfigError("the config has no sweeps: run its search: section with --search")
@@ -677,8 +678,8 @@ def _play_and_report(cfg: BalanceConfig, setups: list[Setup], folder: Path, prog
     start = time.perf_counter()
     play_into(folder / RECORDS_FILE, todo, cfg, len(done_ids), "balance sweep", progress)
     elapsed = time.perf_counter() - start
-    from .balance_report import write_balance_report
-    from .balance_summary import analyze
+    from .report import write_balance_report
+    from .summary import analyze
 
     records = sorted(read_records(folder / RECORDS_FILE, schema), key=lambda r: r["game"])
     analysis = analyze(records, setups, cfg)

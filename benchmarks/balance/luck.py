@@ -2,7 +2,7 @@
 
 The records are games of several *lineups* on common seeds: game ``j`` of every lineup
 has the same seed and seat rotation (a balance sweep's lineups,
-:func:`otrio.benchmarks.balance.build_tasks`), so two lineups that differ in one seat play
+:func:`otrio.benchmarks.balance.sweep.build_tasks`), so two lineups that differ in one seat play
 the same luck. A record's *focal seat* is the seat its lineup's first entry holds,
 ``(n - rotation) % n`` (``build_tasks`` seats ``lineup[r:] + lineup[:r]``): the skill
 ceiling's lineups put the agent under test first, among the baseline (greedy).
@@ -35,8 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from .balance_summary import win_shares
-from .ratings import openskill_ratings
+from ..ratings import openskill_ratings
+from .stats import win_shares
 
 RESAMPLES = 1000  # bootstrap resamples of every interval
 LEVEL = 0.95  # the intervals' coverage

@@ -15,8 +15,9 @@ from typing import Any
 
 from otrio.agents.records import write_atomic
 
-from .balance_skill_report import save_figure
-from .report import verification_text, wall_time_text
+from ..play import verification_text
+from .report import wall_time_text
+from .skill_report import save_figure
 
 PCT = 100
 LISTED = 10  # rows of the ranking and of the best trials
@@ -102,7 +103,7 @@ def write_search_report(folder: Path, cfg, result: dict[str, Any], timing: list[
                         command: str | None = None, play_seconds: float | None = None,
                         verification=None) -> None:
     """Every output of a search run into ``folder`` (``timing``, ``play_seconds`` and
-    ``verification`` as :func:`otrio.benchmarks.balance_report.write_balance_report` takes them)."""
+    ``verification`` as :func:`otrio.benchmarks.balance.report.write_balance_report` takes them)."""
     plan, c = result["plan"], result["confirm"]
     spec = cfg.search
     write_atomic(folder / "summary.json", (json.dumps(result, indent=1, sort_keys=True)

@@ -8,6 +8,8 @@ from typing import Any
 
 from otrio.agents.outputs import save_figure, write_text_atomic
 
+from ..play import verification_text
+
 
 def leaderboard_markdown(summary: dict[str, Any]) -> str:
     """The leaderboard as a markdown table."""
@@ -22,36 +24,6 @@ def leaderboard_markdown(summary: dict[str, Any]) -> str:
             f"{r['score_ci']:.2f} | {r['mean_rank']:.2f} | {r['mu']:.2f} ± {r['sigma']:.2f} |"
         )
     return "\n".join(rows)
-
-
-def verification_text(verification) -> str:
-    """The report's sentence on what this start re-played of the records already in the
-    folder (an :class:`otrio.agents.records.Verification`; "" for a fresh run or None)."""
-    if verification is None or not verification.records:
-        return ""
-    return f"Resumed: {verification.describe()}."
-
-
-def wall_time_text(games: int, timing: list[dict[str, Any]],
-                   play_seconds: float | None = None) -> str:
-    """The report's wall-time sentence of a run of ``games`` games: ``play_seconds``, the
-    games' own wall times summed (every record keeps its own, so this counts every game,
-    even those of a session that was killed; on several workers the clock ran shorter),
-    and the clock time of each session that ran to its end (``timing``: one line each)."""
-    sessions = "; ".join(f"{t['games']} games in {t['seconds']:.0f} s ({t['workers']} "
-                         f"worker(s), {t['backend']})" for t in timing)
-    timed = sum(t["games"] for t in timing)
-    if play_seconds is None:
-        return f"Wall time: {sessions or 'not recorded'}."
-    shown = f"{play_seconds:.1f}" if play_seconds < 10 else f"{play_seconds:.0f}"
-    text = (f"Time: {games} games took {shown} s of play (each game's own wall "
-            "time, summed; on several workers the clock ran shorter)")
-    if sessions:
-        text += f"; clock time of the sessions that ran to their end: {sessions}"
-    if timed < games:
-        text += (f"; {games - timed} games were played by sessions stopped before they "
-                 "timed themselves, so only their play time is known")
-    return text + "."
 
 
 def write_tournament_report(folder: Path, cfg, summary: dict[str, Any],

@@ -36,8 +36,8 @@ from otrio.envs.core.paths import find_file, rebase_spec, where_looked
 from otrio.envs.core.rng import derive_seed
 from pydantic import Field, ValidationInfo, model_validator
 
-from .play import RESUME_IGNORES, ExecutionOptions, GameRecord, play_into, task_fields
-from .ratings import openskill_ratings
+from ..play import RESUME_IGNORES, ExecutionOptions, GameRecord, play_into, task_fields
+from ..ratings import openskill_ratings
 
 
 class TournamentConfig(ExecutionOptions):

@@ -1,5 +1,7 @@
 """Statistics for balance sweeps, in plain numpy and the standard library.
 
+- :func:`win_shares`: a game's outcome as each seat's share of the victory, the
+  quantity the tests below count (1/k to each of k winners).
 - :func:`seat_uniformity`: chi-square goodness of fit of wins by seat against the
   uniform share. A game with k winners gives each of them 1/k of a win, so a seat's
   wins count the games it won; ties only shrink the variance, which keeps the test
@@ -33,6 +35,16 @@ TINY = 1e-300  # Lentz's guard against division by zero
 POISSON_TAIL_SD = 8  # terms of the noncentral mixture kept: mean ± this many sd (+ as many)
 BISECTION_STEPS = 60  # halvings: far below any precision a report shows
 RANK_TOL = 1e-9  # relative singular-value tolerance for aliased columns
+
+
+# ---------------------------------------------------------------- outcomes
+def win_shares(record: dict) -> list[float] | None:
+    """Each seat's share of the victory, or None for a game without a winner."""
+    winners = record["winners"]
+    if record.get("truncated") or not winners:
+        return None
+    share = 1 / len(winners)
+    return [share if seat in winners else 0.0 for seat in range(len(record["scores"]))]
 
 
 # ---------------------------------------------------------------- distributions

@@ -3,8 +3,8 @@ players' skill, and how much skill a setup rewards (its skill depth).
 
 A sweep with ``tiers`` (weakest first) plays every setup with each tier in every seat
 and with the ``matchups`` among them (one seat of a tier among another tier), all on
-the same seeds and seat rotations (:func:`otrio.benchmarks.balance.build_tasks`). Each
-lineup gets the per-setup analysis of :mod:`otrio.benchmarks.balance_summary` (seat
+the same seeds and seat rotations (:func:`otrio.benchmarks.balance.sweep.build_tasks`). Each
+lineup gets the per-setup analysis of :mod:`otrio.benchmarks.balance.summary` (seat
 uniformity, Holm over the setups, HC3 regressions, power); this module adds, per sweep
 and player count:
 
@@ -41,16 +41,17 @@ from typing import Any
 import numpy as np
 from otrio.agents.stats import wilson
 
-from .balance_stats import (
+from .stats import (
+    chi2_sf,
     estimable_columns,
     gls_blocks,
     holm,
     homogeneity,
     normal_two_sided_p,
     wald,
+    win_shares,
     z_quantile,
 )
-from .balance_summary import win_shares
 
 AMONG = " among "  # "B among A": one seat of tier B, every other seat tier A
 
@@ -219,8 +220,6 @@ def seat_tests(per_setup: list[dict[str, list[dict]]], setups: list, tiers: list
 
 
 def _chi2_p(chi2: float, df: int) -> float:
-    from .balance_stats import chi2_sf
-
     return chi2_sf(chi2, df) if df > 0 else float("nan")
 
 

@@ -1,7 +1,7 @@
 """The fairest setup: ``otrio balance CONFIG --search`` runs a config's ``search:``
-section (:class:`otrio.benchmarks.balance.SearchSpec`).
+section (:class:`otrio.benchmarks.balance.sweep.SearchSpec`).
 
-A designer states a target (:class:`~otrio.benchmarks.balance.SearchObjective`): every seat
+A designer states a target (:class:`~otrio.benchmarks.balance.sweep.SearchObjective`): every seat
 of every judged tier within ``seat_tolerance`` of its fair share, and optionally as
 much skill depth as possible. The **objective** of a batch of games (lower is better,
 in share points) is::
@@ -10,11 +10,11 @@ in share points) is::
       - depth_weight · 100 · edge
 
 where ``edge`` = (share - 1/n) / (1 - 1/n) of the strongest judged tier alone among
-the weakest (:mod:`otrio.benchmarks.balance_skill`). The search runs in three phases, each a
+the weakest (:mod:`otrio.benchmarks.balance.skill`). The search runs in three phases, each a
 set of seeded games recorded in one run folder (``games.jsonl``: resumable, checked on
 resume, the same on 1 or N workers and on Ray, as a sweep's):
 
-1. **search**: the optimiser (:mod:`otrio.benchmarks.balance_optimise`: NTBEA, Optuna's TPE
+1. **search**: the optimiser (:mod:`otrio.benchmarks.balance.optimise`: NTBEA, Optuna's TPE
    or random) proposes ``batch`` setups at a time from the factor ``space``; each trial
    plays ``games_per_trial`` games per judged lineup, seats rotated, on seeds of its own
    (``derive_seed(seed, "search", trial, j)``), and tells the optimiser its objective;
@@ -68,7 +68,12 @@ from otrio.envs.core.errors import ConfigError, StateError
 from otrio.envs.core.rng import derive_seed
 from pydantic import Field, model_validator
 
-from .balance import (
+from ..play import GameRecord, run_tasks, task_fields
+from .optimise import Trial, make_optimiser, pick, search_loop
+from .skill import cell, lone_shares, matchup_name
+from .stats import seat_uniformity, win_shares, z_quantile
+from .summary import LINEUP
+from .sweep import (
     RESUME_IGNORES,
     TIMING_FILE,
     TIMING_SCHEMA,
@@ -80,11 +85,6 @@ from .balance import (
     factor_features,
     set_path,
 )
-from .balance_optimise import Trial, make_optimiser, pick, search_loop
-from .balance_skill import cell, lone_shares, matchup_name
-from .balance_stats import seat_uniformity, z_quantile
-from .balance_summary import LINEUP, win_shares
-from .play import GameRecord, run_tasks, task_fields
 
 PREREGISTRATION_FILE = "preregistration.json"
 WORST = 100.0  # the objective of a batch with no decided game (points)
@@ -156,7 +156,7 @@ def make_plan(cfg: BalanceConfig) -> Plan:
     """The search's plan; ConfigError for a search that cannot run."""
     spec = cfg.search
     if spec is None:
-        raise ConfigError("the config has no search: section (see benchmarks/balance_search.py)")
+        raise ConfigError("the config has no search: section (see benchmarks/balance/search.py)")
     env_id = spec.game or cfg.game
     base = deep_merge(cfg.game_config, spec.game_config)
     default_config = without_nulls(deep_merge(base, spec.default))
@@ -659,7 +659,7 @@ def _search(cfg: BalanceConfig, plan: Plan, folder: Path, progress: bool, comman
         with RecordWriter(folder / TIMING_FILE) as timing:
             timing.write({"games": games.played, "seconds": round(games.seconds, 1),
                           "workers": cfg.workers, "backend": cfg.backend})
-    from .balance_search_report import write_search_report
+    from .search_report import write_search_report
 
     sessions = read_records(folder / TIMING_FILE, TIMING_SCHEMA)
     write_search_report(folder, cfg, result, sessions, command,

@@ -3,8 +3,9 @@
 Outcomes of a game (truncated games and games without a winner count only toward
 length and the truncation tally):
 
-- **win share** of a seat: 1 if it won alone, 1/k if k seats shared the victory, else
-  0. Shares sum to 1 per game, so the fair share at n players is exactly 1/n.
+- **win share** of a seat (:func:`otrio.benchmarks.balance.stats.win_shares`): 1 if it
+  won alone, 1/k if k seats shared the victory, else 0. Shares sum to 1 per game, so
+  the fair share at n players is exactly 1/n.
 - **score** of a seat; the **winning margin**: best winner's score minus the best
   other seat's (games where everyone won have none); **length** in decisions.
 - game-specific per-seat metrics from the record's ``summary`` (:data:`GAME_METRICS`).
@@ -23,31 +24,24 @@ from typing import Any
 import numpy as np
 from otrio.agents.stats import wilson
 
-from .balance_stats import (
+from .skill import analyze_skill
+from .stats import (
     detectable_advantage,
     games_for_power,
     holm,
     ols_hc3,
     regression_detectable_effects,
     seat_uniformity,
+    win_shares,
     z_quantile,
 )
 
-LINEUP = "lineup"  # the name of a config's single lineup (otrio.benchmarks.balance.LINEUP)
+LINEUP = "lineup"  # the name of a config's single lineup (otrio.benchmarks.balance.sweep.LINEUP)
 TABLE = "all"  # the "seat" of an outcome that concerns the whole table
 POOLED_LABEL = "all setups"  # the label of a group's pooled summary
 
 
 # ---------------------------------------------------------------- per-game outcomes
-def win_shares(record: dict) -> list[float] | None:
-    """Each seat's share of the victory, or None for a game without a winner."""
-    winners = record["winners"]
-    if record.get("truncated") or not winners:
-        return None
-    share = 1 / len(winners)
-    return [share if seat in winners else 0.0 for seat in range(len(record["scores"]))]
-
-
 def winning_margin(record: dict) -> float | None:
     """Best winner's score minus the best non-winner's (None if all won or none did)."""
     winners = set(record["winners"])
@@ -249,7 +243,7 @@ def analyze(records: list[dict], setups: list, cfg) -> dict[str, Any]:
     Each (setup, lineup) is summarised on its own; Holm's correction runs over the
     setups of a sweep within one lineup, and a group (pooled summary, regressions,
     power) is one sweep, player count and lineup. With tiers, ``skill`` holds the
-    tier analysis (:func:`otrio.benchmarks.balance_skill.analyze_skill`).
+    tier analysis (:func:`otrio.benchmarks.balance.skill.analyze_skill`).
     """
     z = z_quantile(1 - cfg.alpha / 2)
     by_key = records_by_lineup(records)
@@ -290,8 +284,6 @@ def analyze(records: list[dict], setups: list, cfg) -> dict[str, Any]:
     analysis = {"alpha": cfg.alpha, "power": cfg.power, "target": cfg.target_advantage,
                 "setups": rows, "groups": groups}
     if any(setup.tiers for setup in setups):
-        from .balance_skill import analyze_skill
-
         analysis["skill"] = analyze_skill(by_key, setups, analysis, cfg)
     return analysis
 

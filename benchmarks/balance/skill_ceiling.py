@@ -4,7 +4,7 @@ How much skill does a game reward at a player count? Each agent under test (rand
 the best fast agent, the honest search, the clairvoyant search...) plays one seat among
 the ``baseline`` (greedy) in every other seat, and the baseline plays every seat, all
 on the same seeds and rotations: one balance run per game and player count
-(:mod:`otrio.benchmarks.balance`, its lineups, records, resume and report; no game loop of
+(:mod:`otrio.benchmarks.balance.sweep`, its lineups, records, resume and report; no game loop of
 its own), into ``OUTPUT/<game>_<n>p``. Per group the report gives:
 
 - each agent's win share in its seat, with its Wilson interval, against the fair 1/n;
@@ -14,12 +14,12 @@ its own), into ``OUTPUT/<game>_<n>p``. Per group the report gives:
   bootstrap interval over the seeds; where the ceiling itself sits within ``little``
   of the fair share (its whole interval) the report says plainly that the game rewards little skill above
   greedy there;
-- the **luck share** (:mod:`otrio.benchmarks.skill`): winner changes when the baseline seat
+- the **luck share** (:mod:`otrio.benchmarks.balance.luck`): winner changes when the baseline seat
   is swapped for each agent, the seed/lineup variance parts, the rating spread.
 
 The clairvoyant search is a research cheat, so the config must say ``reference: true``
 (the balance runs refuse it otherwise). ``summary.json`` and ``README.md`` go to the
-output folder; the balance dossier (:mod:`otrio.benchmarks.dossier`) reads the summary.
+output folder; the balance dossier (:mod:`otrio.benchmarks.balance.dossier`) reads the summary.
 """
 
 from __future__ import annotations
@@ -37,13 +37,12 @@ from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, rebase_spec, where_looked
 from pydantic import Field, model_validator
 
-from . import balance
-from .balance import BalanceConfig
-from .balance_skill import cell
-from .balance_stats import z_quantile
-from .balance_summary import win_shares
-from .play import ExecutionOptions
-from .skill import RESAMPLES, focal_seat, luck_report, paired
+from ..play import ExecutionOptions
+from . import sweep
+from .luck import RESAMPLES, focal_seat, luck_report, paired
+from .skill import cell
+from .stats import win_shares, z_quantile
+from .sweep import BalanceConfig
 
 SUMMARY_FILE = "summary.json"
 SWEEP = "ceiling"
@@ -179,12 +178,12 @@ def run(cfg: SkillCeilingConfig, progress: bool = True, command: str | None = No
     groups = [(entry, n) for entry in cfg.games for n in entry.players]
     configs = [group_config(cfg, entry, n) for entry, n in groups]
     for group in configs:  # every problem of every group before any game
-        balance.check_before_start(group, balance.build_setups(group))
+        sweep.check_before_start(group, sweep.build_setups(group))
     out = check_output_folder(cfg.output, "output folder")
     out.mkdir(exist_ok=True)
     summaries = []
     for (entry, n), group in zip(groups, configs):
-        folder = balance.run(group, progress=progress, command=command)
+        folder = sweep.run(group, progress=progress, command=command)
         summary = summarize_group(read_records(folder / RECORDS_FILE), cfg, entry, n)
         timing = read_records(folder / "timing.jsonl") if (folder / "timing.jsonl").exists() \
             else []

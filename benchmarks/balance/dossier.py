@@ -27,7 +27,7 @@ from typing import Any
 
 from otrio.envs.core.errors import ConfigError
 
-RESULTS = Path(__file__).resolve().parent / "results" / "balance"
+RESULTS = Path(__file__).resolve().parents[1] / "results" / "balance"  # benchmarks/results/balance
 CEILING = "skill_ceiling"
 GAMES = ("oceanos", "otys", "otontin")
 

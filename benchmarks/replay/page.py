@@ -1,4 +1,4 @@
-"""The HTML, CSS and JavaScript of a replay page (filled in by ``otrio.benchmarks.replay_html``).
+"""The HTML, CSS and JavaScript of a replay page (filled in by ``otrio.benchmarks.replay.html``).
 
 ``__TITLE__`` is replaced by the page title and ``__DATA__`` by the base-64 text of the
 gzip-compressed JSON data. The script inflates it with the browser's built-in
