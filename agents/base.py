@@ -10,6 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 import numpy as np
+
 from otrio.envs.core.rng import make_rng
 
 

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import gymnasium
 import torch
-from otrio.envs.otys import data as D
-from otrio.envs.otys.observe import CONTRACT_FEATS, LAYOUT
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
+
+from otrio.envs.otys import data as D
+from otrio.envs.otys.observe import CONTRACT_FEATS, LAYOUT
 
 # the contract pieces an Otys observation holds, in pair order: (piece, how many)
 OTYS_CONTRACTS = (("public", D.MAX_PUBLIC), ("hand", D.MAX_HAND), ("drawn", D.DRAW_COUNT),

@@ -49,6 +49,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.game import Game
 from otrio.envs.core.rewards import end_rewards

@@ -23,6 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, where_looked
 

@@ -56,8 +56,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from otrio.envs.core.errors import ConfigError, StateError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from otrio.envs.core.errors import ConfigError, StateError
 
 from .replay import ReplayError, replay_record
 from .run_folder import new_file, open_append, open_read, truncate, write_atomic

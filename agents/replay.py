@@ -123,9 +123,8 @@ def replay_record(record: dict[str, Any], visit: Visit | None = None):
     it, or a final result (scores, winners, decisions, truncation, summary) that is not
     the recorded one.
     """
-    from otrio.envs.core.errors import ConfigError
-
     from otrio import envs
+    from otrio.envs.core.errors import ConfigError
 
     env_id, config, seed, actions = record_actions(record)
     game = record.get("game", "?")

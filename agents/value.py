@@ -26,11 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import Field
+
 from otrio.envs.core.bounded import read_json
 from otrio.envs.core.config import StrictModel, validate
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, where_looked
-from pydantic import Field
 
 FORMAT = "otrio-value"
 FORMAT_VERSION = 1

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from otrio.envs.core.errors import ConfigError
 
 from .base import Agent

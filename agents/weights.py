@@ -69,10 +69,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from pydantic import Field, StrictBool, StrictInt, ValidationInfo, field_validator
+
 from otrio.envs.core.bounded import clip, read_json, short_repr
 from otrio.envs.core.config import StrictModel, validate
 from otrio.envs.core.errors import ConfigError
-from pydantic import Field, StrictBool, StrictInt, ValidationInfo, field_validator
 
 FORMAT = "otrio-policy"
 FORMAT_VERSION = 1
@@ -455,9 +456,10 @@ def _json_value(value):
 def policy_arch(policy) -> dict:
     """The manifest's ``policy`` block for an sb3 policy; a clear error for a network
     the safe format cannot rebuild."""
-    from otrio.agents.encoders import ENCODERS
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    from otrio.agents.encoders import ENCODERS
 
     if type(policy) is not MaskableActorCriticPolicy:
         raise ConfigError(f"only a {POLICY_CLASS} can be exported, not {type(policy).__name__}")

@@ -14,13 +14,14 @@ import time
 from collections.abc import Iterator
 from typing import Any, Literal
 
+from pydantic import Field, model_validator
+
 from otrio.agents.arena import GameTask, outcome, play_task
 from otrio.agents.parallel import run_ordered
 from otrio.agents.records import Fields, RecordModel, ReplayField, plain
 from otrio.agents.replay import REPLAY_FORMAT
 from otrio.agents.stats import ranks
 from otrio.envs.core.config import StrictModel
-from pydantic import Field, model_validator
 
 MAX_SEATS = 16
 

@@ -379,9 +379,8 @@ def readme_meanings(path: Path) -> dict[str, str]:
 
 def d_games(arg: str, page) -> str:
     """``games``: every registered game, its players, sizes and ids."""
-    from otrio.envs.core.registry import GYMNASIUM_IDS
-
     from otrio import envs
+    from otrio.envs.core.registry import GYMNASIUM_IDS
 
     rows = []
     for env_id in envs.available():

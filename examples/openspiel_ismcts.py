@@ -21,6 +21,7 @@ import time
 import numpy as np
 from open_spiel.python.algorithms import ismcts, mcts
 from open_spiel.python.bots import uniform_random
+
 from otrio.envs.core.rng import derive_seed
 from otrio.integrations import openspiel
 

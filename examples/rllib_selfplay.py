@@ -34,10 +34,10 @@ import numpy as np
 def env_creator(config: dict):
     """One RLlib multi-agent env (imports inside: env runners build it in their own
     processes, possibly on other machines)."""
-    from otrio.integrations import rllib_keys
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
     from otrio import envs
+    from otrio.integrations import rllib_keys
 
     return PettingZooEnv(rllib_keys(envs.make(config["env_id"],
                                               num_players=config["players"],
@@ -88,9 +88,8 @@ def masked_action(module, obs: dict) -> int:
 def evaluate(module, env_id: str, players: int, games: int, seed: int) -> float:
     """The policy's win share in seat 0 (rotated over the seats) against random
     opponents; a shared win counts as half."""
-    from otrio.integrations import rllib_keys
-
     from otrio import envs
+    from otrio.integrations import rllib_keys
 
     rng = np.random.default_rng(seed)
     score = 0.0

@@ -17,8 +17,9 @@ import argparse
 
 import numpy as np
 import torch
-from otrio.integrations import SelfPlay
 from sb3_contrib import MaskablePPO
+
+from otrio.integrations import SelfPlay
 
 
 def evaluate(model: MaskablePPO, env: SelfPlay, games: int, seed: int) -> float:

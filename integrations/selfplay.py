@@ -28,6 +28,7 @@ from typing import Any
 
 import gymnasium
 import numpy as np
+
 from otrio.training.selfplay import SelfPlayEnv
 
 

@@ -269,10 +269,11 @@ def test_exporting_a_missing_source_says_it_does_not_exist(tmp_path, capsys):
 
 def _checkpoint(tmp_path: Path) -> Path:
     """A (untrained) training checkpoint with the metadata beside it."""
+    from sb3_contrib import MaskablePPO
+
     from otrio.training.config import TrainConfig
     from otrio.training.selfplay import SelfPlayEnv
     from otrio.training.train import save_checkpoint
-    from sb3_contrib import MaskablePPO
 
     cfg = TrainConfig(game="oceanos_v0", game_config={"num_players": 2})
     env = SelfPlayEnv(cfg.game, cfg.game_config, {"random": 1.0})

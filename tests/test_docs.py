@@ -147,6 +147,7 @@ def test_the_config_examples_validate(page, model):
     import importlib
 
     import yaml
+
     from otrio.envs.core.config import validate
 
     module, _, name = model.partition(":")
@@ -303,11 +304,10 @@ def _example(doc: str) -> str:
 
 
 def test_the_public_docstrings_name_ids_keys_and_their_examples_run():
-    from otrio.envs.core.config import GameConfig
-    from otrio.envs.core.registry import ENV_MODULES
-
     import otrio
     from otrio import agents
+    from otrio.envs.core.config import GameConfig
+    from otrio.envs.core.registry import ENV_MODULES
 
     doc = otrio.make.__doc__
     for name in [*ENV_MODULES, *GameConfig.model_fields, "render_mode"]:

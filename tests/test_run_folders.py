@@ -16,8 +16,8 @@ import warnings
 from pathlib import Path
 
 import pytest
-from otrio.envs.core.errors import ConfigError, OtrioError, StateError
 
+from otrio.envs.core.errors import ConfigError, OtrioError, StateError
 from tools.tiny_runs import (
     balance,
     distillation,
@@ -198,7 +198,6 @@ def test_otrio_replay_of_a_record_without_scores_or_ranks(finished, tmp_path, ca
     """Issue 38, point 6: a record that keeps its actions but not its scores or ranks
     replays (the page shows what the replay reached), instead of a KeyError."""
     from otrio.benchmarks.replay.html import build_page
-
     from otrio.cli import main
 
     lines = (finished("tournament") / "games.jsonl").read_text().splitlines()

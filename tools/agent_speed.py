@@ -17,9 +17,9 @@ import os
 import time
 
 import numpy as np
-from otrio.envs.core.rng import derive_seed
 
 from otrio import agents, envs
+from otrio.envs.core.rng import derive_seed
 
 
 def measure(spec: str, env_id: str, players: int, games: int, opponent: str,

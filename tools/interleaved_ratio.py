@@ -18,9 +18,8 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from otrio.benchmarks.speed.throughput import aec_random_play, connect_four_fn
-
 from otrio import envs
+from otrio.benchmarks.speed.throughput import aec_random_play, connect_four_fn
 
 WARM_UP_STEPS = 2_000
 REFERENCE_SHARE = 3  # reference steps per chunk = game steps // this

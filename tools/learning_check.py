@@ -42,8 +42,9 @@ def _example(name: str):
 def run_sb3(args) -> dict:
     """MaskablePPO through integrations.SelfPlay (the learner's seat rotates at random)."""
     import torch
-    from otrio.integrations import SelfPlay
     from sb3_contrib import MaskablePPO
+
+    from otrio.integrations import SelfPlay
 
     torch.set_num_threads(args.threads)
     recipe = _example("sb3_maskable_ppo")

@@ -11,6 +11,7 @@ result as a plain table. Run it only to regenerate on purpose:
 from __future__ import annotations
 
 import numpy as np
+
 from otrio.envs.oceanos.data import BIG_ANIMALS, DECK_COMPOSITION, DECK_SIZES, SMALL_ANIMALS
 
 SEED = 20261130

@@ -26,6 +26,7 @@ import time
 
 import numpy as np
 import pyspiel
+
 from otrio.envs.core.testing import mutate_text
 from otrio.integrations import openspiel
 

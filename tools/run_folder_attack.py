@@ -50,6 +50,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+
 from otrio.envs.core.errors import OtrioError
 from otrio.envs.core.testing import mutate_text
 

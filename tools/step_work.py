@@ -20,9 +20,8 @@ import argparse
 import sys
 from collections import Counter
 
-from otrio.benchmarks.speed.throughput import aec_random_play, connect_four_fn
-
 from otrio import envs
+from otrio.benchmarks.speed.throughput import aec_random_play, connect_four_fn
 
 WARM_UP_STEPS = 500
 SHOWN = 15  # functions listed with --opcodes

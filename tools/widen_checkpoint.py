@@ -35,6 +35,7 @@ def main() -> None:
     args = parser.parse_args()
     import gymnasium as gym
     import numpy as np
+
     from otrio.agents.weights import load_policy, save_policy
 
     policy, manifest = load_policy(args.agent)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import Field, field_validator, model_validator
+
 from otrio.envs.core.config import EnvId, StrictModel, load_yaml, validate
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, rebase_file, rebase_spec, where_looked
-from pydantic import Field, field_validator, model_validator
 
 
 class PPOParams(StrictModel):

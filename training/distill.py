@@ -39,6 +39,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+
 from otrio.envs.core.config import validate
 from otrio.envs.core.errors import ConfigError, StateError
 from otrio.envs.core.rng import derive_seed, make_rng
@@ -138,6 +139,7 @@ def distill(cfg: TrainConfig, workers: int = 1, backend: str = "local",
 
 def _rounds(cfg, folder, workers, backend, ray_address, progress) -> Path:
     import torch
+
     from otrio.agents.run_folder import real_dir, write_text
 
     from .distill_report import write_report
@@ -194,10 +196,9 @@ def generate(cfg: TrainConfig, k: int, spec: str, here: Path, workers: int, back
              ray_address: str | None, progress: bool) -> list[dict]:
     """Play (or finish) round ``k``'s teacher games into ``here/games.jsonl``; return
     every record, in game order."""
+    from otrio import envs
     from otrio.agents.parallel import run_ordered
     from otrio.agents.records import RECORDS_FILE, RecordWriter, open_run
-
-    from otrio import envs
 
     from .distill_data import teacher_schema
 
@@ -237,11 +238,11 @@ def new_network(cfg: TrainConfig, seed: int):
     """A fresh policy-value network (trunk encoder, linear heads) for ``cfg.game``."""
     import gymnasium
     import torch
-    from otrio.agents.encoders import policy_kwargs
-    from otrio.agents.hints import observation_size
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     from otrio import envs
+    from otrio.agents.encoders import policy_kwargs
+    from otrio.agents.hints import observation_size
 
     env = envs.make(cfg.game, **cfg.game_config)
     size = observation_size(env, cfg.hints)  # with greedy's hints appended, if it reads them

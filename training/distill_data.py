@@ -44,10 +44,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from pydantic import Field, ValidationInfo, model_validator
+
 from otrio.agents.records import Fields, RecordModel, RecordSchema, ReplayField, plain
 from otrio.agents.replay import REPLAY_FORMAT
 from otrio.envs.core.errors import StateError
-from pydantic import Field, ValidationInfo, model_validator
 
 # the most rows one call of examples() allocates: 2 GB of Oceanos observations
 MAX_EXAMPLES = 200_000
@@ -247,9 +248,8 @@ def plays_best_value(spec: str, env) -> bool:
     """Whether the teacher ``spec`` plays, at every decision it labels, the candidate of
     highest mean value (a flat search with common random numbers, ``crn=1``: see
     :mod:`otrio.agents.mcts`); a tree search plays its most visited candidate instead."""
-    from otrio.agents.mcts import MCTSAgent
-
     from otrio import agents
+    from otrio.agents.mcts import MCTSAgent
 
     agent = agents.make(spec, env)
     return isinstance(agent, MCTSAgent) and bool(agent.options.crn)
@@ -330,11 +330,11 @@ def examples(records: list[dict[str, Any]], temperature: float, margin: float,
     seat is not the one to act or whose candidates are not legal there is refused.
     ``hints`` (``"greedy"``): each row's observation carries greedy's hints of it
     (:mod:`otrio.agents.hints`), as a network of that kind reads it when it plays."""
-    from otrio.agents.mcts import outcome_values, squashed_margins
-    from otrio.agents.replay import ReplayError, record_actions, replay_record
     from tqdm import tqdm
 
     from otrio import envs
+    from otrio.agents.mcts import outcome_values, squashed_margins
+    from otrio.agents.replay import ReplayError, record_actions, replay_record
 
     if not records:
         raise StateError("no teacher games to learn from")

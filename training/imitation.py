@@ -17,10 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from otrio.agents.hints import make_hints
-from otrio.envs.core.rng import derive_seed, make_rng
 
 from otrio import agents, envs
+from otrio.agents.hints import make_hints
+from otrio.envs.core.rng import derive_seed, make_rng
 
 HELD_OUT_SHARE = 0.05  # games kept aside to report the clone's accuracy
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from otrio.envs.core.errors import OtrioError, StateError
 
 from . import safe_state

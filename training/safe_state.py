@@ -64,6 +64,7 @@ def save_state(stem: Path, module, optimizer, meta: dict[str, Any],
     none)."""
     import safetensors.torch
     import torch
+
     from otrio.agents.weights import tensor_aliases
 
     aliases = tensor_aliases(module)  # a shared encoder appears under several names
@@ -111,6 +112,7 @@ def load_state(stem: Path, module, optimizer, extra: dict[str, Any] | None = Non
     tensors saved with them are put into the ``extra`` dict when one is given (their
     shapes are the caller's to check)."""
     import safetensors.torch
+
     from otrio.agents.tensor_file import TensorFile, compare, non_finite, specs
     from otrio.agents.weights import tensor_aliases
 

@@ -22,6 +22,8 @@ from typing import Any
 
 import gymnasium
 import numpy as np
+
+from otrio import agents, envs
 from otrio.agents.hints import make_hints, observation_bounds
 from otrio.envs.core.aec import MaskCache, offence
 from otrio.envs.core.errors import (
@@ -34,8 +36,6 @@ from otrio.envs.core.errors import (
 )
 from otrio.envs.core.rewards import TRUNCATED, settle
 from otrio.envs.core.rng import derive_seed, make_rng, rng_from_dict, rng_to_dict
-
-from otrio import agents, envs
 
 SELF = "self"  # opponent kind: a frozen snapshot of the learner
 ILLEGAL = "illegal_action"  # how an episode ended by an illegal action ends (``_end``)

@@ -109,10 +109,9 @@ def make_vec_env(cfg: TrainConfig):
 
 def evaluate(checkpoint: Path, cfg: TrainConfig, games: int, seed: int) -> dict[str, dict]:
     """Win rate of a checkpoint against each eval opponent, seats rotated."""
+    from otrio import envs
     from otrio.agents.arena import GameTask, outcome, play_task
     from otrio.agents.stats import wilson
-
-    from otrio import envs
 
     n = envs.make(cfg.game, **cfg.game_config).unwrapped.num_players
     results = {}
@@ -134,8 +133,9 @@ def evaluate(checkpoint: Path, cfg: TrainConfig, games: int, seed: int) -> dict[
 
 def _callback(cfg: TrainConfig, folder: Path, run: dict | None = None):
     """The training callback; ``run``: the run block of a resume state to go on from."""
-    from otrio.agents.weights import read_manifest
     from stable_baselines3.common.callbacks import BaseCallback
+
+    from otrio.agents.weights import read_manifest
 
     class TrainingCallback(BaseCallback):
         """Checkpoints (at rollout boundaries, the points a run restores exactly),
@@ -446,8 +446,9 @@ def _checked_log(log: Path, saved, folder: Path) -> int:
 
 def _new_model(cfg: TrainConfig, vec, tb: str):
     """The MaskablePPO of this config, freshly initialised from its seed."""
-    from otrio.agents.encoders import policy_kwargs
     from sb3_contrib import MaskablePPO
+
+    from otrio.agents.encoders import policy_kwargs
 
     p = cfg.ppo
     init = _initial_policy(cfg)
@@ -466,6 +467,7 @@ def _new_model(cfg: TrainConfig, vec, tb: str):
 def _train_in_locked_folder(cfg: TrainConfig, progress: bool) -> Path:
     """:func:`train` once its folder is locked."""
     import torch
+
     from otrio.agents.run_folder import no_links_under, read_json_lines, real_dir, write_text
 
     from . import safe_state
@@ -522,10 +524,9 @@ def starting_network(path: str, cfg: TrainConfig, key: str):
     """``(policy, manifest)`` of an exported network a run starts from (``key`` names the
     config key in errors: ``init_policy``, ``distill.init``), refused unless it plays
     this run's game and reads its observation (size and hints)."""
+    from otrio import envs
     from otrio.agents.weights import load_policy, misfit
     from otrio.envs.core.paths import find_file
-
-    from otrio import envs
 
     policy, manifest = load_policy(find_file(path))  # here, else the package
     info = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info
@@ -549,9 +550,8 @@ def _initial_policy(cfg: TrainConfig):
 
 def _hint_size(cfg: TrainConfig) -> int:
     """How many hint floats end the learner's observation (0: no hints)."""
-    from otrio.agents.hints import hint_size
-
     from otrio import envs
+    from otrio.agents.hints import hint_size
 
     if cfg.hints is None:
         return 0

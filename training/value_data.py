@@ -49,10 +49,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import Field, field_validator, model_validator
+
 from otrio.envs.core.config import EnvId, StrictModel
 from otrio.envs.core.errors import ConfigError, StateError
 from otrio.envs.core.rng import derive_seed, make_rng
-from pydantic import Field, field_validator, model_validator
 
 from .value_store import (
     DTYPES,
@@ -404,9 +405,10 @@ def generate(cfg: ValueDataConfig, folder: str | Path, workers: int = 1, backend
              ray_address: str | None = None, progress: bool = True) -> dict[str, Any]:
     """Play (or resume) the run into ``folder``: every shard of the config, verified.
     Returns the summary (games, rows, positions a second)."""
+    from tqdm import tqdm
+
     from otrio.agents.parallel import run_ordered
     from otrio.agents.run_lock import RunLock
-    from tqdm import tqdm
 
     folder = Path(folder)
     with RunLock(folder):

@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from otrio.envs.core.config import StrictModel
 from pydantic import Field
+
+from otrio.envs.core.config import StrictModel
 
 TEST, VALID = 0, 1  # game index mod 10
 SPREAD_FLOOR = 0.1
@@ -150,9 +151,8 @@ def fit_and_export(data: list[str | Path], target: str | Path, cfg: ValueFitConf
                    players: list[int] | None = None, progress: bool = True) -> Path:
     """Load (and verify) every run folder in ``data``, fit, export to ``target``
     (``X.json`` beside ``X.safetensors``); the manifest's path."""
-    from otrio.agents.value import save_value_model
-
     from otrio import envs
+    from otrio.agents.value import save_value_model
 
     from .value_data import load_rows
     from .value_store import content_digest, read_manifest

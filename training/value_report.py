@@ -153,9 +153,8 @@ def reliability_plot(rows: dict[str, np.ndarray], model, path: str | Path,
 def write_gate(data: list[str | Path], model_path: str | Path, out: str | Path) -> dict[str, Any]:
     """Run the gate of the model at ``model_path`` on the test games of the runs in
     ``data``; write ``gate.json``, ``gate.md`` and ``reliability.png`` into ``out``."""
-    from otrio.agents.value import load_value_model
-
     from otrio import envs
+    from otrio.agents.value import load_value_model
 
     from .value_data import load_rows
     from .value_store import read_manifest

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from otrio.agents.records import open_read, read_run_file, write_atomic
 from otrio.envs.core.errors import StateError
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from otrio.envs.oceanos.actions import (
     DISCARD_NONE,
     DIVER_PLACE,

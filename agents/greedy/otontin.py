@@ -26,6 +26,7 @@ from __future__ import annotations
 from functools import cache, lru_cache
 
 import numpy as np
+
 from otrio.envs.otontin.actions import (
     ATTACK_CARD,
     DEFENCE_CARD,

@@ -34,6 +34,7 @@ a view (a search's rollouts build it from their world: ``game.view(world, seat)`
 from __future__ import annotations
 
 import numpy as np
+
 from otrio.envs.otys import actions as A
 from otrio.envs.otys import data as D
 from otrio.envs.otys.config import Config

@@ -49,6 +49,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+from pydantic import Field, model_validator
+
 from otrio.agents.arena import GameTask
 from otrio.agents.records import (
     RECORDS_FILE,
@@ -66,7 +68,6 @@ from otrio.agents.run_lock import RunLock
 from otrio.agents.stats import wilson
 from otrio.envs.core.errors import ConfigError, StateError
 from otrio.envs.core.rng import derive_seed
-from pydantic import Field, model_validator
 
 from ..play import GameRecord, run_tasks, task_fields
 from .optimise import Trial, make_optimiser, pick, search_loop

@@ -39,6 +39,7 @@ from collections import defaultdict
 from typing import Any
 
 import numpy as np
+
 from otrio.agents.stats import wilson
 
 from .stats import (

@@ -30,12 +30,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import Field, model_validator
+
 from otrio.agents.outputs import check_output_folder
 from otrio.agents.records import RECORDS_FILE, read_records, write_atomic
 from otrio.envs.core.config import EnvId, StrictModel, load_yaml, validate
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, rebase_spec, where_looked
-from pydantic import Field, model_validator
 
 from ..play import ExecutionOptions
 from . import sweep

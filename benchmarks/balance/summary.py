@@ -22,6 +22,7 @@ from collections import defaultdict
 from typing import Any
 
 import numpy as np
+
 from otrio.agents.stats import wilson
 
 from .skill import analyze_skill

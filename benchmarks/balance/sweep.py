@@ -40,6 +40,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import Field, field_validator, model_validator
+
 from otrio.agents.arena import GameTask
 from otrio.agents.records import (
     RECORDS_FILE,
@@ -58,7 +60,6 @@ from otrio.envs.core.config import EnvId, StrictModel, load_yaml, validate
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, rebase_spec, where_looked
 from otrio.envs.core.rng import derive_seed
-from pydantic import Field, field_validator, model_validator
 
 from ..play import RESUME_IGNORES, ExecutionOptions, GameRecord, play_into, task_fields
 from .skill import AMONG, matchup_name

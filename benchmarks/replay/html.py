@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from otrio.agents.outputs import (
     check_output_file,
     make_output_folder,

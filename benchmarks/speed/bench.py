@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from otrio.envs.core.rng import make_rng
 
 from .throughput import aec_random_play, clone_cost, connect_four_fn, engine_random_play
@@ -172,9 +173,8 @@ def ppo_env_share(env_id: str, timesteps: int) -> dict[str, float]:
 
         return run
 
-    from otrio.training.train import train
-
     from otrio import envs
+    from otrio.training.train import train
 
     n = envs.make(env_id).unwrapped.game.info.min_players
     with tempfile.TemporaryDirectory() as tmp:

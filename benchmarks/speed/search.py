@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field, ValidationInfo, model_validator
+
 from otrio.agents.outputs import save_figure, write_text_atomic
 from otrio.agents.records import (
     RECORDS_FILE,
@@ -37,7 +39,6 @@ from otrio.agents.stats import wilson
 from otrio.envs.core.config import EnvId, StrictModel
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.rng import derive_seed
-from pydantic import Field, ValidationInfo, model_validator
 
 
 class SearchBenchConfig(StrictModel):

@@ -18,6 +18,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field, ValidationInfo, model_validator
+
 from otrio.agents.arena import GameTask
 from otrio.agents.records import (
     RECORDS_FILE,
@@ -34,7 +36,6 @@ from otrio.envs.core.config import EnvId, load_yaml, validate
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, rebase_spec, where_looked
 from otrio.envs.core.rng import derive_seed
-from pydantic import Field, ValidationInfo, model_validator
 
 from ..play import RESUME_IGNORES, ExecutionOptions, GameRecord, play_into, task_fields
 from ..ratings import openskill_ratings

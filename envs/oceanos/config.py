@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from otrio.envs.core.config import GameConfig, StrictModel
 from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from otrio.envs.core.config import GameConfig, StrictModel
 
 from .cards import CARDS
 from .data import (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from otrio.envs.core.aec import BoardGameEnv
 from otrio.envs.core.game import Game
 from otrio.envs.core.spec import GameInfo

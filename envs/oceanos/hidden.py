@@ -15,6 +15,7 @@ seat knows: the order of the current deck, the later rounds' decks and the gener
 from __future__ import annotations
 
 import numpy as np
+
 from otrio.envs.core.rng import make_rng
 
 from .rules import State, counts_before_keeps

@@ -14,6 +14,7 @@ seat))`` and :func:`decode` its exact inverse. The env uses the cached writer of
 from __future__ import annotations
 
 import numpy as np
+
 from otrio.envs.core.observer import ObservationLayout, Values
 
 from .cards_table import (

@@ -25,6 +25,7 @@ from itertools import compress
 from operator import itemgetter, ne, or_
 
 import numpy as np
+
 from otrio.envs.core.observer import FLOAT_BYTES, SeatRows, StateCache, owned_cache, zeros
 
 from .cards_table import CARD_FEATURES, CardTable

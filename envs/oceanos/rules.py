@@ -27,6 +27,7 @@ from enum import IntEnum
 from itertools import compress
 
 import numpy as np
+
 from otrio.envs.core.game import TERMINAL
 from otrio.envs.core.schema import (
     BOOL,

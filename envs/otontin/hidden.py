@@ -13,6 +13,7 @@ leader); the *future* is the dice, which only the generator holds.
 from __future__ import annotations
 
 import numpy as np
+
 from otrio.envs.core.rng import make_rng
 
 from .orders import NO_ORDER, NUM_ORDERS

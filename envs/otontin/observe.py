@@ -21,6 +21,7 @@ compare).
 from __future__ import annotations
 
 import numpy as np
+
 from otrio.envs.core.observer import ObservationLayout, Values
 
 from .campaign import DECISION_NAMES, NO_DECISION

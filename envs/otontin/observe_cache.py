@@ -16,6 +16,7 @@ from itertools import compress
 from operator import attrgetter, ne
 
 import numpy as np
+
 from otrio.envs.core.observer import FLOAT_BYTES, StateCache, owned_cache, seat_gather
 
 from .campaign import NO_DECISION

@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
+from pydantic import Field
+
 from otrio.envs.core import TERMINAL, GameConfig, StrictModel
 from otrio.envs.core.schema import BOOL, INT, TEXT, ListOf, SavedState, StateSchema
-from pydantic import Field
 
 from .actions import COMMIT, DECLARE, DECLARE_NOTHING, committed_order, declared_order
 from .campaign import (

@@ -9,8 +9,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
-from otrio.envs.core import GameConfig, StrictModel
 from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from otrio.envs.core import GameConfig, StrictModel
 
 from . import data as D
 

@@ -6,6 +6,7 @@ generator's). The layout table is in the README."""
 from __future__ import annotations
 
 import numpy as np
+
 from otrio.envs.core.full_state import FullState
 from otrio.envs.core.observer import Values
 from otrio.envs.core.spec import GameInfo

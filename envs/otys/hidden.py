@@ -15,6 +15,7 @@ bag and the generator. Both functions re-draw the future with the same code.
 from __future__ import annotations
 
 import numpy as np
+
 from otrio.envs.core.rng import make_rng
 
 from . import actions

@@ -19,6 +19,7 @@ from functools import lru_cache
 from struct import Struct
 
 import numpy as np
+
 from otrio.envs.core.observer import FLOAT_BYTES, ObservationLayout, Values
 
 from . import data as D

@@ -23,6 +23,7 @@ from array import array
 from struct import Struct
 
 import numpy as np
+
 from otrio.envs.core.observer import FLOAT_BYTES, StateCache, seat_gather, zeros
 
 from . import data as D

@@ -20,6 +20,7 @@ from __future__ import annotations
 from itertools import compress
 
 import numpy as np
+
 from otrio.envs.core import TERMINAL, StateError
 from otrio.envs.core.schema import INT, ListOf, SavedState, StateSchema
 

@@ -4,10 +4,10 @@ import io
 
 import numpy as np
 import pytest
-from otrio.agents.greedy import has_greedy
-from otrio.envs.core.errors import ConfigError
 
 from otrio import agents, envs
+from otrio.agents.greedy import has_greedy
+from otrio.envs.core.errors import ConfigError
 
 GAMES = [g for g in envs.available() if has_greedy(g.rsplit("_v", 1)[0])]
 

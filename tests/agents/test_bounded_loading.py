@@ -29,11 +29,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from otrio import agents, envs
 from otrio.agents import weights
 from otrio.envs.core.config import validate
 from otrio.envs.core.errors import ConfigError, StateError
-
-from otrio import agents, envs
 
 PRETRAINED = Path(agents.__file__).parent / "pretrained"
 SHIPPED = PRETRAINED / "oceanos_ppo.json"
@@ -442,6 +442,7 @@ def state_refused(stem: Path, match: str, module=None) -> str:
 
 def test_a_training_state_round_trips(state):
     import torch
+
     from otrio.training import safe_state
 
     module, optimizer = small_run()
@@ -502,6 +503,7 @@ def test_a_training_state_for_another_network_is_refused_from_its_header(state):
 def test_a_training_state_of_a_policy_with_a_shared_trunk_round_trips(tmp_path):
     """The distillation's network (a trunk the heads share, stored once) and AdamW."""
     import torch
+
     from otrio.training import safe_state
 
     doc = json.loads(SHIPPED.read_text())

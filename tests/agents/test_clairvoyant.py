@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+
+from otrio import agents, envs
 from otrio.agents.search_options import GAME_DEFAULTS, parse_options
 from otrio.benchmarks.balance import sweep
 from otrio.benchmarks.tournament.tournament import TournamentConfig
@@ -17,8 +19,6 @@ from otrio.benchmarks.tournament.tournament import run as run_tournament
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.rng import make_rng
 from otrio.envs.core.testing import play_random
-
-from otrio import agents, envs
 
 SETUPS = [("oceanos_v0", 2), ("oceanos_v0", 5), ("otys_v0", 2), ("otys_v0", 4),
           ("otontin_v0", 3), ("otontin_v0", 8)]

@@ -10,14 +10,14 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+
+from otrio import agents, envs
 from otrio.agents.greedy.oceanos import WEIGHTS, GreedyOceanos
 from otrio.envs.core import testing
 from otrio.envs.core.rng import make_rng
 from otrio.envs.oceanos.config import Config
 from otrio.envs.oceanos.env import GAME
 from otrio.envs.oceanos.rules import State
-
-from otrio import agents, envs
 
 # sha256 of the JSON list of every game's actions, greedy in every seat (see _moves);
 # recorded before greedy read views, when it decoded the float observation itself

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from otrio import agents, envs
 from otrio.agents.greedy.otontin import GreedyOtontin, local_war, roll_outcomes
 from otrio.agents.greedy.otontin_war import effective_war, scenarios_for
 from otrio.envs.core import make_rng
@@ -52,8 +54,6 @@ from otrio.envs.otontin.war import (
     resolve_battles,
     resolve_war,
 )
-
-from otrio import agents, envs
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "otontin"))
 from otontin_dice import script_rolls  # noqa: E402

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from otrio import agents, envs
 from otrio.agents.base import RandomAgent
 from otrio.agents.greedy.otys import GreedyOtys, _Evaluator
 from otrio.agents.greedy.otys_values import Weights
@@ -27,8 +29,6 @@ from otrio.envs.otys.observe_cache import write_observation
 from otrio.envs.otys.phases import Phase
 from otrio.envs.otys.rules import State
 from otrio.envs.otys.view import view
-
-from otrio import agents, envs
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "otys"))
 from otys_helpers import (  # noqa: E402

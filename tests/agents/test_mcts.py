@@ -4,12 +4,12 @@ tournament records on one worker or two. Strength is measured in benchmarks
 (``benchmarks/results/search/``), not asserted here."""
 
 import pytest
+
+from otrio import agents, envs
 from otrio.agents.records import RECORDS_FILE, read_records
 from otrio.benchmarks.tournament.tournament import TournamentConfig, run
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.testing import check_search_sees_only_its_seat
-
-from otrio import agents, envs
 
 TINY = "mcts:iterations=3,depth=4"
 COUNTS = [("oceanos_v0", 2), ("oceanos_v0", 5), ("otys_v0", 2), ("otys_v0", 4),

@@ -7,6 +7,7 @@ import sys
 import zipfile
 
 import pytest
+
 from otrio.agents import encoders
 from otrio.agents.weights import load_sb3_zip
 from otrio.envs.core.errors import ConfigError
@@ -17,8 +18,9 @@ OLD_NAMES = ["training.encoders", "agents.encoders"]
 def _old_zip(path, monkeypatch, old_name="training.encoders"):
     """A zip whose pickles name the encoder ``OLD_NAME.OtysPairs``, as the code before
     the move wrote it."""
-    from otrio.training.selfplay import SelfPlayEnv
     from sb3_contrib import MaskablePPO
+
+    from otrio.training.selfplay import SelfPlayEnv
 
     env = SelfPlayEnv("otys_v0", {"num_players": 2}, {"random": 1.0})
     with monkeypatch.context() as old:

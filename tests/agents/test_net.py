@@ -7,6 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+
+from otrio import agents, envs
 from otrio.agents.hints import GreedyHints
 from otrio.agents.net import NetForward, forward_of, load_net
 from otrio.agents.weights import load_policy, save_policy
@@ -15,8 +17,6 @@ from otrio.envs.core.rng import make_rng
 from otrio.envs.core.testing import check_search_sees_only_its_seat, play_random
 from otrio.training.config import TrainConfig
 from otrio.training.distill import new_network
-
-from otrio import agents, envs
 
 PRETRAINED = Path(__file__).resolve().parents[2] / "agents" / "pretrained"
 GAMES = [("oceanos_v0", 2), ("otys_v0", 2), ("otontin_v0", 3)]

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from otrio.agents.outputs import (
     OutputError,
     check_output_file,

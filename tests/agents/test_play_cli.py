@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 
 import pytest
-from otrio.agents.replay import replay_record
-from otrio.benchmarks.play import GameRecord
 
 from otrio import envs
+from otrio.agents.replay import replay_record
+from otrio.benchmarks.play import GameRecord
 from otrio.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

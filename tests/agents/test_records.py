@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from otrio.agents import records as records_module
 from otrio.agents.records import (
     RECORDS_FILE,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 import pytest
+
 from otrio.agents import run_folder
 from otrio.envs.core.errors import ConfigError, StateError
 

@@ -19,10 +19,10 @@ import pickle
 import zipfile
 
 import pytest
-from otrio.envs.core.errors import ConfigError
 
 from otrio import agents, envs
 from otrio.cli import main
+from otrio.envs.core.errors import ConfigError
 
 OCEANOS_META = {"env_id": "oceanos_v0", "observation_size": 2549, "num_actions": 34,
                 "game_config": {"num_players": 2}, "timesteps": 64, "seed": 0, "hints": None}
@@ -130,10 +130,11 @@ PLAYERS = {"oceanos_v0": 2, "otys_v0": 2, "otontin_v0": 3}
 def own_zip(tmp_path: pathlib.Path, game: str = "oceanos_v0", encoder: str = "mlp",
             net_arch=(32,), hints: str | None = None, share: bool = True) -> pathlib.Path:
     """A user's own SB3 zip (an untrained MaskablePPO) with the metadata beside it."""
+    from sb3_contrib import MaskablePPO
+
     from otrio.agents.encoders import policy_kwargs
     from otrio.agents.hints import hint_size
     from otrio.training.selfplay import SelfPlayEnv
-    from sb3_contrib import MaskablePPO
 
     env = SelfPlayEnv(game, {"num_players": PLAYERS[game]}, {"random": 1.0}, hints=hints)
     info = env.game.info

@@ -7,6 +7,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
+
 from otrio.agents.records import RECORDS_FILE, read_records
 from otrio.benchmarks.balance.sweep import (
     BalanceConfig,
@@ -15,10 +17,8 @@ from otrio.benchmarks.balance.sweep import (
     load_config,
     run,
 )
-from otrio.envs.core.errors import ConfigError
-from pydantic import ValidationError
-
 from otrio.cli import main
+from otrio.envs.core.errors import ConfigError
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "balance"
 KRAKEN = [

@@ -6,8 +6,9 @@ import json
 import random
 from pathlib import Path
 
-import otrio.benchmarks.balance.search as balance_search
 import pytest
+
+import otrio.benchmarks.balance.search as balance_search
 from otrio.agents.records import RECORDS_FILE, read_records
 from otrio.benchmarks.balance.optimise import make_optimiser, pick, search_loop
 from otrio.benchmarks.balance.search import (
@@ -18,10 +19,9 @@ from otrio.benchmarks.balance.search import (
     seed_of,
 )
 from otrio.benchmarks.balance.sweep import BalanceConfig, load_config
+from otrio.cli import main
 from otrio.envs.core.errors import ConfigError, StateError
 from otrio.envs.core.rng import derive_seed
-
-from otrio.cli import main
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "balance"
 

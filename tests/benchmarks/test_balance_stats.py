@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+
 from otrio.benchmarks.balance.report import findings, write_balance_report
 from otrio.benchmarks.balance.stats import (
     chi2_isf,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from otrio.agents.records import RECORDS_FILE, read_records
 from otrio.benchmarks.balance.summary import analyze
 from otrio.benchmarks.balance.sweep import (
@@ -18,9 +19,8 @@ from otrio.benchmarks.balance.sweep import (
     run,
     setup_lineups,
 )
-from otrio.envs.core.errors import ConfigError
-
 from otrio.cli import main
+from otrio.envs.core.errors import ConfigError
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "balance"
 SMALL = [{"name": "small", "path": "kraken.values.0", "values": [0, -1, -2]}]

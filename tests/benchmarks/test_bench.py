@@ -60,6 +60,7 @@ def test_clone_cost_times_clones_and_steps_on_the_same_games():
 
 def test_bench_rejects_zero_rounds():
     import pytest
+
     from otrio.benchmarks.speed.bench import run_bench
 
     with pytest.raises(ValueError, match="rounds"):

@@ -3,11 +3,11 @@ folder (a tier sweep and a skill-ceiling report), with its sections, plots and t
 commands that reproduce them; a game without results says so."""
 
 import pytest
+
 from otrio.benchmarks.balance import skill_ceiling, sweep
 from otrio.benchmarks.balance.dossier import write_dossier
-from otrio.envs.core.errors import ConfigError
-
 from otrio.cli import main
+from otrio.envs.core.errors import ConfigError
 
 TINY = "iterations=2,depth=2,rollout=random,prior=none,top=0,gap=0"
 

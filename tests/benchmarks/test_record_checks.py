@@ -10,14 +10,14 @@ import re
 from pathlib import Path
 
 import pytest
+
 from otrio.agents.records import RECORDS_FILE, RUN_FILE, read_records
 from otrio.agents.stats import ranks
 from otrio.benchmarks.balance import sweep
 from otrio.benchmarks.speed import search
 from otrio.benchmarks.tournament import tournament
-from otrio.envs.core.errors import StateError
-
 from otrio.cli import main
+from otrio.envs.core.errors import StateError
 
 REJECTED_FILE = "games.rejected.jsonl"  # where --repair moves bad lines
 

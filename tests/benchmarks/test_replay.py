@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+
 from otrio.agents.records import RECORDS_FILE, load_record, read_records
 from otrio.agents.replay import (
     DIGITS,

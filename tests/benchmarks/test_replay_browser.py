@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from otrio.agents.arena import GameTask
 from otrio.benchmarks.play import play_game
 from otrio.benchmarks.replay.html import SECRET, build_page, frame_view

@@ -8,13 +8,13 @@ import re
 
 import numpy as np
 import pytest
+
 from otrio.agents.arena import GameTask
 from otrio.agents.records import RECORDS_FILE, read_records
 from otrio.agents.replay import replay_record
 from otrio.benchmarks.play import play_game
 from otrio.benchmarks.replay.html import SECRET, build_page, frame_view, table_svg
 from otrio.benchmarks.tournament.tournament import TournamentConfig, run
-
 from otrio.cli import main
 
 GAMES = [  # Oceanos and Otontin have secret choices in simultaneous steps

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from otrio.agents.records import RECORDS_FILE, REJECTED_FILE, read_records
 from otrio.agents.run_lock import LOCK_FILE, RunLock
 from otrio.agents.stats import ranks

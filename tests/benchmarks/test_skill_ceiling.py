@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from otrio.benchmarks.balance import skill_ceiling
-from otrio.envs.core.errors import ConfigError
 
+from otrio.benchmarks.balance import skill_ceiling
 from otrio.cli import main
+from otrio.envs.core.errors import ConfigError
 
 CONFIG = Path(__file__).resolve().parents[2] / "configs" / "balance" / "skill_ceiling.yaml"
 TINY = "iterations=2,depth=2,rollout=random,prior=none,top=0,gap=0"

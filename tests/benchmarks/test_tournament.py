@@ -4,12 +4,13 @@ import json
 from collections import Counter
 
 import pytest
+from pydantic import ValidationError
+
 from otrio.agents.records import RECORDS_FILE, read_records
 from otrio.agents.stats import ranks, wilson
 from otrio.benchmarks.tournament.tournament import TournamentConfig, build_tasks, load_config, run
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.rng import derive_seed
-from pydantic import ValidationError
 
 
 def config(tmp_path, **kw):

@@ -10,10 +10,10 @@ import math
 
 import numpy as np
 import pytest
-from otrio.envs.core.config import validate
-from otrio.envs.core.errors import ConfigError, OrderError, StateError
 
 from otrio import envs
+from otrio.envs.core.config import validate
+from otrio.envs.core.errors import ConfigError, OrderError, StateError
 
 GAMES = ["oceanos_v0", "otys_v0", "otontin_v0"]
 

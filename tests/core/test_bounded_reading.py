@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from otrio.envs.core.bounded import check_nesting, clip, parse_json, read_bytes, short_repr
-from otrio.envs.core.config import MAX_CONFIG_BYTES, load_yaml
-from otrio.envs.core.errors import ConfigError, StateError
 
 from otrio import envs
 from otrio.cli import main
+from otrio.envs.core.bounded import check_nesting, clip, parse_json, read_bytes, short_repr
+from otrio.envs.core.config import MAX_CONFIG_BYTES, load_yaml
+from otrio.envs.core.errors import ConfigError, StateError
 
 
 def laughs(levels: int = 9) -> str:

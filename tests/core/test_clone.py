@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from otrio.envs.core.observer import owned_cache
-from otrio.envs.core.rng import clone_rng, make_rng
 
 from otrio import envs
+from otrio.envs.core.observer import owned_cache
+from otrio.envs.core.rng import clone_rng, make_rng
 
 GAMES_PER_SETUP = 3
 SHARED = {"config", "table", "tables"}  # immutable config and tables, shared on purpose

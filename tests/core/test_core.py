@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
+
+from otrio import envs
 from otrio.envs.core import ActionTable, ConfigError, GameInfo, ObservationLayout, StrictModel
 from otrio.envs.core.config import validate
 from otrio.envs.core.rng import derive_seed, make_rng, rng_from_dict, rng_to_dict
-
-from otrio import envs
 
 
 def test_action_table_blocks_and_names():

@@ -4,9 +4,9 @@
 import importlib
 
 import pytest
-from otrio.envs.core.registry import ENV_MODULES
 
 from otrio import agents, envs
+from otrio.envs.core.registry import ENV_MODULES
 
 GAMES = 6  # per agent kind
 SANE = 50  # the cap is within this factor of the longest game played (it was 170-1,600)

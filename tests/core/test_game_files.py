@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from otrio.envs.core.rng import make_rng
 
 from otrio import envs
+from otrio.envs.core.rng import make_rng
 
 GAMES = ("oceanos", "otys", "otontin")
 ROOT = Path(envs.__file__).parent

@@ -3,9 +3,9 @@ TerminateIllegalWrapper semantics, built into the env)."""
 
 import numpy as np
 import pytest
-from otrio.envs.core.errors import ConfigError, IllegalActionError
 
 from otrio import envs
+from otrio.envs.core.errors import ConfigError, IllegalActionError
 
 GAMES = [("oceanos_v0", 2), ("otontin_v0", 3), ("otys_v0", 2)]
 

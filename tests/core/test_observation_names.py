@@ -6,11 +6,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from otrio import agents, envs
 from otrio.envs.core import ObservationLayout, Values, describe
 from otrio.envs.core.testing import outside_space
 from otrio.integrations import FlattenObservation
-
-from otrio import agents, envs
 
 GAMES = ("oceanos_v0", "otys_v0", "otontin_v0")
 ROOT = Path(__file__).parents[2]

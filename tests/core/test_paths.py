@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from otrio import agents, envs
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import (
     CONFIGS,
@@ -16,8 +18,6 @@ from otrio.envs.core.paths import (
     rebase_file,
     rebase_spec,
 )
-
-from otrio import agents, envs
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED_PPO = "agents/pretrained/oceanos_ppo.json"

@@ -6,12 +6,12 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+
+from otrio import envs
 from otrio.envs.core import testing, window
 from otrio.envs.core.errors import OtrioError
 from otrio.envs.core.picture import Picture
 from otrio.envs.core.rng import make_rng
-
-from otrio import envs
 
 SVG_NS = 'xmlns="http://www.w3.org/2000/svg"'
 SETUPS = [

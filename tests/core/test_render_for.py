@@ -4,10 +4,10 @@ picture never change (tests/core/test_picture.py). OpenSpiel's information-state
 observation strings are this text (integrations/openspiel.py)."""
 
 import pytest
-from otrio.envs.core import testing
-from otrio.envs.core.rng import make_rng
 
 from otrio import envs
+from otrio.envs.core import testing
+from otrio.envs.core.rng import make_rng
 
 SETUPS = [
     ("oceanos_v0", {"num_players": 2}),

@@ -4,11 +4,11 @@ shows only what that seat knows; the default (None) draws the whole table."""
 
 import numpy as np
 import pytest
+
+from otrio import envs
 from otrio.envs.core import testing, window
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.rng import make_rng
-
-from otrio import envs
 
 SETUPS = [("oceanos_v0", 2), ("otys_v0", 2), ("otontin_v0", 3)]
 

@@ -7,9 +7,9 @@ import warnings
 import matplotlib
 import numpy as np
 import pytest
-from otrio.envs.core import window
 
 from otrio import envs
+from otrio.envs.core import window
 
 
 def _no_display(monkeypatch):

@@ -4,9 +4,9 @@ same re-drawn world for the same generator, at the min and max player count of e
 game."""
 
 import pytest
-from otrio.envs.core import testing
 
 from otrio import envs
+from otrio.envs.core import testing
 
 SETUPS = [
     ("oceanos_v0", {"num_players": 2}),

@@ -6,10 +6,10 @@ import json
 
 import numpy as np
 import pytest
-from otrio.envs.core.errors import StateError
-from otrio.envs.core.rewards import TERMINATED, TRUNCATED, settle
 
 from otrio import envs
+from otrio.envs.core.errors import StateError
+from otrio.envs.core.rewards import TERMINATED, TRUNCATED, settle
 
 
 def _play(env, rng, steps=None):

@@ -13,6 +13,8 @@ import json
 
 import numpy as np
 import pytest
+
+from otrio import envs
 from otrio.envs.core.errors import StateError
 from otrio.envs.core.rng import make_rng
 from otrio.envs.core.schema import (
@@ -26,8 +28,6 @@ from otrio.envs.core.schema import (
     StateSchema,
     TupleOf,
 )
-
-from otrio import envs
 
 CACHES = {"_obs_cache", "_fitting"}  # built by the state that uses them, never cloned
 

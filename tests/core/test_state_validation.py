@@ -29,9 +29,9 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from otrio.envs.core.errors import StateError
 
 from otrio import envs
+from otrio.envs.core.errors import StateError
 
 # (env id, config) of the games whose saves are mutated: each game at its fewest and
 # most players, with the variants that reach the most kinds of decision

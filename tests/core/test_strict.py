@@ -3,9 +3,9 @@ out of order, strict booleans, nested unknown keys, decks too small to deal."""
 
 import numpy as np
 import pytest
-from otrio.envs.core.errors import ConfigError, IllegalActionError, OrderError, OtrioError
 
 from otrio import envs
+from otrio.envs.core.errors import ConfigError, IllegalActionError, OrderError, OtrioError
 
 GAMES = ["oceanos_v0", "otys_v0", "otontin_v0"]
 

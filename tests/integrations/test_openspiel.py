@@ -15,11 +15,10 @@ import pytest
 pyspiel = pytest.importorskip(
     "pyspiel", reason="OpenSpiel is not installed: pip install -e '.[openspiel]'")
 
+from otrio import envs  # noqa: E402
 from otrio.envs.core.errors import ConfigError, IllegalActionError, StateError  # noqa: E402
 from otrio.envs.core.testing import mutate_text  # noqa: E402
 from otrio.integrations import openspiel  # noqa: E402
-
-from otrio import envs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 INFO = {env_id: spec.game.info for env_id, spec in openspiel.SPECS.items()}

@@ -6,11 +6,11 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+
+from otrio import envs
 from otrio.envs.core.errors import IllegalActionError, OrderError
 from otrio.integrations import SelfPlay
 from otrio.training.selfplay import SelfPlayEnv
-
-from otrio import envs
 
 
 def _episode(env, seed: int, rng) -> tuple[float, int]:

@@ -3,9 +3,9 @@
 
 import numpy as np
 import pytest
-from otrio.integrations import FlattenObservation
 
 from otrio import envs
+from otrio.integrations import FlattenObservation
 
 ss = pytest.importorskip("supersuit")
 

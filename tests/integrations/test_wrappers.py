@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-from otrio.integrations import FlattenObservation, RenameObservationKeys, rllib_keys
 from pettingzoo.test import api_test
 
 from otrio import envs
+from otrio.integrations import FlattenObservation, RenameObservationKeys, rllib_keys
 
 
 def test_rllib_keys():

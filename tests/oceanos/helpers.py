@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from otrio import agents, envs
 from otrio.envs.core import testing
 from otrio.envs.core.rng import make_rng
 from otrio.envs.oceanos.config import Config
 from otrio.envs.oceanos.rules import State
-
-from otrio import agents, envs
 
 KINDS = {
     "crab": ("crab", 0, 0, 0, "-", 0),

@@ -4,6 +4,7 @@ on every id, and the id carries the name the table gives it."""
 from __future__ import annotations
 
 import pytest
+
 from otrio.envs.oceanos.actions import (
     DISCARD,
     KEEP,

@@ -3,6 +3,7 @@
 from collections import Counter
 
 import pytest
+
 from otrio.envs.oceanos.cards import CARDS
 from otrio.envs.oceanos.data import (
     BIG_ANIMALS,

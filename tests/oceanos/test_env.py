@@ -4,10 +4,10 @@ import json
 
 import numpy as np
 import pytest
-from otrio.envs.core import testing
-from otrio.envs.core.errors import StateError
 
 from otrio import envs
+from otrio.envs.core import testing
+from otrio.envs.core.errors import StateError
 
 SETUPS = [
     {"num_players": 2},
@@ -68,6 +68,7 @@ def test_same_seed_same_game(config):
 
 def test_versioned_module_and_pettingzoo_registry():
     import pettingzoo
+
     from otrio.envs import oceanos_v0
 
     a = oceanos_v0.env(num_players=3)

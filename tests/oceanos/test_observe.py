@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from otrio.envs.core import testing
 from otrio.envs.oceanos.observe import LAYOUT, write_plain
 from otrio.envs.oceanos.observe_cache import write_observation

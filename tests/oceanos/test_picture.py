@@ -1,10 +1,10 @@
 """The Oceanos picture shows what each seat may know and nothing more."""
 
 import numpy as np
-from otrio.envs.core.testing import picture_titles, play_until
-from otrio.envs.oceanos.env import GAME
 
 from otrio import envs
+from otrio.envs.core.testing import picture_titles, play_until
+from otrio.envs.oceanos.env import GAME
 
 
 def test_keeps_in_progress_stay_secret_in_a_seat_picture():

@@ -8,6 +8,7 @@ Regenerate on purpose after an intended rule change with
 from pathlib import Path
 
 import pytest
+
 from otrio.envs.core import playthrough
 
 FILES = sorted((Path(__file__).parent / "playthroughs").glob("*.json"))

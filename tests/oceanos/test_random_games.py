@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from otrio.envs.core.rng import make_rng
 from otrio.envs.oceanos.config import Config
 from otrio.envs.oceanos.invariants import check_invariants

@@ -1,6 +1,7 @@
 """Oceanos turn rules, one position and one expectation each (hand-computed)."""
 
 import pytest
+
 from otrio.envs.core.errors import ConfigError, IllegalActionError
 from otrio.envs.oceanos.actions import TABLE
 from otrio.envs.oceanos.data import AQUARIUM, COCKPIT, MOTOR, PROPELLER
@@ -424,6 +425,7 @@ def test_random_kraken_tokens_are_drawn_as_rng_choice_would():
     """Each size's token is one uniform draw from its pool, made right after the three
     decks are shuffled: exactly what ``rng.choice(pool)`` gives for the same seed."""
     import numpy as np
+
     from otrio.envs.core.rng import make_rng
     from otrio.envs.oceanos.cards_table import card_table
     from otrio.envs.oceanos.config import Config

@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
 from otrio.envs.oceanos.actions import NUM_ACTIONS, TABLE
 from otrio.envs.oceanos.cards import CARDS
 from otrio.envs.oceanos.cards_table import card_table

@@ -1,6 +1,7 @@
 """Scoring rules with hand-computed expectations (rulebook + rulings)."""
 
 import pytest
+
 from otrio.envs.oceanos import scoring
 from otrio.envs.oceanos.cards_table import CardTable
 

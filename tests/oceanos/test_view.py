@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from otrio.envs.core import testing
 from otrio.envs.core.rng import make_rng
 from otrio.envs.oceanos.cards_table import Card

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from otrio import agents, envs
 from otrio.envs.core import make_rng, testing
 from otrio.envs.otontin.rules import Config, State
-
-from otrio import agents, envs
 
 GAMES = 2  # seeded games of each kind that the observation and seat-view tests walk
 

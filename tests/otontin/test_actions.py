@@ -6,6 +6,7 @@ from __future__ import annotations
 from itertools import product
 
 import pytest
+
 from otrio.envs.otontin.actions import (
     COMMIT,
     DECLARE,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from otontin_dice import script_rolls
+
 from otrio.envs.core import make_rng
 from otrio.envs.otontin.actions import ROLL, STOP, TABLE
 from otrio.envs.otontin.campaign import CHOOSE_PRIORITY, CHOOSE_STEAL, DECLARE_ORDER, ROLL_OR_STOP

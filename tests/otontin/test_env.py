@@ -8,12 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from otrio import envs
 from otrio.envs.core import ConfigError, IllegalActionError, StateError, make_rng, testing
 from otrio.envs.core.playthrough import load, record
 from otrio.envs.otontin.env import GAME
 from otrio.envs.otontin.rules import State
-
-from otrio import envs
 
 PLAYTHROUGHS = Path(__file__).parent / "playthroughs"
 COUNTS = [3, 5, 8]

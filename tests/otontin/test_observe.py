@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from otontin_states import greedy_games, random_games
+
 from otrio.envs.core import testing
 from otrio.envs.otontin.observe import LAYOUT, write_plain
 from otrio.envs.otontin.observe_cache import new_observation, write_observation

@@ -1,12 +1,11 @@
 """The Otontin picture: secret orders stay face down for the other seats until the war
 reveals them; the campaign dice and the standings are drawn."""
 
+from otrio import envs
 from otrio.envs.core.testing import picture_titles, play_until
 from otrio.envs.otontin.env import GAME
 from otrio.envs.otontin.orders import NO_ORDER, order_name
 from otrio.envs.otontin.rules import COMMIT_PHASE
-
-from otrio import envs
 
 
 def test_orders_face_down_until_the_war():

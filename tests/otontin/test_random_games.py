@@ -4,6 +4,7 @@ invariants checked after every decision."""
 from __future__ import annotations
 
 import pytest
+
 from otrio.envs.core import make_rng
 from otrio.envs.otontin.invariants import check_invariants
 from otrio.envs.otontin.rules import Config, State

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from otontin_dice import script_rolls
+
 from otrio.envs.core import make_rng
 from otrio.envs.otontin.actions import COMMIT, DECLARE, DECLARE_NOTHING, STOP
 from otrio.envs.otontin.campaign import COMMIT_ORDER, DECLARE_ORDER

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from otrio.envs.otontin import data
 from otrio.envs.otontin.actions import TABLE
 from otrio.envs.otontin.orders import CARD_PAIRS, ORDERS

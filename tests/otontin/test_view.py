@@ -12,6 +12,7 @@ import dataclasses
 import numpy as np
 import pytest
 from otontin_states import greedy_games, random_games
+
 from otrio.envs.core import make_rng
 from otrio.envs.otontin.env import GAME
 from otrio.envs.otontin.observe import LAYOUT, decode, write_view

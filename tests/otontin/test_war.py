@@ -9,6 +9,7 @@ e.g. ``"spear,hand:pay2"``; ``None`` is a busted leader. Seat ``s``'s left neigh
 from __future__ import annotations
 
 import pytest
+
 from otrio.envs.otontin.orders import NO_ORDER, ORDERS
 from otrio.envs.otontin.war import fight, resolve_war, share_losses
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+from otrio import agents, envs
 from otrio.envs.core import make_rng, testing, validate
 from otrio.envs.otys import data as D
 from otrio.envs.otys.actions import TABLE
 from otrio.envs.otys.config import Config
 from otrio.envs.otys.rules import State
-
-from otrio import agents, envs
 
 SHORT = {name: i for i, name in enumerate(D.DIVER_SHORT)}
 DEFAULT_COLUMN = "Mx Px Fx Tx Tr Sp En Ex"

@@ -9,8 +9,6 @@ levels 1-5, 3 credits, 1 battery, empty store. Expectations are computed by hand
 from __future__ import annotations
 
 import pytest
-from otrio.envs.otys import data as D
-from otrio.envs.otys.phases import Phase
 from otys_helpers import (
     contract_id,
     legal,
@@ -21,6 +19,9 @@ from otys_helpers import (
     set_res,
     token_id,
 )
+
+from otrio.envs.otys import data as D
+from otrio.envs.otys.phases import Phase
 
 
 # ------------------------------------------------------------------ contracts

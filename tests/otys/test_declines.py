@@ -10,10 +10,11 @@ levels 1-5, 3 credits, 1 battery each. Expectations are computed by hand.
 from __future__ import annotations
 
 import pytest
+from otys_helpers import DRAW_PP, column, legal, names, play, position, with_diver_at
+
 from otrio.envs.otys import data as D
 from otrio.envs.otys.phases import Phase
 from otrio.envs.otys.rules import State
-from otys_helpers import DRAW_PP, column, legal, names, play, position, with_diver_at
 
 FOUR_KEEPS = {"keep:0", "keep:1", "keep:2", "keep:3"}
 

@@ -9,8 +9,6 @@ levels 1-5, 3 credits, 1 battery, empty store. Expectations are computed by hand
 from __future__ import annotations
 
 import pytest
-from otrio.envs.otys import data as D
-from otrio.envs.otys.phases import Phase
 from otys_helpers import (
     BATTERY_C,
     DRAW_PP,
@@ -31,6 +29,9 @@ from otys_helpers import (
     token_id,
     with_diver_at,
 )
+
+from otrio.envs.otys import data as D
+from otrio.envs.otys.phases import Phase
 
 
 # ------------------------------------------------------------------ experts

@@ -7,6 +7,9 @@ import json
 
 import numpy as np
 import pytest
+from otys_helpers import contract_id, play, position, set_res
+
+from otrio import envs
 from otrio.envs.core import ConfigError, IllegalActionError, StateError, make_rng, testing, validate
 from otrio.envs.otys import data as D
 from otrio.envs.otys.config import Config
@@ -15,9 +18,6 @@ from otrio.envs.otys.hidden import resample_hidden
 from otrio.envs.otys.observe import LAYOUT, OBS_SIZE
 from otrio.envs.otys.observe_cache import write_observation
 from otrio.envs.otys.rules import State
-from otys_helpers import contract_id, play, position, set_res
-
-from otrio import envs
 
 SETUPS = [(n, sides) for n in (2, 4) for sides in ("basic", "advanced")]
 
@@ -232,6 +232,7 @@ def test_colour_choice_before_a_key_shows_the_contract():
     """A number card completed at the key choice asks for colours before any key is
     set; the observation must still show the card, its level and the picks so far."""
     import numpy as np
+
     from otrio.envs.otys.observe import LAYOUT
     from otrio.envs.otys.phases import Phase
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from otys_helpers import contract_id, greedy_games, position, random_games, token_id
+
 from otrio.envs.core import testing
 from otrio.envs.otys.observe import LAYOUT, write_plain
 from otrio.envs.otys.observe_cache import write_observation
 from otrio.envs.otys.rules import State
-from otys_helpers import contract_id, greedy_games, position, random_games, token_id
 
 SETUPS = [
     {"num_players": 2}, {"num_players": 3}, {"num_players": 4},

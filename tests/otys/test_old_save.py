@@ -12,10 +12,10 @@ import json
 from pathlib import Path
 
 import pytest
-from otrio.envs.core.errors import StateError
-from otrio.envs.otys.env import GAME
 
 from otrio import envs
+from otrio.envs.core.errors import StateError
+from otrio.envs.otys.env import GAME
 
 FIXTURE = Path(__file__).with_name("old_save_31bfe1d.json")
 

@@ -1,12 +1,11 @@
 """The Otys picture: private contracts and another seat's drawn cards stay hidden in a
 seat's picture; the drawer sees its draw while it chooses."""
 
+from otrio import envs
 from otrio.envs.core.rng import make_rng
 from otrio.envs.core.testing import picture_titles
 from otrio.envs.otys.env import GAME
 from otrio.envs.otys.phases import Phase
-
-from otrio import envs
 
 
 def _contract_titles(titles: list[str]) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from otrio.envs.core.playthrough import load, record
 from otrio.envs.otys.actions import TABLE
 from otrio.envs.otys.observe import LAYOUT

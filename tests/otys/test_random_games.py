@@ -4,6 +4,7 @@ invariants checked after every decision and an independent PP recount."""
 from __future__ import annotations
 
 import pytest
+
 from otrio.envs.core import make_rng, validate
 from otrio.envs.otys import actions as A
 from otrio.envs.otys import data as D

@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
 from otrio.envs.otys import data as D
 from otrio.envs.otys.config import Config, SponsorSetup
 

@@ -7,8 +7,6 @@ levels 1-5, 3 credits, 1 battery, empty store. Expectations are computed by hand
 
 from __future__ import annotations
 
-from otrio.envs.otys import data as D
-from otrio.envs.otys.phases import Phase
 from otys_helpers import (
     BATTERY_C,
     PP_PP,
@@ -26,6 +24,9 @@ from otys_helpers import (
     set_res,
     with_diver_at,
 )
+
+from otrio.envs.otys import data as D
+from otrio.envs.otys.phases import Phase
 
 
 # ------------------------------------------------------------------ sponsors

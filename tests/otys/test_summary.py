@@ -12,15 +12,15 @@ from __future__ import annotations
 import json
 
 import pytest
+from otys_helpers import PP_PP, contract_id, play, position, set_res, token_id, with_diver_at
+
+from otrio import envs
 from otrio.envs.core import make_rng, validate
 from otrio.envs.otys import data as D
 from otrio.envs.otys.config import Config
 from otrio.envs.otys.env import GAME
 from otrio.envs.otys.records import PP_SOURCES, YIELD_KINDS
 from otrio.envs.otys.rules import State
-from otys_helpers import PP_PP, contract_id, play, position, set_res, token_id, with_diver_at
-
-from otrio import envs
 
 TILE = {number: number - 1 for number in range(1, D.NUM_SPONSORS + 1)}  # tile #k -> index
 

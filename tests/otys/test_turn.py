@@ -8,9 +8,10 @@ sponsors #1-#5 on levels 1-5, basic) and every expectation is computed by hand.
 from __future__ import annotations
 
 import pytest
+from otys_helpers import column, divers, legal, names, play, position, set_res
+
 from otrio.envs.otys import data as D
 from otrio.envs.otys.phases import Phase
-from otys_helpers import column, divers, legal, names, play, position, set_res
 
 
 # ------------------------------------------------------------------ resurfacing

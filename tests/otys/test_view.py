@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from otys_helpers import contract_id, greedy_games, play, position, random_games
+
 from otrio.envs.core import validate
 from otrio.envs.otys.config import Config
 from otrio.envs.otys.effects import Site, StateSite
@@ -16,7 +18,6 @@ from otrio.envs.otys.observe_cache import write_observation
 from otrio.envs.otys.phases import Phase
 from otrio.envs.otys.rules import State
 from otrio.envs.otys.view import SeatView, view
-from otys_helpers import contract_id, greedy_games, play, position, random_games
 
 SETUPS = [
     {"num_players": 2}, {"num_players": 3}, {"num_players": 4},

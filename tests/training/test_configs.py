@@ -3,9 +3,9 @@
 from pathlib import Path
 
 import pytest
-from otrio.training.config import load_train_config
 
 from otrio import envs
+from otrio.training.config import load_train_config
 
 CONFIGS = sorted((Path(__file__).parents[2] / "configs" / "train").glob("*.yaml"))
 

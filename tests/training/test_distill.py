@@ -7,6 +7,8 @@ import json
 
 import numpy as np
 import pytest
+
+from otrio import agents, envs
 from otrio.agents.records import RECORDS_FILE
 from otrio.agents.replay import ReplayError
 from otrio.envs.core.config import validate
@@ -16,8 +18,6 @@ from otrio.training import safe_state
 from otrio.training.config import TrainConfig
 from otrio.training.distill import distill, generate, round_tasks
 from otrio.training.distill_data import examples, policy_target, teacher_game
-
-from otrio import agents, envs
 
 TEACHER = "mcts:iterations=2,depth=3,rollout=random,prior=none,top=0,crn=1"
 
@@ -244,6 +244,7 @@ def test_round_one_starts_from_init_and_a_network_of_another_observation_is_refu
     network, the second run one epoch on from it), not fresh ones; a network that reads
     another observation (hints, game) is a ConfigError before any folder is made."""
     import torch
+
     from otrio.agents.weights import load_policy
 
     first = distill(tiny(tmp_path, "first", rounds=[{"teacher": TEACHER, "games": {2: 2}}]),

@@ -17,6 +17,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from otrio.agents.records import RECORDS_FILE
 from otrio.agents.replay import record_actions
 from otrio.envs.core.config import validate

@@ -4,13 +4,13 @@ import json
 
 import numpy as np
 import pytest
+
+from otrio import agents, envs
 from otrio.agents.hints import GreedyHints, hint_size, make_hints
 from otrio.envs.core.errors import ConfigError
 from otrio.training.imitation import collect
 from otrio.training.selfplay import SelfPlayEnv
 from otrio.training.train import train
-
-from otrio import agents, envs
 
 from .test_training import DEFAULT_PLAYERS, tiny
 

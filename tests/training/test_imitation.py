@@ -4,13 +4,13 @@ import json
 
 import numpy as np
 import pytest
+
+from otrio import agents, envs
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.rng import derive_seed
 from otrio.training.config import TrainConfig
 from otrio.training.imitation import clone, collect, evaluate_clone
 from otrio.training.train import train
-
-from otrio import agents, envs
 
 from .test_training import DEFAULT_PLAYERS, tiny
 
@@ -58,8 +58,9 @@ def test_demonstrations_are_deterministic():
 
 
 def test_cloning_learns_the_teacher():
-    from otrio.training.selfplay import SelfPlayEnv
     from sb3_contrib import MaskablePPO
+
+    from otrio.training.selfplay import SelfPlayEnv
 
     demos = collect("oceanos_v0", {"num_players": 2}, "greedy", games=40, seed=1)
     model = MaskablePPO("MlpPolicy", SelfPlayEnv("oceanos_v0", {"num_players": 2}),
@@ -102,6 +103,7 @@ WARMUP_POLICIES = {"shared": {}, "split": {"share_features_extractor": False, "h
 @pytest.mark.parametrize("policy", WARMUP_POLICIES)
 def test_value_warmup_fits_the_value_head_and_leaves_the_policy_as_cloned(tmp_path, policy):
     import torch
+
     from otrio.agents.weights import load_policy
     from otrio.training.train import policy_parameters
 
@@ -124,9 +126,10 @@ def test_value_warmup_fits_the_value_head_and_leaves_the_policy_as_cloned(tmp_pa
 
 
 def test_value_warmup_unfreezes_the_policy_afterwards():
+    from sb3_contrib import MaskablePPO
+
     from otrio.training.selfplay import SelfPlayEnv
     from otrio.training.train import _value_warmup
-    from sb3_contrib import MaskablePPO
 
     model = MaskablePPO("MlpPolicy", SelfPlayEnv("oceanos_v0", {"num_players": 2}), n_steps=32,
                         batch_size=32, n_epochs=1, policy_kwargs={"net_arch": [16]}, device="cpu")

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 import safetensors.torch
 import torch
+
 from otrio.envs.core.errors import ConfigError
 from otrio.training.config import TrainConfig
 from otrio.training.train import train
@@ -248,7 +249,6 @@ def test_saved_episode_infos_that_are_not_episodes_are_a_one_line_error(tmp_path
     replaced by a list was handed to Stable-Baselines3, which failed with a TypeError
     when it logged the mean return."""
     from otrio.envs.core.errors import ConfigError
-
     from tools.tiny_runs import training
 
     training(tmp_path / "run")
@@ -272,7 +272,6 @@ def test_saved_optimizer_switches_or_settings_that_are_not_this_runs_are_a_one_l
     AssertionError. A switch of the code must be this optimizer's own, a setting a
     finite number >= 0 of its shape."""
     from otrio.envs.core.errors import ConfigError
-
     from tools.tiny_runs import training
 
     training(tmp_path / "run")

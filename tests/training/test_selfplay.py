@@ -7,10 +7,10 @@ reports, and compare every observation, mask, reward and ending.
 
 import numpy as np
 import pytest
-from otrio.envs.core.errors import IllegalActionError
-from otrio.training.selfplay import SelfPlayEnv
 
 from otrio import envs
+from otrio.envs.core.errors import IllegalActionError
+from otrio.training.selfplay import SelfPlayEnv
 
 COUNTS = {"oceanos_v0": (2, 5), "otys_v0": (2, 4), "otontin_v0": (3, 8)}
 CASES = [(game, n) for game, counts in COUNTS.items() for n in counts]
@@ -135,10 +135,11 @@ def _snapshot(tmp_path, game, n, hints=None):
     """An exported agent of an untrained policy (a self-play snapshot) and its sha256."""
     import json
 
+    from sb3_contrib import MaskablePPO
+
     from otrio.agents.encoders import policy_kwargs
     from otrio.agents.hints import hint_size
     from otrio.agents.weights import save_policy
-    from sb3_contrib import MaskablePPO
 
     env = SelfPlayEnv(game, {"num_players": n}, {"random": 1.0}, hints=hints)
     info = env.game.info

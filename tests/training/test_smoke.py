@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
+
+from otrio.cli import main
 from otrio.training.config import (
     SMOKE_EVAL_GAMES,
     SMOKE_IMITATION_GAMES,
@@ -16,8 +18,6 @@ from otrio.training.config import (
     load_train_config,
     plan,
 )
-
-from otrio.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 PPO_CONFIGS = sorted(p for p in (ROOT / "configs" / "train").glob("*.yaml")

@@ -10,12 +10,12 @@ import json
 
 import numpy as np
 import pytest
+
+from otrio import agents, envs
 from otrio.envs.core.errors import ConfigError
 from otrio.training.config import TrainConfig
 from otrio.training.selfplay import SelfPlayEnv
 from otrio.training.train import train
-
-from otrio import agents, envs
 
 GAMES = envs.available()
 DEFAULT_PLAYERS = {"oceanos_v0": 2, "otys_v0": 2, "otontin_v0": 3}
@@ -165,8 +165,9 @@ def test_an_old_runs_zip_exports_with_trust_and_a_stray_zip_is_refused(tmp_path,
     exports with its run's metadata; a zip tied to no run is refused."""
     import shutil
 
-    from otrio.training.train import export_checkpoint, save_checkpoint
     from sb3_contrib import MaskablePPO
+
+    from otrio.training.train import export_checkpoint, save_checkpoint
 
     monkeypatch.setenv("OTRIO_TRUST_CHECKPOINTS", "1")  # this test's own zips
     cfg = tiny(tmp_path)
@@ -214,6 +215,7 @@ def test_evaluation_plays_the_checkpoint_as_it_is_now(tmp_path):
     from types import SimpleNamespace
 
     import torch
+
     from otrio.agents.arena import GameTask, env_and_agents
     from otrio.agents.weights import load_policy
     from otrio.training.train import save_agent
@@ -264,6 +266,7 @@ def test_otys_encoders_train_clone_and_play(tmp_path, encoder):
     """The structured Otys encoders: a tiny run with a clone, then the checkpoint plays
     as ppo:PATH; the pair features follow the observation's contracts and levels."""
     import torch
+
     from otrio.agents.encoders import ENCODERS, _contracts, _seat0_levels
     from otrio.envs.otys.observe import CONTRACT_FEATS, LAYOUT
 
@@ -294,6 +297,7 @@ def test_otys_board_reads_each_levels_offer_in_level_order():
     """A change to level 3's sponsor tile, or to the opponent's diver on level 4, moves
     only that level's row of the board features."""
     import torch
+
     from otrio.agents.encoders import LEVEL_SLOT, _level_board
     from otrio.envs.otys import data as D
     from otrio.envs.otys.observe import LAYOUT

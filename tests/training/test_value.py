@@ -9,6 +9,8 @@ import shutil
 
 import numpy as np
 import pytest
+
+from otrio import agents, envs
 from otrio.agents.arena import play_seated
 from otrio.agents.value import load_value_model
 from otrio.envs.core.errors import ConfigError, StateError
@@ -24,8 +26,6 @@ from otrio.training.value_data import (
 from otrio.training.value_fit import ValueFitConfig, fit_and_export, split
 from otrio.training.value_report import auc, brier, gate, log_loss, logistic_1d, write_gate
 from otrio.training.value_store import content_digest, read_shard, shard_path, write_shard
-
-from otrio import agents, envs
 
 TINY = dict(env="otys_v0", players=[2, 3], games=24, shard_games=6, positions=4,
             mixture={"greedy": 1.0, "explore": 1.0})
