@@ -110,7 +110,9 @@ def test_the_power_calculation_holds_in_simulation():
 
 # ---------------------------------------------------------------- synthetic records
 def _config(**kw) -> BalanceConfig:
-    base = dict(game="synthetic_v0", agents={"a": "random"}, lineup=["a"] * 3,
+    """A config for synthetic records (its game is a real id, which the config requires;
+    the records and setups below play nothing)."""
+    base = dict(game="oceanos_v0", agents={"a": "random"}, lineup=["a"] * 3,
                 sweeps=[{"name": "s", "setups": [{"label": "x"}]}])
     return BalanceConfig(**{**base, **kw})
 
