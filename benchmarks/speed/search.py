@@ -65,6 +65,8 @@ class SearchBenchConfig(StrictModel):
         return f"mcts:{options}"
 
 
+# one env and its agents per (game, players, searcher's spec, opponent) in a process:
+# everything that makes them, so that two studies in one process never share agents
 _ENVS: dict[tuple, Any] = {}
 
 
@@ -74,7 +76,7 @@ def play_one(task: tuple) -> dict[str, Any]:
 
     config, budget, game = task
     cfg = SearchBenchConfig(**config)
-    key = (cfg.game, cfg.num_players, budget)
+    key = (cfg.game, cfg.num_players, cfg.spec(budget), cfg.opponent)
     if key not in _ENVS:
         env = envs.make(cfg.game, num_players=cfg.num_players)
         _ENVS[key] = (env, agents.make(cfg.spec(budget), env),

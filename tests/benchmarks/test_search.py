@@ -51,3 +51,16 @@ def test_a_report_of_the_games_so_far_plays_nothing(tmp_path):
     assert len(results(folder)) == 3
     rows = json.loads((folder / "summary.json").read_text())["budgets"]
     assert [(row["budget"], row["games"]) for row in rows] == [(2, 2), (3, 1)]
+
+
+def test_two_studies_in_one_process_share_no_agents(tmp_path):
+    """A study's games are its own whatever ran before it in the process: a study with
+    other search options at the same budget does not lend it its searcher."""
+    from otrio.benchmarks.speed import search
+
+    search._ENVS.clear()
+    alone = results(run(config(tmp_path, "alone", budgets=[2]), progress=False))
+    search._ENVS.clear()
+    run(config(tmp_path, "other", budgets=[2], options="depth=1,rollout=random"), progress=False)
+    after = results(run(config(tmp_path, "after", budgets=[2]), progress=False))
+    assert after == alone
