@@ -244,7 +244,7 @@ def _value(args: argparse.Namespace) -> int:
         print(f"written to {out}/ (data/, model.json, model.safetensors, gate/)")
     else:
         out = Path(args.output or Path(args.model).with_suffix("").as_posix() + "_gate")
-        result = value_report.write_gate(args.data, args.model, out)
+        result = value_report.write_gate(args.data, args.model, out, args.max_games)
         print(value_report.gate_markdown(result, f"Value gate: {args.model}"))
         print(f"written to {out}/ (gate.json, gate.md, reliability.png)")
     return 0
@@ -402,6 +402,10 @@ def build_parser() -> Parser:
     value.add_argument("--workers", type=count_arg, default=1,
                        help="data, all: processes that play (the same shards on any number)")
     ray_flags(value, "data, all: the self-play games")
+    value.add_argument("--max-games", type=count_arg, default=None,
+                       help="gate: judge on the test games among each run's first N games "
+                       "only (default: all; a run too big to hold in memory is refused and "
+                       "says so; the fit's is its config's max_games)")
     value.add_argument("--quiet", action="store_true", help="no progress bars")
     value.set_defaults(func=_value_args)
 

@@ -68,6 +68,9 @@ from .value_store import (
 )
 
 POLICIES = ("greedy", "explore", "random")  # plus value:PATH
+# the rows one read may hold in memory (obs float32: 10 KB a row in Oceanos, 4 KB in
+# Otys); the fit's max_gib sets its own
+MAX_ROW_BYTES = 4 << 30
 
 
 class ValueDataConfig(StrictModel):
@@ -459,11 +462,25 @@ def generate(cfg: ValueDataConfig, folder: str | Path, workers: int = 1, backend
             "core_seconds_now": round(seconds, 1)}
 
 
+def row_bytes(cfg: ValueDataConfig) -> int:
+    """The bytes one row of a run of ``cfg`` takes in memory (its observation and its
+    scalar fields, as stored)."""
+    from otrio import envs
+
+    width = envs.make(cfg.env, **cfg.config).unwrapped.game.info.observation_size
+    return sum(np.dtype(DTYPES[key]).itemsize * (width if key == "obs" else 1)
+               for key in ROW_FIELDS)
+
+
 def load_rows(folder: str | Path, players: list[int] | None = None, max_rows: int = 3_000_000,
-              verify: bool = True) -> dict[str, np.ndarray]:
-    """Every row of a run's shards (of the given player counts), each shard's digest
-    checked against the manifest and, with ``verify``, its games re-played; refused
-    before allocating when the rows would exceed ``max_rows``."""
+              verify: bool = True, max_games: int | None = None,
+              max_bytes: int = MAX_ROW_BYTES) -> dict[str, np.ndarray]:
+    """The rows of a run's shards (of the given player counts; with ``max_games``, of its
+    first shards only, player counts in turn), each shard's digest checked against the
+    manifest and, with ``verify``, its games re-played. Refused with a
+    :class:`ConfigError` before the rows would exceed ``max_rows`` or ``max_bytes``
+    (from the manifest's counts, before anything is read): a run too big to hold in
+    memory says so instead of exhausting it."""
     folder = Path(folder)
     saved = read_manifest(folder)
     if saved is None:
@@ -472,9 +489,21 @@ def load_rows(folder: str | Path, players: list[int] | None = None, max_rows: in
     entries = {int(k): v for k, v in saved["shards"].items()}
     tasks = [t for t in shard_tasks(cfg) if t.index in entries
              and (players is None or t.num_players in players)]
+    if max_games is not None:
+        games, first = 0, []
+        for task in tasks:
+            if games >= max_games:
+                break
+            first.append(task)
+            games += task.games
+        tasks = first
     total = sum(int(entries[t.index]["rows"]) for t in tasks)
-    if total > max_rows:
-        raise ConfigError(f"{folder}: {total:,} rows exceed max_rows={max_rows:,}")
+    size = total * row_bytes(cfg)
+    if total > max_rows or size > max_bytes:
+        raise ConfigError(
+            f"{folder}: {total:,} rows of {len(tasks)} shards need {size / 2**30:.1f} GiB, over "
+            f"max_rows={max_rows:,} or {max_bytes / 2**30:.1f} GiB; read fewer games (the "
+            "fit's and the gate's max_games) or allow more (max_rows, max_gib)")
     parts: dict[str, list] = {k: [] for k in ROW_FIELDS}
     for task in tasks:
         arrays = read_shard(shard_path(folder, task.index))

@@ -43,6 +43,10 @@ class ValueFitConfig(StrictModel):
     aux: float = Field(0.25, ge=0, le=100)  # weight of the margin head's loss
     seed: int = Field(0, ge=0, le=2**63 - 1)
     max_rows: int = Field(3_000_000, ge=1)
+    # the rows held in memory at most (a run that would need more is refused before it
+    # is read: fit on its first max_games games instead)
+    max_gib: float = Field(4.0, gt=0, le=1024)
+    max_games: int | None = Field(None, ge=1)  # per data folder: its first shards only
 
 
 def split(rows: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -157,8 +161,10 @@ def fit_and_export(data: list[str | Path], target: str | Path, cfg: ValueFitConf
     from .value_data import load_rows
     from .value_store import content_digest, read_manifest
 
-    parts = [load_rows(folder, players, cfg.max_rows) for folder in data]
-    rows = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    parts = [load_rows(folder, players, cfg.max_rows, max_games=cfg.max_games,
+                       max_bytes=int(cfg.max_gib * 2**30)) for folder in data]
+    rows = parts[0] if len(parts) == 1 else {k: np.concatenate([p[k] for p in parts])
+                                             for k in parts[0]}
     env_id = read_manifest(Path(data[0]))["config"]["env"]
     scale = envs.make(env_id).unwrapped.game.info.score_scale
     tensors, log = fit(rows, scale, cfg, progress)

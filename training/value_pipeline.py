@@ -28,5 +28,6 @@ def run_all(data_cfg: value_data.ValueDataConfig, fit_cfg: value_fit.ValueFitCon
     data = folder / "data"
     summary = value_data.generate(data_cfg, data, workers, backend, ray_address, progress)
     model = value_fit.fit_and_export([data], folder / "model", fit_cfg, progress=progress)
-    gate = value_report.write_gate([data], model, folder / "gate")
+    gate = value_report.write_gate([data], model, folder / "gate", fit_cfg.max_games,
+                                   fit_cfg.max_gib)
     return {"data": summary, "model": model, "gate": gate}

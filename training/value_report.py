@@ -150,9 +150,12 @@ def reliability_plot(rows: dict[str, np.ndarray], model, path: str | Path,
     return path
 
 
-def write_gate(data: list[str | Path], model_path: str | Path, out: str | Path) -> dict[str, Any]:
+def write_gate(data: list[str | Path], model_path: str | Path, out: str | Path,
+               max_games: int | None = None, max_gib: float = 4.0) -> dict[str, Any]:
     """Run the gate of the model at ``model_path`` on the test games of the runs in
-    ``data``; write ``gate.json``, ``gate.md`` and ``reliability.png`` into ``out``."""
+    ``data`` (with ``max_games``, of each run's first games only; refused before reading
+    more than ``max_gib`` of rows); write ``gate.json``, ``gate.md`` and
+    ``reliability.png`` into ``out``."""
     from otrio import envs
     from otrio.agents.value import load_value_model
 
@@ -162,8 +165,10 @@ def write_gate(data: list[str | Path], model_path: str | Path, out: str | Path) 
     env_id = read_manifest(Path(data[0]))["config"]["env"]
     env = envs.make(env_id)
     model = load_value_model(model_path, env)
-    parts = [load_rows(folder) for folder in data]
-    rows = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    parts = [load_rows(folder, max_games=max_games, max_bytes=int(max_gib * 2**30))
+             for folder in data]
+    rows = parts[0] if len(parts) == 1 else {k: np.concatenate([p[k] for p in parts])
+                                             for k in parts[0]}
     result = gate(rows, model, env.unwrapped.game.info.score_scale)
     result["model"] = str(model_path)
     out = Path(out)

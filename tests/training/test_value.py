@@ -339,3 +339,25 @@ def test_one_command_makes_the_data_fits_and_judges_and_resumes(tmp_path):
     assert digests(tmp_path / "all" / "data") == before
     assert (tmp_path / "all" / "model.safetensors").read_bytes() == weights
     assert again["gate"]["table"] == first["gate"]["table"]
+
+
+def test_a_run_too_big_for_memory_is_refused_before_it_is_read(run, monkeypatch):
+    """The bound is checked from the manifest's counts: nothing is read, and the error
+    says how to read less."""
+    from otrio.training import value_data
+
+    folder, _, _ = run
+    everything = load_rows(folder, verify=False)
+    size = sum(a.nbytes for a in everything.values())
+    assert value_data.row_bytes(ValueDataConfig(**TINY)) * len(everything["win"]) == size
+
+    def no_read(path):
+        raise AssertionError(f"read {path}")
+
+    monkeypatch.setattr(value_data, "read_shard", no_read)
+    with pytest.raises(ConfigError, match="max_games"):
+        load_rows(folder, verify=False, max_bytes=size - 1)
+    monkeypatch.undo()
+    first = load_rows(folder, verify=False, max_games=12)  # the first two shards: 2p, 3p
+    assert sorted(np.unique(first["game"]).tolist()) == list(range(12))
+    assert set(np.unique(first["players"]).tolist()) == {2, 3}
