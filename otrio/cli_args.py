@@ -93,6 +93,18 @@ def ray_flags(parser: argparse.ArgumentParser, what: str) -> None:
                         help="a running Ray cluster for --backend ray (default: start one here)")
 
 
+def config_run_flags(parser: argparse.ArgumentParser) -> None:
+    """``--workers``, ``--backend`` and ``--output`` of a run whose config names its own
+    (tournament, balance): each overrides the config's."""
+    parser.add_argument("--workers", type=int,
+                        help="processes that play games; the records are the same on any "
+                        "number (default: the config's workers, 1 if it names none)")
+    parser.add_argument("--backend", choices=["local", "ray"],
+                        help="local processes or a Ray cluster (default: the config's, local "
+                        "if it names none)")
+    parser.add_argument("--output", help="the run folder (default: the config's output)")
+
+
 def trust_flag(parser: argparse.ArgumentParser) -> None:
     """``--trust-checkpoint``: load Stable-Baselines3 zips (which run code stored in them)."""
     parser.add_argument(

@@ -15,6 +15,7 @@ from otrio.envs.core.registry import game_name
 from .cli_args import (
     GAME_HELP,
     command,
+    config_run_flags,
     count_arg,
     game_arg,
     natural_arg,
@@ -154,13 +155,7 @@ def add_parsers(sub) -> None:
         "folder (games.jsonl, a record a game; summary.json; report.md with win shares, "
         "seat win rates and OpenSkill ratings, and its plots) and prints the report.")
     tour.add_argument("config", help="the tournament's YAML config (configs/tournament/)")
-    tour.add_argument("--workers", type=int,
-                      help="processes that play games; the records are the same on any "
-                      "number (default: the config's workers, 1 if it names none)")
-    tour.add_argument("--backend", choices=["local", "ray"],
-                      help="local processes or a Ray cluster (default: the config's, local "
-                      "if it names none)")
-    tour.add_argument("--output", help="the run folder (default: the config's output)")
+    config_run_flags(tour)
     tour.add_argument("--games-per-seating", type=int,
                       help="games for each seating of the lineup (default: the config's)")
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -176,13 +171,7 @@ def add_parsers(sub) -> None:
         "setups.json, summary.json, report.md and its plots), which a second run resumes; "
         "--search runs the config's search for the fairest setup instead.")
     bal.add_argument("config", help="the sweep's YAML config (configs/balance/)")
-    bal.add_argument("--workers", type=int,
-                     help="processes that play games; the records are the same on any "
-                     "number (default: the config's workers, 1 if it names none)")
-    bal.add_argument("--backend", choices=["local", "ray"],
-                     help="local processes or a Ray cluster (default: the config's, local "
-                     "if it names none)")
-    bal.add_argument("--output", help="the run folder (default: the config's output)")
+    config_run_flags(bal)
     bal.add_argument("--games-per-setup", type=count_arg,
                      help="games for each setup of every sweep, rounded up to a multiple of "
                      "the setup's player count so that each seat rotation plays equally "
