@@ -1,13 +1,15 @@
-"""The fast value agent: ``value:PATH[,top=K,margin=D]``.
+"""The fast value agent: ``value:PATH[,top=K,margin=D,net=NET]``.
 
-At a decision with a choice it takes greedy's ``top`` best moves, plays each in one
+At a decision with a choice it takes greedy's ``top`` best moves (with ``net=NET``, an
+exported network's: its favourite first, by its logits), plays each in one
 re-drawn world (``Game.resample_hidden``: what the seat cannot see is drawn anew) and
 lets greedy finish the seat's own turn after it, then asks the value model (PATH, an
 exported :mod:`otrio.agents.value` model) for the seat's chance to win from its observation
 there. Judging after the rest of the turn, not right after the move, matters: mid-turn
 positions are ones the model saw only as passing states (a probe that judged the
 position one move ahead lost every game to greedy). Greedy's own favourite is kept
-unless another candidate's chance is higher by more than ``margin`` (default 0.1), so
+(or the network's) unless another candidate's chance is higher by more than ``margin``
+(default 0.1), so
 the model overrules greedy only where it sees a clear difference: a value fitted on
 greedy's games is exploited by an argmax over it, which finds the positions where it is
 wrong (0.17 against greedy at margin 0 in Otys).
@@ -38,29 +40,34 @@ DEFAULT_MARGIN = 0.1
 MAX_TURN = 200  # decisions of the seat's own turn played out after a candidate
 
 
-def parse_value_spec(text: str) -> tuple[str, int, float]:
-    """``(path, top, margin)`` of a spec's argument ``PATH[,top=K,margin=D]``."""
+def parse_value_spec(text: str) -> tuple[str, int, float, str | None]:
+    """``(path, top, margin, net)`` of a spec's argument ``PATH[,top=K,margin=D,net=NET]``
+    (``net`` None: greedy ranks the candidates)."""
     path, *items = [part.strip() for part in text.split(",")]
     if not path:
         raise ConfigError("value agent: give the value model's path (value:PATH)")
-    top, margin = 3, DEFAULT_MARGIN
+    top, margin, net = 3, DEFAULT_MARGIN, None
     for item in items:
         key, _, raw = item.partition("=")
         try:
-            if key == "top":
+            if key == "net":
+                net = raw.strip()
+                ok = bool(net)
+            elif key == "top":
                 top = int(raw)
                 ok = 1 <= top <= MAX_TOP
             elif key == "margin":
                 margin = float(raw)
                 ok = math.isfinite(margin) and 0 <= margin <= 1
             else:
-                raise ConfigError(f"value agent: unknown option {key[:40]!r} (known: top, margin)")
+                raise ConfigError(f"value agent: unknown option {key[:40]!r} (known: top, "
+                                  "margin, net)")
         except ValueError:
             ok = False
         if not ok:
             raise ConfigError(f"value agent: option {item[:60]!r} is out of range (top: 1 to "
-                              f"{MAX_TOP}; margin: 0 to 1)")
-    return path, top, margin
+                              f"{MAX_TOP}; margin: 0 to 1; net: a network's path)")
+    return path, top, margin, net
 
 
 class ValueAgent(Agent):
@@ -72,12 +79,18 @@ class ValueAgent(Agent):
         from .greedy import greedy_agent
         from .value import load_value_model
 
-        path, self.top, self.margin = parse_value_spec(argument)
+        path, self.top, self.margin, net = parse_value_spec(argument)
         self.env = env
         self.game = env.unwrapped.game
         self.model = load_value_model(path, env)
         self.greedy = greedy_agent(env)
         self.rows = np.zeros((self.top, self.game.info.observation_size), np.float32)
+        self.net, self.hinted = None, False
+        if net is not None:
+            from .net import load_net
+
+            self.net, manifest = load_net(net, env, hints_ok=True)
+            self.hinted = manifest.hints is not None
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -99,11 +112,26 @@ class ValueAgent(Agent):
         values = self.greedy.values_of_view(self.game.view(world, seat), legal)
         return max(legal, key=lambda a: values.get(a, -math.inf))
 
+    def _ranked(self, state, seat: int, legal: list[int]) -> list[int]:
+        """``legal`` from greedy's favourite down, or the network's (by its logits for the
+        seat's observation, with greedy's hints where it reads them)."""
+        values = (self.greedy.values_of_view(self.game.view(state, seat), legal)
+                  if self.net is None or self.hinted else None)
+        if self.net is None:
+            return sorted(legal, key=lambda a: -values.get(a, -math.inf))
+        self.game.observe(state, seat, self.rows[0])
+        observation = self.rows[0]
+        if self.hinted:
+            from .hints import encode
+
+            observation = np.concatenate([observation, encode(values, self.game.info.num_actions)])
+        logits = self.net.logits(observation)
+        return sorted(legal, key=lambda a: -logits[a])
+
     def choose_state(self, state, seat: int, legal: list[int], rng: np.random.Generator) -> int:
         """The move for ``seat`` at ``state`` (read through a re-drawn world and the
         seat's view only); ``rng`` draws the world."""
-        values = self.greedy.values_of_view(self.game.view(state, seat), legal)
-        ranked = sorted(legal, key=lambda a: -values.get(a, -math.inf))[: self.top]
+        ranked = self._ranked(state, seat, legal)[: self.top]
         if len(ranked) == 1:
             return ranked[0]
         world = self.game.resample_hidden(state, seat, rng)

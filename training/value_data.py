@@ -387,16 +387,21 @@ def _entry(task: ShardTask, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
 
 
 def model_digests(cfg: ValueDataConfig) -> dict[str, str]:
-    """The sha256 of each value model the mixture seats (``value:PATH``): a model fitted
-    again in place is another policy, so a run that seated it is another run."""
+    """The sha256 of each value model the mixture seats (``value:PATH``, and of the
+    network of its ``net=`` option): a model fitted again in place is another policy, so
+    a run that seated it is another run."""
     from otrio.agents.value_agent import parse_value_spec
     from otrio.envs.core.paths import find_file
 
     out = {}
     for name in sorted(cfg.mixture):
         if name.startswith("value:"):
-            path = find_file(Path(parse_value_spec(name[6:])[0]).with_suffix(".json"))
-            out[name] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
+            model, _, _, net = parse_value_spec(name[6:])
+            digest = hashlib.sha256()
+            for file in filter(None, (model, net)):
+                path = find_file(Path(file).with_suffix(".json"))
+                digest.update(path.read_bytes() if path.is_file() else b"")
+            out[name] = digest.hexdigest()
     return out
 
 

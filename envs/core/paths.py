@@ -36,6 +36,8 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 PRETRAINED = PACKAGE_ROOT / "agents" / "pretrained"  # the shipped agents
 CONFIGS = PACKAGE_ROOT / "configs"  # the shipped configs
 FILE_KINDS = ("ppo", "net")  # agent specs KIND:PATH
+# agent specs KIND:...,KEY=PATH (and value:PATH,...: its first item is the model's path)
+FILE_OPTIONS = {"mcts": ("net", "value"), "value": ("net",)}
 
 
 def find_file(path: str | Path) -> Path:
@@ -78,22 +80,25 @@ def rebase_file(path: str, folder: str | Path) -> str:
 
 def rebase_spec(spec: str, folder: str | Path) -> str:
     """An agent spec from a config in ``folder`` with each file it names rebased
-    (:func:`rebase_file`): ``ppo:PATH``, ``net:PATH`` and the ``net=PATH`` option of
-    ``mcts:...``; any other spec, or text that is not a spec, unchanged."""
+    (:func:`rebase_file`): ``ppo:PATH``, ``net:PATH``, ``value:PATH`` and the file options
+    of :data:`FILE_OPTIONS` (``mcts:...,net=PATH,value=PATH``, ``value:...,net=PATH``);
+    any other spec, or text that is not a spec, unchanged."""
     if not isinstance(spec, str):
         return spec
     kind, colon, arg = spec.partition(":")
     if kind in FILE_KINDS and arg:
         return f"{kind}:{rebase_file(arg, folder)}"
-    if kind == "mcts" and colon:
+    if kind in FILE_OPTIONS and colon:
         items = arg.split(",")
         for k, item in enumerate(items):
             key, eq, value = item.partition("=")
-            if eq and key.strip() == "net":
+            if kind == "value" and k == 0 and not eq:
+                items[k] = rebase_file(item.strip(), folder)
+            elif eq and key.strip() in FILE_OPTIONS[kind]:
                 items[k] = f"{key}={rebase_file(value.strip(), folder)}"
         return f"{kind}:{','.join(items)}"
     return spec
 
 
-__all__ = ["CONFIGS", "PACKAGE_ROOT", "PRETRAINED", "find_file", "rebase_file", "rebase_spec",
+__all__ = ["CONFIGS", "FILE_OPTIONS", "PACKAGE_ROOT", "PRETRAINED", "find_file", "rebase_file", "rebase_spec",
            "where_looked"]

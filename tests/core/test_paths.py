@@ -71,6 +71,11 @@ def test_rebase_spec_makes_files_beside_the_config_absolute(tmp_path):
     assert rebase_spec("net:mine.json", tmp_path) == f"net:{mine}"
     assert (rebase_spec("mcts:iterations=8,net=mine.json,rollout=net", tmp_path)
             == f"mcts:iterations=8,net={mine},rollout=net")
+    assert (rebase_spec("mcts:leaf=value,value=mine.json", tmp_path)
+            == f"mcts:leaf=value,value={mine}")
+    assert rebase_spec("value:mine.json,top=2", tmp_path) == f"value:{mine},top=2"
+    assert (rebase_spec("value:other.json,net=mine.json", tmp_path)
+            == f"value:other.json,net={mine}")
     # not beside the config: unchanged, looked up (here, then the package) when opened
     for spec in ("ppo:other.json", f"ppo:{SHIPPED_PPO}", "mcts:net={previous},rollout=net",
                  "mcts", "mcts:iterations=8", "random", "greedy", "human", "ppo:/abs/x.json"):

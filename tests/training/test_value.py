@@ -250,6 +250,8 @@ def test_the_gate_reports_every_quarter_and_writes_its_files(run, tmp_path):
 
 
 @pytest.mark.parametrize("spec", ["value:{m}", "value:{m},top=2,margin=0.05",
+                                  # a network (here a hinted one) ranks the candidates
+                                  "value:{m},net=agents/pretrained/otys_ppo.json",
                                   "mcts:iterations=6,crn=1,top=3,depth=2,leaf=value,value={m}",
                                   "mcts:iterations=8,crn=1,top=4,depth=0,leaf=value,value={m},"
                                   "halving=1"])
@@ -271,6 +273,7 @@ def test_value_options_are_checked():
                         ("mcts:leaf=value,value=x.json,depth=-1", "depth"),
                         ("mcts:halving=1,crn=0", "crn=1"), ("value:", "value:PATH"),
                         ("value:x.json,top=0", "top"), ("value:x.json,speed=2", "speed"),
+                        ("value:x.json,net=", "net"),
                         ("value:missing.json", "does not exist")):
         with pytest.raises(ConfigError, match=named):
             agents.make(spec, env)
@@ -361,3 +364,35 @@ def test_a_run_too_big_for_memory_is_refused_before_it_is_read(run, monkeypatch)
     first = load_rows(folder, verify=False, max_games=12)  # the first two shards: 2p, 3p
     assert sorted(np.unique(first["game"]).tolist()) == list(range(12))
     assert set(np.unique(first["players"]).tolist()) == {2, 3}
+
+
+def test_with_a_network_and_no_room_to_overrule_the_agent_plays_the_networks_favourite(run):
+    """``net=``: the network's favourite is the candidate kept unless the model is sure
+    (margin 1: never), so the agent plays the network's argmax over the legal moves."""
+    from otrio.agents.net import load_net
+
+    env = envs.make("oceanos_v0", num_players=2)
+    data = run[0].parent / "oceanos"
+    generate(ValueDataConfig(env="oceanos_v0", players=[2], games=10, shard_games=10,
+                             positions=4), data, progress=False)
+    model = fit_and_export([data], data.parent / "oceanos_model",
+                           ValueFitConfig(hidden=[], epochs=1, batch=64), progress=False)
+    net_path = "agents/pretrained/oceanos_net.json"
+    agent = agents.make(f"value:{model},margin=1,net={net_path}", env)
+    net, _ = load_net(net_path, env)
+    agent.reset(0)
+    env.reset(seed=3)
+    checked = 0
+    for name in env.agent_iter(max_iter=120):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        action = agent.act(obs)
+        if len(legal) > 1 and name == env.possible_agents[0]:
+            logits = net.logits(obs["observation"])
+            assert action == legal[np.argmax(logits[legal])]
+            checked += 1
+        env.step(action)
+    assert checked > 5
