@@ -21,7 +21,9 @@ uniform pick among greedy's ``top`` best moves: the coverage a value needs of th
 positions just off greedy's line) and ``random``; ``value:PATH`` seats the fast value
 agent (:mod:`otrio.agents.value_agent`), exploring as ``explore`` does, so that a later round
 learns from the positions its own choices lead to (DouZero's loop: a value fitted on
-someone else's play is exploited by the argmax that chooses with it). Each seat of each game draws its policy from the mixture.
+someone else's play is exploited by the argmax that chooses with it); ``net:PATH`` seats
+an exported network (its favourite move, or at a share ``eps`` one of its ``top`` best).
+Each seat of each game draws its policy from the mixture.
 
 **Shards and records.** A run is a folder of shards (``shard_00000.npz``, numpy arrays,
 no pickle) of ``shard_games`` games at one player count, and ``manifest.json``: the
@@ -67,7 +69,7 @@ from .value_store import (
     write_shard,
 )
 
-POLICIES = ("greedy", "explore", "random")  # plus value:PATH
+POLICIES = ("greedy", "explore", "random")  # plus value:PATH and net:PATH
 # the rows one read may hold in memory (obs float32: 10 KB a row in Oceanos, 4 KB in
 # Otys); the fit's max_gib sets its own
 MAX_ROW_BYTES = 4 << 30
@@ -106,9 +108,9 @@ class ValueDataConfig(StrictModel):
         if not self.mixture or any(w <= 0 for w in self.mixture.values()):
             raise ValueError("mixture: give each policy a weight > 0")
         for name in self.mixture:
-            if name not in POLICIES and not name.startswith("value:"):
+            if name not in POLICIES and not name.startswith(("value:", "net:")):
                 raise ValueError(f"mixture policy {name!r} is unknown "
-                                 f"(known: {', '.join(POLICIES)}, value:PATH)")
+                                 f"(known: {', '.join(POLICIES)}, value:PATH, net:PATH)")
         return self
 
     def shard_count(self) -> int:
@@ -143,7 +145,8 @@ def shard_tasks(cfg: ValueDataConfig) -> list[ShardTask]:
 
 # ------------------------------------------------------------------ playing
 class _Seats:
-    """The policies of one process, built once: greedy, and any value agents."""
+    """The policies of one process, built once: greedy, and any value agents and
+    networks."""
 
     def __init__(self, env):
         from otrio import agents
@@ -153,6 +156,8 @@ class _Seats:
         self.cap = self.game.decision_cap(env.unwrapped.config)  # a game's most decisions
         self.greedy = agents.make("greedy", env)
         self.values: dict[str, Any] = {}
+        self.nets: dict[str, Any] = {}
+        self.row = np.zeros(self.game.info.observation_size, np.float32)
 
     def value_agent(self, name: str):
         if name not in self.values:
@@ -161,6 +166,25 @@ class _Seats:
             self.values[name] = agents.make(name, self.env)
         return self.values[name]
 
+    def net_ranked(self, name: str, state, seat: int, legal: list[int]) -> list[int]:
+        """``legal`` from the network's favourite down (``net:PATH``; its logits for the
+        seat's observation, with greedy's hints where it reads them)."""
+        if name not in self.nets:
+            from otrio.agents.net import load_net
+
+            net, manifest = load_net(name[4:], self.env, hints_ok=True)
+            self.nets[name] = (net, manifest.hints is not None)
+        net, hinted = self.nets[name]
+        self.game.observe(state, seat, self.row)
+        observation = self.row
+        if hinted:
+            from otrio.agents.hints import encode
+
+            values = self.greedy.values_of_view(self.game.view(state, seat), legal)
+            observation = np.concatenate([observation, encode(values, self.game.info.num_actions)])
+        logits = net.logits(observation)
+        return sorted(legal, key=lambda a: -logits[a])
+
     def choose(self, policy: str, state, seat: int, legal: list[int], rng, cfg) -> int:
         """``policy``'s move for ``seat`` (``rng``: the game's, for ties and exploration)."""
         if policy == "random":
@@ -168,6 +192,9 @@ class _Seats:
         explore = policy != "greedy" and rng.random() < cfg.eps
         if policy.startswith("value:") and not explore:
             return self.value_agent(policy).choose_state(state, seat, legal, rng)
+        if policy.startswith("net:"):  # its favourite, or with eps one of its top moves
+            ranked = self.net_ranked(policy, state, seat, legal)
+            return ranked[int(rng.integers(min(cfg.top, len(ranked))))] if explore else ranked[0]
         values = self.greedy.values_of_view(self.game.view(state, seat), legal)
         if explore:
             ranked = sorted(legal, key=lambda a: -values.get(a, -np.inf))
@@ -387,16 +414,17 @@ def _entry(task: ShardTask, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
 
 
 def model_digests(cfg: ValueDataConfig) -> dict[str, str]:
-    """The sha256 of each value model the mixture seats (``value:PATH``, and of the
-    network of its ``net=`` option): a model fitted again in place is another policy, so
-    a run that seated it is another run."""
+    """The sha256 of each model the mixture seats (``value:PATH`` and the network of its
+    ``net=`` option; ``net:PATH``): a model fitted again in place is another policy, so a
+    run that seated it is another run."""
     from otrio.agents.value_agent import parse_value_spec
     from otrio.envs.core.paths import find_file
 
     out = {}
     for name in sorted(cfg.mixture):
-        if name.startswith("value:"):
-            model, _, _, net = parse_value_spec(name[6:])
+        if name.startswith(("value:", "net:")):
+            model, _, _, net = (parse_value_spec(name[6:]) if name.startswith("value:")
+                                else (name[4:], 0, 0, None))
             digest = hashlib.sha256()
             for file in filter(None, (model, net)):
                 path = find_file(Path(file).with_suffix(".json"))

@@ -396,3 +396,16 @@ def test_with_a_network_and_no_room_to_overrule_the_agent_plays_the_networks_fav
             checked += 1
         env.step(action)
     assert checked > 5
+
+
+def test_a_network_seats_in_the_mixture_and_is_part_of_the_runs_identity(tmp_path):
+    from otrio.training.value_data import model_digests
+
+    cfg = ValueDataConfig(env="oceanos_v0", players=[2], games=6, shard_games=6, positions=4,
+                          mixture={"net:agents/pretrained/oceanos_net.json": 1.0,
+                                   "greedy": 1.0})
+    summary = generate(cfg, tmp_path / "nets", progress=False)
+    assert summary["games"] == 6
+    assert set(model_digests(cfg)) == {"net:agents/pretrained/oceanos_net.json"}
+    with pytest.raises(ValueError, match="net:PATH"):
+        ValueDataConfig(env="oceanos_v0", mixture={"nett:x": 1.0})
