@@ -16,9 +16,9 @@ what it writes). Besides these:
   game's table (``Game.picture(...).to_rgb()``, drawn now) as PNG files;
 - Sphinx roles in docstrings (``:class:`X```) become cross-references into the API
   reference where mkdocstrings rendered the object, plain code elsewhere
-  (:func:`autoref`; :func:`on_page_content` does it for the API pages themselves);
-- :func:`on_post_build` fails the build on a broken internal link of the written HTML
-  (:func:`broken_links`).
+  (:func:`autoref`; :func:`on_page_content` does it for the API pages themselves).
+
+The link check of the written HTML is the hook beside this one, ``docs/linkcheck.py``.
 """
 
 from __future__ import annotations
@@ -34,10 +34,8 @@ import re
 import sys
 import tokenize
 import typing
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # the code the tables are made from: this checkout's
@@ -958,62 +956,3 @@ def on_page_content(html_text, page, config, files):
     before a literal block as ``:`` (as :func:`docstring_markdown` does)."""
     html_text = html_text.replace("::</p>", ":</p>")
     return ROLE_HTML.sub(lambda m: autoref(html.unescape(m.group(1))), html_text)
-
-
-# ------------------------------------------------------------- link check
-class _Refs(HTMLParser):
-    """The ``href``/``src`` targets and the anchors (``id``, ``<a name>``) of a page."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.links: list[str] = []
-        self.anchors: set[str] = set()
-
-    def handle_starttag(self, tag, attrs):
-        for key, value in attrs:
-            if value and (key == "id" or key == "name" and tag == "a"):
-                self.anchors.add(value)
-            elif value and key in ("href", "src"):
-                self.links.append(value)
-
-
-def broken_links(site: Path) -> list[str]:
-    """Every internal link of the built site that leads nowhere, as ``page: link
-    (why)``: a relative (or root-relative) ``href``/``src`` to a file the site lacks, or
-    with an anchor its target page lacks. Web addresses are not followed."""
-    site = site.resolve()
-    pages = {}
-    for path in sorted(site.rglob("*.html")):
-        refs = _Refs()
-        refs.feed(path.read_text(encoding="utf-8"))
-        pages[path] = refs
-    out = []
-    for path, refs in pages.items():
-        for link in dict.fromkeys(refs.links):
-            parts = urlsplit(link)
-            if parts.scheme or parts.netloc:
-                continue
-            target = path
-            if parts.path:
-                base = site if parts.path.startswith("/") else path.parent
-                target = (base / unquote(parts.path).lstrip("/")).resolve()
-                if target.is_dir():
-                    target = target / "index.html"
-                if not target.is_file():
-                    out.append(f"{path.relative_to(site)}: {link} (no such file)")
-                    continue
-            anchor = unquote(parts.fragment)
-            if anchor and target in pages and anchor not in pages[target].anchors:
-                out.append(f"{path.relative_to(site)}: {link} (no anchor #{anchor})")
-    return out
-
-
-def on_post_build(config):
-    """The build fails on a broken internal link (:func:`broken_links`): MkDocs'
-    ``validation`` sees only Markdown links, not the HTML that the directives and
-    mkdocstrings write."""
-    from mkdocs.exceptions import PluginError
-
-    broken = broken_links(Path(config["site_dir"]))
-    if broken:
-        raise PluginError(f"{len(broken)} broken internal link(s):\n  " + "\n  ".join(broken))
