@@ -4,6 +4,7 @@ installs the core only and says its cost before it starts; ``make test`` adds th
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,8 +16,12 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="no make")
 
 
 def _dry(folder: Path, *args: str) -> list[str]:
-    result = subprocess.run(["make", "-n", "-f", str(ROOT / "Makefile"), *args], cwd=folder,
-                            capture_output=True, text=True, timeout=60, check=True)
+    # Under ``make test`` the parent make's flags are inherited (and it would print
+    # "Entering directory" lines): run a top-level make of our own.
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
+    result = subprocess.run(["make", "-n", "--no-print-directory", "-f", str(ROOT / "Makefile"),
+                             *args], cwd=folder, env=env, capture_output=True, text=True,
+                            timeout=60, check=True)
     return result.stdout.splitlines()
 
 
