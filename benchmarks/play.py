@@ -140,11 +140,24 @@ def run_task(task: GameTask) -> dict[str, Any]:
     return play_game(task)
 
 
+# Agents whose games take seconds to minutes: a worker is handed one such game at a
+# time, so each record is written (and counts for a resume) as soon as it is played.
+SEARCH_KINDS = ("mcts",)
+
+
+def seats_search(tasks: list[GameTask]) -> bool:
+    """Whether a search agent sits at any seat of ``tasks``."""
+    return any(task.specs.get(name, name).partition(":")[0] in SEARCH_KINDS
+               for task in tasks for name in set(task.seating))
+
+
 def run_tasks(tasks: list[GameTask], workers: int = 1, backend: str = "local",
               ray_address: str | None = None) -> Iterator[dict[str, Any]]:
     """Play ``tasks`` and yield their records in task order, whatever the parallelism
-    (:func:`otrio.agents.parallel.run_ordered`)."""
-    yield from run_ordered(run_task, tasks, workers, backend, ray_address)
+    (:func:`otrio.agents.parallel.run_ordered`): a few quick games to a worker at a
+    time, one at a time where a search plays."""
+    yield from run_ordered(run_task, tasks, workers, backend, ray_address,
+                           chunksize=1 if seats_search(tasks) else None)
 
 
 def play_into(path, tasks: list[GameTask], execution: ExecutionOptions, already: int,
