@@ -92,9 +92,10 @@ def is_reference(spec: str) -> bool:
     kind, _, arg = spec.partition(":")
     if kind != "mcts":
         return False
-    from .search_options import parse_options
+    from .search_options import given_option
 
-    return bool(parse_options(arg).clairvoyant)
+    # the flag alone: the other options are checked with the game's defaults by make()
+    return bool(given_option(arg, "clairvoyant"))
 
 
 def check_spec(spec: str, env, reference: bool = False) -> None:

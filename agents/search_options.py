@@ -176,6 +176,19 @@ def _number(kind: type, key: str, text: str):
     return value
 
 
+def given_option(text: str, key: str):
+    """The value ``text`` gives option ``key`` (typed; a ``ConfigError`` if it is not
+    valid), or its default where the text does not name it. The rest of the text is not
+    checked: :func:`parse_options` does that with the game's defaults."""
+    kind = type(getattr(SearchOptions(), key))
+    value = getattr(SearchOptions(), key)
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, eq, given = item.partition("=")
+        if eq and name.strip() == key:
+            value = given.strip() if kind is str else _number(kind, key, given.strip())
+    return value
+
+
 def parse_options(text: str, game: str | None = None) -> SearchOptions:
     """Options from ``key=value,key=value`` over the game's defaults; a clear
     ``ConfigError`` for an unknown key or a bad value."""
@@ -193,5 +206,5 @@ def parse_options(text: str, game: str | None = None) -> SearchOptions:
     return replace(options, **given).check()
 
 
-__all__ = ["GAME_DEFAULTS", "HELP", "LEAVES", "PRIORS", "ROLLOUTS", "SearchOptions",
+__all__ = ["GAME_DEFAULTS", "HELP", "LEAVES", "PRIORS", "ROLLOUTS", "SearchOptions", "given_option",
            "parse_options"]

@@ -156,6 +156,21 @@ def test_check_spec_refuses_the_cheat_unless_reference():
     agents.check_spec(CLAIRVOYANT.replace("clairvoyant=1", "clairvoyant=0"), env)
 
 
+def test_the_reference_check_reads_the_flag_over_the_games_defaults():
+    """Whether a spec is the reference is read from its flag alone: a spec that relies
+    on its game's defaults (Otys searches to depth 30, which leaf=value needs) is checked
+    against them, not refused as if it named no depth."""
+    env = envs.make("otys_v0", num_players=2)
+    value = "mcts:leaf=value,value=agents/pretrained/otys_value.json"
+    agents.check_spec(value, env)
+    assert not agents.is_reference(value)
+    assert agents.is_reference(value + ",clairvoyant=1")
+    with pytest.raises(ConfigError, match="reference: true"):
+        agents.check_spec(value + ",clairvoyant=1", env)
+    with pytest.raises(ConfigError, match="clairvoyant"):
+        agents.is_reference("mcts:clairvoyant=yes")
+
+
 def _tournament(tmp_path, **kw) -> TournamentConfig:
     return TournamentConfig(
         game="oceanos_v0", game_config={"num_players": 2},
