@@ -170,7 +170,7 @@ def _load(path: Path):
         return load_train_config(path)
     if folder == "tournament":
         return tournament.load_config(path)
-    if path.stem == "skill_ceiling":
+    if "baseline" in (load_yaml(path) or {}):  # the key a skill-ceiling config names
         return skill_ceiling.load_config(path)
     return sweep.load_config(path)
 

@@ -92,6 +92,9 @@ def load_config(path: str | Path, **overrides: Any) -> SkillCeilingConfig:
     data = load_yaml(path, "skill-ceiling config", where_looked(path)) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"skill-ceiling config {path} must be a mapping")
+    if "sweeps" in data and "baseline" not in data:
+        raise ConfigError(f"{path} is a balance config (it names 'sweeps'): "
+                          f"run it with `otrio balance {path}`")
     data.update({k: v for k, v in overrides.items() if v is not None})
     cfg = validate(SkillCeilingConfig, data)
     folder = path.resolve().parent

@@ -435,6 +435,9 @@ def load_config(path: str | Path, **overrides: Any) -> BalanceConfig:
     data = load_yaml(path, "balance config", where_looked(path)) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"balance config {path} must be a mapping")
+    if "baseline" in data and "sweeps" not in data:
+        raise ConfigError(f"{path} is a skill-ceiling config (it names a 'baseline'): "
+                          f"run it with `otrio skill-ceiling {path}`")
     if overrides.get("games_per_setup") is not None:
         for sweep in data.get("sweeps") or []:
             if isinstance(sweep, dict):

@@ -31,3 +31,14 @@ def test_a_shipped_balance_config_plans_its_games(path):
         assert tasks or (group.search is not None and not group.sweeps)  # a search alone
         assert all(t.seating for t in tasks)
         assert len({t.game for t in tasks}) == len(tasks)
+
+
+def test_a_config_given_to_the_wrong_command_names_the_right_one():
+    from otrio.envs.core.errors import ConfigError
+
+    ceiling = next(p for p in CONFIGS if p.stem == "skill_ceiling")
+    balance = next(p for p in CONFIGS if p.stem == "otys_sponsors")
+    with pytest.raises(ConfigError, match="skill-ceiling config .*otrio skill-ceiling"):
+        sweep.load_config(ceiling)
+    with pytest.raises(ConfigError, match="balance config .*otrio balance"):
+        skill_ceiling.load_config(balance)
