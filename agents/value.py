@@ -107,6 +107,19 @@ class ValueModel:
         return self.heads(obs)[..., 1] * self.score_scale
 
 
+def check_players(manifest: ValueManifest, num_players: int, file: Path) -> None:
+    """Refuse a model at a player count its data never held (its manifest's
+    ``made.players``; a model that names none is taken at its word): the shipped Otys
+    model of 2- and 3-player games judged 4-player leaves worse than the score margin
+    and its search won 0.13 among three greedy players (fair 0.25)."""
+    counts = manifest.made.get("players")
+    if isinstance(counts, list) and counts and num_players not in counts:
+        raise ConfigError(f"value model {file} was fitted on games of "
+                          f"{', '.join(map(str, counts))} players only, this game has "
+                          f"{num_players}: use a model fitted at that count (the players of "
+                          "its value data config)")
+
+
 def save_value_model(target: str | Path, env_id: str, score_scale: float,
                      tensors: dict[str, np.ndarray], made: dict[str, Any]) -> Path:
     """Write ``STEM.safetensors`` and the manifest ``STEM.json``; the manifest's path."""
@@ -132,9 +145,11 @@ def save_value_model(target: str | Path, env_id: str, score_scale: float,
     return out
 
 
-def load_value_model(path: str | Path, env=None) -> ValueModel:
+def load_value_model(path: str | Path, env=None, any_players: bool = False) -> ValueModel:
     """The value model of ``X.json`` (or ``X.safetensors``); with ``env``, refused
-    unless it was fitted for that env's game. Every problem is one ConfigError line."""
+    unless it was fitted for that env's game and, unless ``any_players`` (the gate, which
+    may measure a model anywhere), at that env's player count. Every problem is one
+    ConfigError line."""
     import safetensors.torch
     import torch
 
@@ -158,6 +173,8 @@ def load_value_model(path: str | Path, env=None) -> ValueModel:
             if getattr(manifest, key) != want:
                 raise ConfigError(f"value model {file} was fitted for {key}="
                                   f"{getattr(manifest, key)!r}, this game has {key}={want!r}")
+        if not any_players:
+            check_players(manifest, env.unwrapped.num_players, file)
     weights = file.parent / manifest.weights.file
     expected = {k: (s, torch.float32) for k, s in manifest.shapes().items()}
     with TensorFile(weights, manifest.weights.bytes, MAX_WEIGHTS_BYTES,

@@ -164,7 +164,7 @@ def write_gate(data: list[str | Path], model_path: str | Path, out: str | Path,
 
     env_id = read_manifest(Path(data[0]))["config"]["env"]
     env = envs.make(env_id)
-    model = load_value_model(model_path, env)
+    model = load_value_model(model_path, env, any_players=True)  # anywhere, as measured
     parts = [load_rows(folder, max_games=max_games, max_bytes=int(max_gib * 2**30))
              for folder in data]
     rows = parts[0] if len(parts) == 1 else {k: np.concatenate([p[k] for p in parts])

@@ -75,6 +75,10 @@ class SkillCeilingConfig(ExecutionOptions):
     def _names(self):
         from otrio.agents import is_reference
 
+        groups = [group_name(entry, n) for entry in self.games for n in entry.players]
+        if len(set(groups)) < len(groups):  # one folder a group: a pair named twice clashes
+            twice = sorted({g for g in groups if groups.count(g) > 1})
+            raise ValueError(f"a game and player count named twice: {', '.join(twice)}")
         for entry in self.games:
             if self.baseline in entry.agents:
                 raise ValueError(f"{entry.game}: agent name {self.baseline!r} is the baseline's")

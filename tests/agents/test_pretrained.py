@@ -29,7 +29,7 @@ from otrio import agents, envs
 PRETRAINED = Path(__file__).resolve().parents[2] / "agents" / "pretrained"
 AGENTS = sorted(PRETRAINED.glob("*_ppo.json"))
 NETS = sorted(PRETRAINED.glob("*_net.json"))  # distilled from search (training/distill.py)
-VALUES = sorted(PRETRAINED.glob("*_value.json"))  # value models (training/value_fit.py)
+VALUES = sorted(PRETRAINED.glob("*_value*.json"))  # value models (training/value_fit.py)
 SHIPPED = AGENTS + NETS + VALUES
 REFERENCE = PRETRAINED / "reference_actions.json"
 REFERENCE_DECISIONS = 300

@@ -57,6 +57,13 @@ def test_a_game_needs_exactly_one_reference_agent(tmp_path):
                                "agents": {"search": f"mcts:{TINY}"}}])
 
 
+def test_a_game_and_player_count_is_named_once(tmp_path):
+    agents = {"search": f"mcts:{TINY}", "clairvoyant": f"mcts:{TINY},clairvoyant=1"}
+    with pytest.raises(ValueError, match="named twice: otontin_3p"):
+        tiny(tmp_path, games=[{"game": "otontin_v0", "players": [3, 4], "agents": agents},
+                              {"game": "otontin_v0", "players": [3], "agents": agents}])
+
+
 def test_the_shipped_config_builds_every_group():
     cfg = skill_ceiling.load_config(CONFIG)
     assert cfg.reference

@@ -221,6 +221,22 @@ def test_the_exported_model_loads_without_code_and_matches_its_fit(run, tmp_path
         load_value_model(copy / "otys_value.json", env)
 
 
+def test_a_model_is_refused_at_a_player_count_its_data_never_held(run):
+    """The tiny model learned 2- and 3-player games: at 4 players the value agent and the
+    value-leaf search refuse it in one line; the gate may still measure it there."""
+    _, model_path, _ = run
+    assert load_value_model(model_path, envs.make("otys_v0", num_players=3)).manifest.made[
+        "players"] == [2, 3]
+    four = envs.make("otys_v0", num_players=4)
+    for load in (lambda: load_value_model(model_path, four),
+                 lambda: agents.make(f"value:{model_path}", four),
+                 lambda: agents.make(f"mcts:leaf=value,value={model_path}", four)):
+        with pytest.raises(ConfigError, match="games of 2, 3 players only, this game has 4"):
+            load()
+    assert load_value_model(model_path, four, any_players=True).win(
+        np.zeros(four.unwrapped.game.info.observation_size, np.float32)).shape == ()
+
+
 def test_gate_metrics_on_known_answers():
     label = np.array([False, False, True, True])
     assert auc(np.array([0.1, 0.2, 0.3, 0.4]), label) == 1.0
