@@ -114,6 +114,11 @@ def _plot_effects(rows: list[dict], path: Path, title: str) -> None:
     plt.close(fig)
 
 
+def _ladder(group: dict) -> list[tuple[str, dict]]:
+    """A ceiling group's agents from the weakest to the strongest (their shares)."""
+    return sorted(group["shares"].items(), key=lambda item: item[1]["share"])
+
+
 def _plot_ceiling(groups: list[dict], path: Path) -> None:
     """Each agent's win share in its seat among greedy, per player count."""
     import matplotlib
@@ -123,16 +128,19 @@ def _plot_ceiling(groups: list[dict], path: Path) -> None:
 
     fig, ax = plt.subplots(figsize=(7, 3.2))
     width = 0.8 / max(len(g["shares"]) for g in groups)
+    colour: dict[str, str] = {}  # one colour an agent in every group, one legend entry
     for k, g in enumerate(groups):
-        for j, (name, s) in enumerate(g["shares"].items()):
+        for j, (name, s) in enumerate(_ladder(g)):
             x = k + j * width
+            first = name not in colour
+            colour.setdefault(name, f"C{len(colour)}")
             ax.bar(x, s["share"], width, yerr=[[s["share"] - s["low"]], [s["high"] - s["share"]]],
-                   capsize=2, color=f"C{j}", label=name if k == 0 else None)
+                   capsize=2, color=colour[name], label=name if first else None)
         ax.hlines(g["fair"], k - width / 2, k + 0.8, colors="k", linestyles="dashed", lw=0.8)
     ax.set_xticks([k + 0.4 - width / 2 for k in range(len(groups))],
                   [f"{g['players']} players" for g in groups])
     ax.set_ylabel("win share in its seat (95%)")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left")  # the weakest bars stand there
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
@@ -225,7 +233,7 @@ def _ceiling_lines(summary: dict, env_id: str, out: Path, game: str) -> list[str
              "| players | agent | spec | win share in its seat | 95% interval |", "|---|---|---|---|---|"]
     for g in groups:
         lines += [f"| {g['players']} | {name} | `{s['spec']}` | {_f(s['share'])} | "
-                  f"[{_f(s['low'])}, {_f(s['high'])}] |" for name, s in g["shares"].items()]
+                  f"[{_f(s['low'])}, {_f(s['high'])}] |" for name, s in _ladder(g)]
     lines += ["", "| players | headroom used | luck share (swap to clairvoyant) | variance: "
               "luck / skill | rating sd |", "|---|---|---|---|---|"]
     for g in groups:
