@@ -14,10 +14,12 @@ function of the seed alone; pure skill: a function of the agents alone):
   on the same seed and count how often the winner changes (the total-variation distance
   of the two games' win shares: 1 when the winners differ wholly), against the rate if
   the swapped game had been dealt fresh luck (every base game against every swapped
-  game: ``independent``). The *luck share* ``1 - changed / independent`` is the share of
-  games whose winner the seed fixed whatever the swap: 1 for pure luck (no winner
-  changes), about 0 where the pairing holds nothing (pure skill: every swap changes
-  the winner, as independent games would);
+  game of the same seating: ``independent``). The *luck share*
+  ``1 - changed / independent`` is the share of games whose winner the seed fixed
+  whatever the swap: 1 for pure luck (no winner changes), about 0 where the pairing
+  holds nothing (pure skill: every swap changes the winner, as independent games
+  would), below 0 where the seed that favoured a seat under one agent disfavours it
+  under the other;
 - **variance parts** (:func:`variance_parts`): the focal seat's outcome (win share or
   score) in a seeds x lineups table, split two-way into seed (luck), lineup (skill) and
   the rest (their interaction and noise), as sums of squares and as variance
@@ -80,11 +82,19 @@ def _mean_min(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.sum(np.diff(levels) * upper_a[1:] * upper_b[1:]))
 
 
-def _swap_numbers(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
-    """(changed, independent) of games x seats win shares ``a`` (base) and ``b``."""
+def _swap_numbers(a: np.ndarray, b: np.ndarray, seating: np.ndarray) -> tuple[float, float]:
+    """(changed, independent) of games x seats win shares ``a`` (base) and ``b``, the
+    swapped agent's seat in each pair ``seating``: fresh luck pairs a base game with
+    swapped games of the same seating only (pooling seatings compared the swapped agent
+    in one seat with base games judged in another, which hid its skill from the baseline
+    and read luck shares below zero)."""
     changed = float(np.mean(1 - np.minimum(a, b).sum(axis=1)))
-    independent = 1 - sum(_mean_min(a[:, s], b[:, s]) for s in range(a.shape[1]))
-    return changed, independent
+    independent = 0.0
+    for seat in np.unique(seating):
+        at = seating == seat
+        independent += at.mean() * (1 - sum(_mean_min(a[at, s], b[at, s])
+                                            for s in range(a.shape[1])))
+    return changed, float(independent)
 
 
 def _share(changed: float, independent: float) -> float:
@@ -113,9 +123,9 @@ def swap_changes(records_of: dict[str, list[dict]], base: str, swapped: str,
     focal = np.array([focal_seat(one) for one, _ in pairs])
     rows = np.arange(len(pairs))
     edge = b[rows, focal] - a[rows, focal]
-    changed, independent = _swap_numbers(a, b)
+    changed, independent = _swap_numbers(a, b, focal)
     rng = np.random.default_rng(seed)
-    shares = np.array([_share(*_swap_numbers(a[k], b[k]))
+    shares = np.array([_share(*_swap_numbers(a[k], b[k], focal[k]))
                        for k in (rng.integers(len(pairs), size=len(pairs))
                                  for _ in range(resamples))])
     low, high = _interval(shares)
