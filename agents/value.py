@@ -185,7 +185,7 @@ def load_value_model(path: str | Path, env=None, any_players: bool = False) -> V
         compare(source.header(), expected, f"weights {weights}", f"the model of {file}",
                 ConfigError)
         data = source.read(manifest.weights.sha256)
-    tensors = safetensors.torch.load(data)
+    tensors = safetensors.torch.load(data)  # weights only (no pickle): the bytes just hashed
     compare(specs(tensors), expected, f"weights {weights}", f"the model of {file}", ConfigError)
     if non_finite(tensors):
         raise ConfigError(f"weights {weights} hold NaN or infinite values")
