@@ -132,7 +132,9 @@ def _skill_ceiling(args: argparse.Namespace) -> int:
 
     cfg = skill_ceiling.load_config(args.config, workers=args.workers, output=args.output,
                                     games_per_lineup=args.games_per_lineup)
-    folder = skill_ceiling.run(cfg, progress=not args.quiet,
+    only = [g.strip() for g in args.only.split(",") if g.strip()] if args.only is not None \
+        else None
+    folder = skill_ceiling.run(cfg, progress=not args.quiet, only=only,
                                command="otrio " + " ".join(sys.argv[1:]))
     print(f"report: {folder / 'README.md'}")
     return 0
@@ -198,6 +200,10 @@ def add_parsers(sub) -> None:
     ceil.add_argument("--output", help="the report folder (default: the config's output)")
     ceil.add_argument("--games-per-lineup", type=int,
                       help="games of each lineup in each group (default: the config's)")
+    ceil.add_argument("--only", metavar="GROUPS", help="play only these groups, by "
+                      "folder (otontin_3p,otys_2p): a slice of a big config; the report "
+                      "keeps the groups earlier slices summarised into the same folder (default: every "
+                      "group)")
     ceil.add_argument("--quiet", action="store_true", help="no progress bar")
     ceil.set_defaults(func=_skill_ceiling)
 

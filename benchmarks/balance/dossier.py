@@ -228,8 +228,10 @@ def _ceiling_lines(summary: dict, env_id: str, out: Path, game: str) -> list[str
     image = f"{game}_skill_ceiling.png"
     _plot_ceiling(groups, out / image)
     lines = ["## Skill ceiling and luck share", "",
-             f"Reproduce: `{summary.get('command') or 'otrio skill-ceiling'}` (results: "
-             f"`benchmarks/results/balance/{CEILING}/`)", "",
+             "Reproduce: " + ", ".join(
+                 f"`{g.get('command') or summary.get('command') or 'otrio skill-ceiling'}` "
+                 f"({g['players']} players)" for g in groups)
+             + f" (results: `benchmarks/results/balance/{CEILING}/`)", "",
              "| players | agent | spec | win share in its seat | 95% interval |", "|---|---|---|---|---|"]
     for g in groups:
         lines += [f"| {g['players']} | {name} | `{s['spec']}` | {_f(s['share'])} | "

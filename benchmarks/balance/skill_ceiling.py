@@ -46,6 +46,7 @@ from .stats import win_shares, z_quantile
 from .sweep import BalanceConfig
 
 SUMMARY_FILE = "summary.json"
+MAX_SUMMARY_BYTES = 16 << 20  # an earlier summary read back: a few KB a group
 SWEEP = "ceiling"
 
 
@@ -180,16 +181,56 @@ def summarize_group(records: list[dict], cfg: SkillCeilingConfig, entry: Ceiling
     }
 
 
-def run(cfg: SkillCeilingConfig, progress: bool = True, command: str | None = None) -> Path:
-    """Play (or resume) every group's balance run, then write ``summary.json`` and
-    ``README.md`` in the output folder; the folder."""
+def select_groups(cfg: SkillCeilingConfig, only: list[str] | None = None
+                  ) -> list[tuple[CeilingGame, int]]:
+    """The (game, player count) groups to play: all the config's, or those named in
+    ``only`` by folder (``otontin_3p``), a slice a small machine can afford."""
     groups = [(entry, n) for entry in cfg.games for n in entry.players]
+    if only is None:
+        return groups
+    names = [group_name(entry, n) for entry, n in groups]
+    unknown = sorted(set(only) - set(names))
+    if unknown or not only:
+        raise ConfigError(f"--only: no group {', '.join(unknown) or '(none named)'} in this "
+                          f"config; its groups: {', '.join(names)}")
+    return [g for g, name in zip(groups, names) if name in only]
+
+
+def _earlier_groups(out: Path) -> list[dict[str, Any]]:
+    """The groups an earlier run summarised into this folder (none if no summary)."""
+    path = out / SUMMARY_FILE
+    if not path.is_file():
+        return []
+    if path.is_symlink() or path.stat().st_size > MAX_SUMMARY_BYTES:
+        raise ConfigError(f"{path}: not a summary this report wrote (a link, or over "
+                          f"{MAX_SUMMARY_BYTES} bytes)")
+    try:
+        data = json.loads(path.read_text())
+        groups = data["groups"]
+        if not all(isinstance(g, dict) and isinstance(g["folder"], str) for g in groups):
+            raise TypeError("a group without its folder")
+        for g in groups:  # a summary written before commands were kept per group
+            g.setdefault("command", data.get("command"))
+    except (ValueError, KeyError, TypeError) as e:
+        raise ConfigError(f"{path} is not a skill-ceiling summary ({e}); move it away to "
+                          "start a new report in this folder") from None
+    return groups
+
+
+def run(cfg: SkillCeilingConfig, progress: bool = True, command: str | None = None,
+        only: list[str] | None = None) -> Path:
+    """Play (or resume) every group's balance run (or the groups named in ``only``), then
+    write ``summary.json`` and ``README.md`` in the output folder; the folder. Groups an
+    earlier run summarised into the folder and this one did not play are kept, each with
+    the command that made it, so slices of a config build one report."""
+    groups = select_groups(cfg, only)
     configs = [group_config(cfg, entry, n) for entry, n in groups]
     for group in configs:  # every problem of every group before any game
         sweep.check_before_start(group, sweep.build_setups(group))
     out = check_output_folder(cfg.output, "output folder")
     out.mkdir(exist_ok=True)
-    summaries = []
+    earlier = _earlier_groups(out)
+    summaries = {}
     for (entry, n), group in zip(groups, configs):
         folder = sweep.run(group, progress=progress, command=command)
         summary = summarize_group(read_records(folder / RECORDS_FILE), cfg, entry, n)
@@ -197,8 +238,11 @@ def run(cfg: SkillCeilingConfig, progress: bool = True, command: str | None = No
             else []
         summary["seconds"] = sum(t["seconds"] for t in timing)
         summary["folder"] = group_name(entry, n)
-        summaries.append(summary)
-    data = {"command": command, "config": cfg.model_dump(mode="json"), "groups": summaries}
+        summary["command"] = command
+        summaries[summary["folder"]] = summary
+    kept = [g for g in earlier if g["folder"] not in summaries]
+    data = {"command": command, "config": cfg.model_dump(mode="json"),
+            "groups": kept + list(summaries.values())}
     write_atomic(out / SUMMARY_FILE, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
     write_atomic(out / "README.md", ceiling_markdown(data).encode())
     return out
@@ -211,7 +255,7 @@ def _pct(x: float) -> str:
 def ceiling_markdown(data: dict[str, Any]) -> str:
     """The report's Markdown: one table row per game and player count, then each
     group's verdict."""
-    lines = ["# Skill ceiling", "", f"Command: `{data.get('command') or 'n/a'}`", "",
+    lines = ["# Skill ceiling", "",
              "Each agent plays one seat among the baseline on the same seeds (win share in "
              "its seat, 95% Wilson interval); headroom used = (best - baseline) / "
              "(clairvoyant - baseline), paired bootstrap interval; luck share: the share of "
@@ -235,6 +279,9 @@ def ceiling_markdown(data: dict[str, Any]) -> str:
             f"{_pct(swap.get('luck_share'))} [{_pct(swap.get('luck_low'))}, "
             f"{_pct(swap.get('luck_high'))}] | {_pct(var['luck'])} / {_pct(var['skill'])} | "
             f"{_pct(g['luck']['ratings']['sd'])} |")
+    lines += ["", "Each group was played by:", ""]
+    lines += [f"- {g['game']}, {g['players']} players: `{g.get('command') or 'n/a'}`"
+              for g in data["groups"]]
     lines.append("")
     for g in data["groups"]:
         if g["little_skill"]:

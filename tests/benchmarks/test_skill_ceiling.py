@@ -81,3 +81,33 @@ def test_the_command_line_runs_a_config(tmp_path, capsys):
     path.write_text(json.dumps(cfg))
     assert main(["skill-ceiling", str(path), "--games-per-lineup", "3", "--quiet"]) == 0
     assert "README.md" in capsys.readouterr().out
+
+
+def test_slices_of_a_config_build_one_report(tmp_path):
+    agents = {"random": "random", "clairvoyant": f"mcts:{TINY},clairvoyant=1"}
+    cfg = tiny(tmp_path, games_per_lineup=2, games=[
+        {"game": "otontin_v0", "players": [3, 4], "agents": agents}])
+    with pytest.raises(ConfigError, match="no group otys_2p .*otontin_3p, otontin_4p"):
+        skill_ceiling.run(cfg, progress=False, only=["otys_2p"])
+    folder = skill_ceiling.run(cfg, progress=False, command="first", only=["otontin_4p"])
+    assert not (folder / "otontin_3p").exists()
+    skill_ceiling.run(cfg, progress=False, command="second", only=["otontin_3p"])
+    data = json.loads((folder / skill_ceiling.SUMMARY_FILE).read_text())
+    assert [(g["folder"], g["command"]) for g in data["groups"]] == [
+        ("otontin_4p", "first"), ("otontin_3p", "second")]
+    text = (folder / "README.md").read_text()
+    assert "- otontin_v0, 4 players: `first`" in text and "3 players: `second`" in text
+    skill_ceiling.run(cfg, progress=False, command="again", only=["otontin_4p"])  # resumes
+    data = json.loads((folder / skill_ceiling.SUMMARY_FILE).read_text())
+    assert [(g["folder"], g["command"]) for g in data["groups"]] == [
+        ("otontin_3p", "second"), ("otontin_4p", "again")]
+
+
+def test_a_corrupt_earlier_summary_is_refused_not_overwritten(tmp_path):
+    cfg = tiny(tmp_path, games_per_lineup=1)
+    out = tmp_path / "ceiling"
+    out.mkdir()
+    (out / skill_ceiling.SUMMARY_FILE).write_text('{"groups": [{"no folder": 1}]}')
+    with pytest.raises(ConfigError, match="not a skill-ceiling summary"):
+        skill_ceiling.run(cfg, progress=False)
+    assert (out / skill_ceiling.SUMMARY_FILE).read_text() == '{"groups": [{"no folder": 1}]}'
