@@ -76,3 +76,24 @@ def test_run_folder_attack_counts_every_outcome_and_finds_no_other_exception():
         assert r["mutations"] == sum(r["outcomes"].values()) == 6, r
         assert set(r["outcomes"]) <= known, r["examples"]  # no other exception, no timeout
         assert r["files_written"] == [] and r["files"], r
+
+
+def test_paired_runs_counts_discordant_games_and_mcnemar(tmp_path):
+    def run(folder, winners):  # game g: seat 0 'value', seat 1 'greedy'; winner seat
+        folder.mkdir()
+        lines = [json.dumps({"game": g, "seed": 100 + g, "seating": ["value", "greedy"],
+                             "winners": [w]}) for g, w in enumerate(winners)]
+        (folder / "games.jsonl").write_text("\n".join(lines) + "\n")
+        return folder
+
+    a = run(tmp_path / "a", [0, 0, 0, 0, 0, 0, 1])  # value wins 6 of 7
+    b = run(tmp_path / "b", [0, 1, 1, 1, 1, 1, 1])  # 1 of 7: 5 games won in a only
+    out = run_tool("tools/paired_runs.py", str(a), str(b), "--agent", "value")
+    assert "7 paired games: value won 6 (0.857)" in out
+    assert "5 won in the first only, 0 in the second only, exact McNemar p = 0.0625" in out
+    other = run(tmp_path / "c", [0] * 7)
+    (other / "games.jsonl").write_text((other / "games.jsonl").read_text().replace(
+        '"seed": 100,', '"seed": 9,'))
+    result = subprocess.run([sys.executable, "tools/paired_runs.py", str(a), str(other),
+                             "--agent", "value"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode != 0 and "game 0 does not pair" in result.stderr

@@ -1,0 +1,74 @@
+"""Compare one agent's results in two tournament runs played on the same seeds.
+
+Expert iteration keeps a round only if its agent beats the last on fresh paired seeds:
+two runs of one tournament config that differ only in the agent's spec play the same
+games (seed, seating), so game ``g`` of each is a pair. This counts the games the agent
+won in one run only, and the exact McNemar test on those discordant pairs:
+
+    python tools/paired_runs.py runs/tournament/a runs/tournament/b --agent value
+
+(``--agent`` names the agent in both runs' lineups; a game counts as won when any seat
+that agent holds is among the winners). Records are read through the tournament's
+verified reader; runs whose games do not pair (other seeds or seatings) are refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+from otrio.agents.records import RECORDS_FILE, read_records
+
+
+def _won(record: dict, agent: str) -> bool:
+    return any(record["seating"][seat] == agent for seat in record["winners"])
+
+
+def mcnemar_exact(only_a: int, only_b: int) -> float:
+    """Two-sided exact McNemar p-value: the discordant pairs as a fair coin's flips."""
+    n = only_a + only_b
+    if n == 0:
+        return 1.0
+    k = min(only_a, only_b)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+def compare(folder_a: Path, folder_b: Path, agent: str) -> dict:
+    """Wins of ``agent`` in each run, the discordant counts and the McNemar p."""
+    runs = []
+    for folder in (folder_a, folder_b):
+        records = {r["game"]: r for r in read_records(folder / RECORDS_FILE)}
+        runs.append(records)
+    common = sorted(set(runs[0]) & set(runs[1]))
+    for g in common:
+        a, b = runs[0][g], runs[1][g]
+        if (a["seed"], a["seating"]) != (b["seed"], b["seating"]):
+            raise SystemExit(f"game {g} does not pair: seed/seating {a['seed']}, "
+                             f"{a['seating']} against {b['seed']}, {b['seating']}")
+    wins = [[_won(run[g], agent) for g in common] for run in runs]
+    only_a = sum(x and not y for x, y in zip(*wins))
+    only_b = sum(y and not x for x, y in zip(*wins))
+    return {"games": len(common), "wins_a": sum(wins[0]), "wins_b": sum(wins[1]),
+            "only_a": only_a, "only_b": only_b, "p": mcnemar_exact(only_a, only_b)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("run_a", type=Path)
+    parser.add_argument("run_b", type=Path)
+    parser.add_argument("--agent", required=True, help="the agent's name in both lineups")
+    args = parser.parse_args(argv)
+    out = compare(args.run_a, args.run_b, args.agent)
+    n = out["games"]
+    print(f"{n} paired games: {args.agent} won {out['wins_a']} ({out['wins_a'] / n:.3f}) in "
+          f"{args.run_a}, {out['wins_b']} ({out['wins_b'] / n:.3f}) in {args.run_b}; "
+          f"{out['only_a']} won in the first only, {out['only_b']} in the second only, "
+          f"exact McNemar p = {out['p']:.3g}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
