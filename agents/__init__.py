@@ -8,7 +8,7 @@ from otrio.envs.core.errors import ConfigError
 from .base import Agent, RandomAgent
 
 SPECS = ("random", "greedy", "human", "net:PATH", "ppo:PATH", "mcts[:key=value,...]",
-         "value:PATH[,top=K,margin=D,net=NET]")
+         "value:PATH[,top=K,margin=D,net=NET,worlds=W,depth=N]")
 
 
 def _game_name(env) -> str:
@@ -35,7 +35,7 @@ def make(spec: str, env) -> Agent:
     | ``net:PATH`` | an exported network: ``X.json`` beside ``X.safetensors`` |
     | ``ppo:PATH`` | the same; also a Stable-Baselines3 ``.zip`` of your own, if trusted |
     | ``mcts[:key=value,...]`` | information-set MCTS (:mod:`otrio.agents.search_options`) |
-    | ``value:PATH[,top=K,margin=D,net=NET]`` | greedy's (or a network's) best moves judged by a value model |
+    | ``value:PATH[,top=K,margin=D,net=NET,worlds=W,depth=N]`` | greedy's (or a network's) best moves judged by a value model |
 
     A relative ``PATH`` is looked up beside the config that names it, then in the
     current folder, then in the installed package (``net:agents/pretrained/oceanos_ppo.json``

@@ -1,4 +1,4 @@
-"""The fast value agent: ``value:PATH[,top=K,margin=D,net=NET]``.
+"""The fast value agent: ``value:PATH[,top=K,margin=D,net=NET,worlds=W,depth=N]``.
 
 At a decision with a choice it takes greedy's ``top`` best moves (with ``net=NET``, an
 exported network's: its favourite first, by its logits), plays each in one
@@ -12,10 +12,15 @@ position one move ahead lost every game to greedy). Greedy's own favourite is ke
 (default 0.1), so
 the model overrules greedy only where it sees a clear difference: a value fitted on
 greedy's games is exploited by an argmax over it, which finds the positions where it is
-wrong (0.17 against greedy at margin 0 in Otys).
+wrong (0.17 against greedy at margin 0 in Otys). With ``worlds=W`` each candidate's
+chance is the mean over ``W`` re-drawn worlds (every candidate played in the same
+worlds), and with ``depth=N`` greedy plays ``N`` more decisions (every seat's) after the
+seat's turn ends before the model judges: two measurements of where the agent's limit
+lies (one world's noise, the horizon). The defaults, 1 and 0, are the fast agent.
 
 All the candidates are judged in one batch forward; a decision costs ``top`` short
-greedy turns and one small matrix product (about a millisecond in Otys).
+greedy turns a world and one small matrix product (about a millisecond in Otys at one
+world).
 
 It reads the true state only to hand it to ``resample_hidden`` and to the seat's view
 (``Game.view``: what the seat may know), like the search, so it is honest by
@@ -25,6 +30,7 @@ construction (``tests/agents/test_value.py`` runs the twin-state check).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -38,15 +44,27 @@ MAX_TOP = 64
 # argmax is exploited (0.17 against greedy), at 0.1 it overrules greedy where it is sure
 DEFAULT_MARGIN = 0.1
 MAX_TURN = 200  # decisions of the seat's own turn played out after a candidate
+MAX_WORLDS = 64
+MAX_DEPTH = 1000
 
 
-def parse_value_spec(text: str) -> tuple[str, int, float, str | None]:
-    """``(path, top, margin, net)`` of a spec's argument ``PATH[,top=K,margin=D,net=NET]``
-    (``net`` None: greedy ranks the candidates)."""
+class ValueSpec(NamedTuple):
+    """A value agent's options (``net`` None: greedy ranks the candidates)."""
+
+    path: str
+    top: int = 3
+    margin: float = DEFAULT_MARGIN
+    net: str | None = None
+    worlds: int = 1
+    depth: int = 0
+
+
+def parse_value_spec(text: str) -> ValueSpec:
+    """The options of a spec's argument ``PATH[,top=K,margin=D,net=NET,worlds=W,depth=N]``."""
     path, *items = [part.strip() for part in text.split(",")]
     if not path:
         raise ConfigError("value agent: give the value model's path (value:PATH)")
-    top, margin, net = 3, DEFAULT_MARGIN, None
+    top, margin, net, worlds, depth = 3, DEFAULT_MARGIN, None, 1, 0
     for item in items:
         key, _, raw = item.partition("=")
         try:
@@ -59,15 +77,22 @@ def parse_value_spec(text: str) -> tuple[str, int, float, str | None]:
             elif key == "margin":
                 margin = float(raw)
                 ok = math.isfinite(margin) and 0 <= margin <= 1
+            elif key == "worlds":
+                worlds = int(raw)
+                ok = 1 <= worlds <= MAX_WORLDS
+            elif key == "depth":
+                depth = int(raw)
+                ok = 0 <= depth <= MAX_DEPTH
             else:
                 raise ConfigError(f"value agent: unknown option {key[:40]!r} (known: top, "
-                                  "margin, net)")
+                                  "margin, net, worlds, depth)")
         except ValueError:
             ok = False
         if not ok:
             raise ConfigError(f"value agent: option {item[:60]!r} is out of range (top: 1 to "
-                              f"{MAX_TOP}; margin: 0 to 1; net: a network's path)")
-    return path, top, margin, net
+                              f"{MAX_TOP}; margin: 0 to 1; net: a network's path; worlds: 1 "
+                              f"to {MAX_WORLDS}; depth: 0 to {MAX_DEPTH})")
+    return ValueSpec(path, top, margin, net, worlds, depth)
 
 
 class ValueAgent(Agent):
@@ -79,7 +104,7 @@ class ValueAgent(Agent):
         from .greedy import greedy_agent
         from .value import load_value_model
 
-        path, self.top, self.margin, net = parse_value_spec(argument)
+        path, self.top, self.margin, net, self.worlds, self.depth = parse_value_spec(argument)
         self.env = env
         self.game = env.unwrapped.game
         self.model = load_value_model(path, env)
@@ -128,14 +153,11 @@ class ValueAgent(Agent):
         logits = self.net.logits(observation)
         return sorted(legal, key=lambda a: -logits[a])
 
-    def choose_state(self, state, seat: int, legal: list[int], rng: np.random.Generator) -> int:
-        """The move for ``seat`` at ``state`` (read through a re-drawn world and the
-        seat's view only); ``rng`` draws the world."""
-        ranked = self._ranked(state, seat, legal)[: self.top]
-        if len(ranked) == 1:
-            return ranked[0]
-        world = self.game.resample_hidden(state, seat, rng)
-        ended: dict[int, float] = {}  # candidates whose turn ends the game: its result
+    def _judge(self, world, seat: int, ranked: list[int]) -> np.ndarray:
+        """Each candidate's chance for ``seat`` in one re-drawn ``world``, after greedy
+        finishes the seat's turn and plays ``depth`` more decisions (a game that ends
+        there: its result)."""
+        ended: dict[int, float] = {}
         for k, action in enumerate(ranked):
             copy = world.clone()
             copy.apply_action(action)
@@ -145,15 +167,33 @@ class ValueAgent(Agent):
                 options = copy.legal_actions()
                 copy.apply_action(options[0] if len(options) == 1
                                   else self._greedy_move(copy, seat, options))
+            for _ in range(self.depth):
+                if copy.is_terminal():
+                    break
+                options, mover = copy.legal_actions(), copy.current_player()
+                copy.apply_action(options[0] if len(options) == 1
+                                  else self._greedy_move(copy, mover, options))
             self.game.observe(copy, seat, self.rows[k])
             if copy.is_terminal():
                 won = copy.winners()
                 ended[k] = 1.0 / len(won) if seat in won else 0.0
-        chances = self.model.win(self.rows[: len(ranked)])
+        chances = np.asarray(self.model.win(self.rows[: len(ranked)]), float)
         for k, share in ended.items():
             chances[k] = share
+        return chances
+
+    def choose_state(self, state, seat: int, legal: list[int], rng: np.random.Generator) -> int:
+        """The move for ``seat`` at ``state`` (read through a re-drawn world and the
+        seat's view only); ``rng`` draws the world."""
+        ranked = self._ranked(state, seat, legal)[: self.top]
+        if len(ranked) == 1:
+            return ranked[0]
+        chances = np.zeros(len(ranked))
+        for _ in range(self.worlds):
+            chances += self._judge(self.game.resample_hidden(state, seat, rng), seat, ranked)
+        chances /= self.worlds
         best = int(np.argmax(chances))
         return ranked[best] if chances[best] > chances[0] + self.margin else ranked[0]
 
 
-__all__ = ["ValueAgent", "parse_value_spec"]
+__all__ = ["ValueAgent", "ValueSpec", "parse_value_spec"]

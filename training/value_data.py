@@ -423,8 +423,8 @@ def model_digests(cfg: ValueDataConfig) -> dict[str, str]:
     out = {}
     for name in sorted(cfg.mixture):
         if name.startswith(("value:", "net:")):
-            model, _, _, net = (parse_value_spec(name[6:]) if name.startswith("value:")
-                                else (name[4:], 0, 0, None))
+            spec = parse_value_spec(name[6:]) if name.startswith("value:") else None
+            model, net = (spec.path, spec.net) if spec else (name[4:], None)
             digest = hashlib.sha256()
             for file in filter(None, (model, net)):
                 path = find_file(Path(file).with_suffix(".json"))

@@ -265,7 +265,7 @@ def test_the_gate_reports_every_quarter_and_writes_its_files(run, tmp_path):
     assert all(e["model"]["auc"] in (0.5,) or np.isnan(e["model"]["auc"]) for e in zero["table"])
 
 
-@pytest.mark.parametrize("spec", ["value:{m}", "value:{m},top=2,margin=0.05",
+@pytest.mark.parametrize("spec", ["value:{m}", "value:{m},top=2,margin=0.05,worlds=3,depth=4",
                                   # a network (here a hinted one) ranks the candidates
                                   "value:{m},net=agents/pretrained/otys_ppo.json",
                                   "mcts:iterations=6,crn=1,top=3,depth=2,leaf=value,value={m}",
@@ -289,7 +289,8 @@ def test_value_options_are_checked():
                         ("mcts:leaf=value,value=x.json,depth=-1", "depth"),
                         ("mcts:halving=1,crn=0", "crn=1"), ("value:", "value:PATH"),
                         ("value:x.json,top=0", "top"), ("value:x.json,speed=2", "speed"),
-                        ("value:x.json,net=", "net"),
+                        ("value:x.json,net=", "net"), ("value:x.json,worlds=0", "worlds"),
+                        ("value:x.json,depth=-1", "depth"),
                         ("value:missing.json", "does not exist")):
         with pytest.raises(ConfigError, match=named):
             agents.make(spec, env)
@@ -425,3 +426,23 @@ def test_a_network_seats_in_the_mixture_and_is_part_of_the_runs_identity(tmp_pat
     assert set(model_digests(cfg)) == {"net:agents/pretrained/oceanos_net.json"}
     with pytest.raises(ValueError, match="net:PATH"):
         ValueDataConfig(env="oceanos_v0", mixture={"nett:x": 1.0})
+
+
+def test_more_worlds_average_the_chances_of_the_same_candidates(run):
+    """worlds=W judges every candidate in each of W re-drawn worlds and averages: the
+    mean of W one-world judgements made from the same generator's draws."""
+    from otrio.agents.value_agent import ValueAgent
+
+    env = envs.make("otys_v0", num_players=2)
+    env.reset(seed=3)
+    one, three = (ValueAgent(env, f"{run[1]},worlds={w}") for w in (1, 3))
+    state = env.unwrapped.state_
+    seat = state.current_player()
+    ranked = one._ranked(state, seat, state.legal_actions())[:3]
+    rng = np.random.default_rng(5)
+    mean = np.mean([one._judge(one.game.resample_hidden(state, seat, rng), seat, ranked)
+                    for _ in range(3)], axis=0)
+    best = int(np.argmax(mean))
+    expected = ranked[best] if mean[best] > mean[0] + three.margin else ranked[0]
+    assert three.choose_state(state, seat, state.legal_actions(),
+                              np.random.default_rng(5)) == expected
