@@ -244,7 +244,8 @@ def _ceiling_lines(summary: dict, env_id: str, out: Path, game: str) -> list[str
         var = g["luck"]["variance"]["win"]
         lines.append(f"| {g['players']} | {_f(h.get('value', 'nan'))} [{_f(h.get('low', 'nan'))}, "
                      f"{_f(h.get('high', 'nan'))}] ({g['best']}) | "
-                     f"{_f(swap.get('luck_share', 'nan'))} | {_f(var['luck'])} / "
+                     f"{_f(swap.get('luck_share', 'nan'))} [{_f(swap.get('luck_low', 'nan'))}, "
+                     f"{_f(swap.get('luck_high', 'nan'))}] | {_f(var['luck'])} / "
                      f"{_f(var['skill'])} | {_f(g['luck']['ratings']['sd'])} |")
     for g in groups:
         if g.get("little_skill"):
