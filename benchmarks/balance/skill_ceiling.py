@@ -34,6 +34,7 @@ from pydantic import Field, model_validator
 
 from otrio.agents.outputs import check_output_folder
 from otrio.agents.records import RECORDS_FILE, read_records, write_atomic
+from otrio.envs.core.bounded import read_json
 from otrio.envs.core.config import EnvId, StrictModel, load_yaml, validate
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, rebase_spec, where_looked
@@ -199,19 +200,19 @@ def select_groups(cfg: SkillCeilingConfig, only: list[str] | None = None
 def _earlier_groups(out: Path) -> list[dict[str, Any]]:
     """The groups an earlier run summarised into this folder (none if no summary)."""
     path = out / SUMMARY_FILE
-    if not path.is_file():
+    if not (path.exists() or path.is_symlink()):
         return []
-    if path.is_symlink() or path.stat().st_size > MAX_SUMMARY_BYTES:
-        raise ConfigError(f"{path}: not a summary this report wrote (a link, or over "
-                          f"{MAX_SUMMARY_BYTES} bytes)")
+    # read as untrusted: not through a link, bounded, strict UTF-8 JSON (a headroom with
+    # no ceiling above greedy is written as NaN)
+    data = read_json(path, MAX_SUMMARY_BYTES, str(path), ConfigError, follow_symlinks=False,
+                     allow_nan=True)
     try:
-        data = json.loads(path.read_text())
         groups = data["groups"]
         if not all(isinstance(g, dict) and isinstance(g["folder"], str) for g in groups):
             raise TypeError("a group without its folder")
         for g in groups:  # a summary written before commands were kept per group
             g.setdefault("command", data.get("command"))
-    except (ValueError, KeyError, TypeError) as e:
+    except (KeyError, TypeError) as e:
         raise ConfigError(f"{path} is not a skill-ceiling summary ({e}); move it away to "
                           "start a new report in this folder") from None
     return groups

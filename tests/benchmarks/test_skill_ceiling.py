@@ -111,3 +111,9 @@ def test_a_corrupt_earlier_summary_is_refused_not_overwritten(tmp_path):
     with pytest.raises(ConfigError, match="not a skill-ceiling summary"):
         skill_ceiling.run(cfg, progress=False)
     assert (out / skill_ceiling.SUMMARY_FILE).read_text() == '{"groups": [{"no folder": 1}]}'
+    (out / skill_ceiling.SUMMARY_FILE).unlink()
+    (tmp_path / "elsewhere.json").write_text('{"groups": []}')
+    (out / skill_ceiling.SUMMARY_FILE).symlink_to(tmp_path / "elsewhere.json")
+    with pytest.raises(ConfigError, match="link"):
+        skill_ceiling.run(cfg, progress=False)
+    assert (tmp_path / "elsewhere.json").read_text() == '{"groups": []}'
