@@ -1,4 +1,4 @@
-"""The fast value agent: ``value:PATH[,top=K,margin=D,net=NET,worlds=W,depth=N]``.
+"""The fast value agent: ``value:PATH[,top=K,margin=D,net=NET,worlds=W,depth=N,judge=J]``.
 
 At a decision with a choice it takes greedy's ``top`` best moves (with ``net=NET``, an
 exported network's: its favourite first, by its logits), plays each in one
@@ -17,8 +17,17 @@ chance is the mean over ``W`` re-drawn worlds (every candidate played in the sam
 worlds), and with ``depth=N`` greedy plays ``N`` more decisions (every seat's) after the
 seat's turn ends before the model judges. In Otys more worlds changed nothing, and
 ``depth=8`` lifts the agent from 0.577 to 0.657 against greedy at 2 players and from
-0.380 to 0.453 at 3 (not at 4), at about 2.6 ms a decision against the default's 1 ms
-(``benchmarks/results/values/README.md``). The defaults, 1 and 0, are the fast agent.
+0.380 to 0.453 at 3 (not at 4), at about 2.3-2.7 ms a decision against the default's
+0.8-1.2 ms (``benchmarks/results/values/README.md``). The defaults, 1 and 0, are the
+fast agent. ``judge=`` says which decisions are judged: ``all`` (the default) every one
+with a choice; ``turn`` only the first of each of the seat's turns (the first after
+another seat's decision, or the game's first), the rest of the turn taking the
+favourite; ``mixed`` every one, with the ``depth`` look-ahead at the turn's first only.
+In Otys the turn's first decision (which key, so which level) is where the look-ahead
+overrules greedy most (32 of 49 overrulings in a probe of 1,201 decisions at 2
+players), so ``depth=8,judge=mixed`` keeps ``depth=8``'s strength at 3 players (0.443
+against 0.453; ``turn``: 0.367) at 1.6-1.9 ms a decision against its 2.3-2.7; over 600
+fresh games it reads 0.613 at 2 players and 0.453 at 3.
 
 All the candidates are judged in one batch forward; a decision costs ``top`` short
 greedy turns a world and one small matrix product (about a millisecond in Otys at one
@@ -59,14 +68,21 @@ class ValueSpec(NamedTuple):
     net: str | None = None
     worlds: int = 1
     depth: int = 0
+    judge: str = "all"
+
+
+# judge every decision (at ``depth``), only the first of each own turn, or every decision
+# with the look-ahead (``depth``) at the turn's first only
+JUDGE = ("all", "turn", "mixed")
 
 
 def parse_value_spec(text: str) -> ValueSpec:
-    """The options of a spec's argument ``PATH[,top=K,margin=D,net=NET,worlds=W,depth=N]``."""
+    """The options of a spec's argument
+    ``PATH[,top=K,margin=D,net=NET,worlds=W,depth=N,judge=J]``."""
     path, *items = [part.strip() for part in text.split(",")]
     if not path:
         raise ConfigError("value agent: give the value model's path (value:PATH)")
-    top, margin, net, worlds, depth = 3, DEFAULT_MARGIN, None, 1, 0
+    top, margin, net, worlds, depth, judge = 3, DEFAULT_MARGIN, None, 1, 0, "all"
     for item in items:
         key, _, raw = item.partition("=")
         try:
@@ -85,16 +101,19 @@ def parse_value_spec(text: str) -> ValueSpec:
             elif key == "depth":
                 depth = int(raw)
                 ok = 0 <= depth <= MAX_DEPTH
+            elif key == "judge":
+                judge = raw.strip()
+                ok = judge in JUDGE
             else:
                 raise ConfigError(f"value agent: unknown option {key[:40]!r} (known: top, "
-                                  "margin, net, worlds, depth)")
+                                  "margin, net, worlds, depth, judge)")
         except ValueError:
             ok = False
         if not ok:
             raise ConfigError(f"value agent: option {item[:60]!r} is out of range (top: 1 to "
                               f"{MAX_TOP}; margin: 0 to 1; net: a network's path; worlds: 1 "
-                              f"to {MAX_WORLDS}; depth: 0 to {MAX_DEPTH})")
-    return ValueSpec(path, top, margin, net, worlds, depth)
+                              f"to {MAX_WORLDS}; depth: 0 to {MAX_DEPTH}; judge: all, turn or mixed)")
+    return ValueSpec(path, top, margin, net, worlds, depth, judge)
 
 
 class ValueAgent(Agent):
@@ -106,7 +125,11 @@ class ValueAgent(Agent):
         from .greedy import greedy_agent
         from .value import load_value_model
 
-        path, self.top, self.margin, net, self.worlds, self.depth = parse_value_spec(argument)
+        spec = parse_value_spec(argument)
+        path, self.top, self.margin, net, self.worlds, self.depth = spec[:6]
+        self.every = spec.judge != "turn"  # every decision is judged
+        self.deep_everywhere = spec.judge == "all"  # ... with the look-ahead
+        self._last: tuple[int, int] | None = None  # (decision count, seat) of the last act
         self.env = env
         self.game = env.unwrapped.game
         self.model = load_value_model(path, env)
@@ -122,13 +145,19 @@ class ValueAgent(Agent):
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self.greedy.reset(seed)
+        self._last = None
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         legal = np.flatnonzero(observation["action_mask"]).tolist()
+        env = self.env.unwrapped
+        state, count = env.state_, env.decisions
+        seat = state.current_player()
+        # the turn's first decision: the game's first, or the first after another seat's
+        first = self._last != (count - 1, seat)
+        self._last = (count, seat)
         if len(legal) == 1:
             return legal[0]
-        state = self.env.unwrapped.state_
-        return self.choose_state(state, state.current_player(), legal, self.rng)
+        return self.choose_state(state, seat, legal, self.rng, turn_start=first)
 
     def search(self, state, legal: list[int], observation=None) -> int:
         """The move at ``state`` for its acting seat (the twin-state honesty check's
@@ -155,7 +184,7 @@ class ValueAgent(Agent):
         logits = self.net.logits(observation)
         return sorted(legal, key=lambda a: -logits[a])
 
-    def _judge(self, world, seat: int, ranked: list[int]) -> np.ndarray:
+    def _judge(self, world, seat: int, ranked: list[int], depth: int) -> np.ndarray:
         """Each candidate's chance for ``seat`` in one re-drawn ``world``, after greedy
         finishes the seat's turn and plays ``depth`` more decisions (a game that ends
         there: its result)."""
@@ -169,7 +198,7 @@ class ValueAgent(Agent):
                 options = copy.legal_actions()
                 copy.apply_action(options[0] if len(options) == 1
                                   else self._greedy_move(copy, seat, options))
-            for _ in range(self.depth):
+            for _ in range(depth):
                 if copy.is_terminal():
                     break
                 options, mover = copy.legal_actions(), copy.current_player()
@@ -184,15 +213,18 @@ class ValueAgent(Agent):
             chances[k] = share
         return chances
 
-    def choose_state(self, state, seat: int, legal: list[int], rng: np.random.Generator) -> int:
+    def choose_state(self, state, seat: int, legal: list[int], rng: np.random.Generator,
+                     turn_start: bool = True) -> int:
         """The move for ``seat`` at ``state`` (read through a re-drawn world and the
-        seat's view only); ``rng`` draws the world."""
+        seat's view only); ``rng`` draws the world; ``turn_start``: the decision is the
+        first of the seat's turn (with ``judge=turn`` the others take the favourite)."""
         ranked = self._ranked(state, seat, legal)[: self.top]
-        if len(ranked) == 1:
+        if len(ranked) == 1 or not (self.every or turn_start):
             return ranked[0]
+        depth = self.depth if self.deep_everywhere or turn_start else 0
         chances = np.zeros(len(ranked))
         for _ in range(self.worlds):
-            chances += self._judge(self.game.resample_hidden(state, seat, rng), seat, ranked)
+            chances += self._judge(self.game.resample_hidden(state, seat, rng), seat, ranked, depth)
         chances /= self.worlds
         best = int(np.argmax(chances))
         return ranked[best] if chances[best] > chances[0] + self.margin else ranked[0]

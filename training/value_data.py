@@ -185,13 +185,15 @@ class _Seats:
         logits = net.logits(observation)
         return sorted(legal, key=lambda a: -logits[a])
 
-    def choose(self, policy: str, state, seat: int, legal: list[int], rng, cfg) -> int:
-        """``policy``'s move for ``seat`` (``rng``: the game's, for ties and exploration)."""
+    def choose(self, policy: str, state, seat: int, legal: list[int], rng, cfg,
+               turn_start: bool = True) -> int:
+        """``policy``'s move for ``seat`` (``rng``: the game's, for ties and exploration;
+        ``turn_start``: the decision is the first of the seat's turn)."""
         if policy == "random":
             return legal[int(rng.integers(len(legal)))]
         explore = policy != "greedy" and rng.random() < cfg.eps
         if policy.startswith("value:") and not explore:
-            return self.value_agent(policy).choose_state(state, seat, legal, rng)
+            return self.value_agent(policy).choose_state(state, seat, legal, rng, turn_start)
         if policy.startswith("net:"):  # its favourite, or with eps one of its top moves
             ranked = self.net_ranked(policy, state, seat, legal)
             return ranked[int(rng.integers(min(cfg.top, len(ranked))))] if explore else ranked[0]
@@ -259,8 +261,10 @@ def play_game(seats: _Seats, cfg: ValueDataConfig, n: int, seed: int) -> dict[st
     kept: list[tuple] = []  # (step, choice index, observations, margins now)
     choices = 0
     limit = seats.cap
+    mover = None  # the seat of the last decision
     while not state.is_terminal() and len(actions) < limit:
         legal = state.legal_actions()
+        first, mover = state.current_player() != mover, state.current_player()
         if len(legal) > 1:
             slot = choices if choices < cfg.positions else int(rng.integers(choices + 1))
             if slot < cfg.positions:
@@ -268,7 +272,7 @@ def play_game(seats: _Seats, cfg: ValueDataConfig, n: int, seed: int) -> dict[st
                          *_observe_all(seats, state, n))
                 kept.append(entry) if slot == len(kept) else kept.__setitem__(slot, entry)
             seat = state.current_player()
-            action = seats.choose(names[policies[seat]], state, seat, legal, rng, cfg)
+            action = seats.choose(names[policies[seat]], state, seat, legal, rng, cfg, first)
             choices += 1
         else:
             action = legal[0]

@@ -266,6 +266,7 @@ def test_the_gate_reports_every_quarter_and_writes_its_files(run, tmp_path):
 
 
 @pytest.mark.parametrize("spec", ["value:{m}", "value:{m},top=2,margin=0.05,worlds=3,depth=4",
+                                  "value:{m},depth=2,judge=turn",
                                   # a network (here a hinted one) ranks the candidates
                                   "value:{m},net=agents/pretrained/otys_ppo.json",
                                   "mcts:iterations=6,crn=1,top=3,depth=2,leaf=value,value={m}",
@@ -291,6 +292,7 @@ def test_value_options_are_checked():
                         ("value:x.json,top=0", "top"), ("value:x.json,speed=2", "speed"),
                         ("value:x.json,net=", "net"), ("value:x.json,worlds=0", "worlds"),
                         ("value:x.json,depth=-1", "depth"),
+                        ("value:x.json,judge=some", "judge"),
                         ("value:missing.json", "does not exist")):
         with pytest.raises(ConfigError, match=named):
             agents.make(spec, env)
@@ -440,9 +442,84 @@ def test_more_worlds_average_the_chances_of_the_same_candidates(run):
     seat = state.current_player()
     ranked = one._ranked(state, seat, state.legal_actions())[:3]
     rng = np.random.default_rng(5)
-    mean = np.mean([one._judge(one.game.resample_hidden(state, seat, rng), seat, ranked)
+    mean = np.mean([one._judge(one.game.resample_hidden(state, seat, rng), seat, ranked, 0)
                     for _ in range(3)], axis=0)
     best = int(np.argmax(mean))
     expected = ranked[best] if mean[best] > mean[0] + three.margin else ranked[0]
     assert three.choose_state(state, seat, state.legal_actions(),
                               np.random.default_rng(5)) == expected
+
+
+def _play_seat0_against_greedy(env, seed: int, move) -> None:
+    """Play one game of ``env`` (2 seats): seat 0 by ``move(obs, legal, first)``, where
+    ``first`` says the decision is the first of seat 0's turn, seat 1 by greedy."""
+    other = agents.make("greedy", env)
+    other.reset(1)
+    env.reset(seed=seed)
+    previous = None
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = env.possible_agents.index(name)
+        legal = np.flatnonzero(obs["action_mask"]).tolist()
+        action = move(obs, legal, previous != 0) if seat == 0 else other.act(obs)
+        previous = seat
+        env.step(action)
+
+
+def _spy_on_judge(agent) -> list[int]:
+    """The depth of each of ``agent``'s judgements, appended as it judges."""
+    depths: list[int] = []
+    judge = agent._judge
+    agent._judge = lambda world, seat, ranked, depth: depths.append(depth) or judge(
+        world, seat, ranked, depth)
+    return depths
+
+
+def test_judging_only_turn_starts_leaves_the_rest_of_the_turn_to_greedy(run):
+    """judge=turn: the model judges only a seat's first decision after another seat's
+    (or the game's first); at every other decision the agent plays greedy's favourite."""
+    from otrio.agents.value_agent import ValueAgent
+
+    env = envs.make("otys_v0", num_players=2)
+    agent = ValueAgent(env, f"{run[1]},margin=0,judge=turn")
+    judged = _spy_on_judge(agent)
+    agent.reset(0)
+    counts = {"starts": 0, "kept": 0}
+
+    def move(obs, legal, first):
+        before = len(judged)
+        favourite = agent._ranked(env.unwrapped.state_, 0, legal)[0]
+        action = agent.act(obs)
+        if len(legal) > 1 and first:
+            counts["starts"] += 1
+            assert len(judged) == before + 1
+        elif len(legal) > 1:
+            counts["kept"] += 1
+            assert len(judged) == before and action == favourite
+        return action
+
+    _play_seat0_against_greedy(env, 4, move)
+    assert counts["starts"] > 5 and counts["kept"] > 5
+
+
+def test_mixed_judging_looks_further_only_at_turn_starts(run):
+    """judge=mixed: every decision with a choice is judged, with the look-ahead (depth)
+    at a turn's first decision only and none at the others."""
+    from otrio.agents.value_agent import ValueAgent
+
+    env = envs.make("otys_v0", num_players=2)
+    agent = ValueAgent(env, f"{run[1]},depth=3,judge=mixed")
+    depths = _spy_on_judge(agent)
+    agent.reset(0)
+    expected = []
+
+    def move(obs, legal, first):
+        if len(legal) > 1:
+            expected.append(3 if first else 0)
+        return agent.act(obs)
+
+    _play_seat0_against_greedy(env, 6, move)
+    assert depths == expected and 3 in depths and 0 in depths
