@@ -3,7 +3,7 @@
 A single Markdown page (a page of the docs site, ``docs/dossiers/GAME.md``; the site
 build makes its HTML) with its PNG plots, written from the balance results already
 there (``benchmarks/results/balance/*``: each run's ``run.json``, ``report.md``,
-``effects.csv``, ``matchups.csv``, a search's ``summary.json`` and the skill ceiling's
+``effects.csv``, ``matchups.csv``, ``luck.csv``, a search's ``summary.json`` and the skill ceiling's
 ``skill_ceiling/summary.json``). Nothing is played. For every run that covers the
 game it gives the agents named and the command that reproduces its numbers, then:
 
@@ -13,6 +13,8 @@ game it gives the agents named and the command that reproduces its numbers, then
   interval (a table and a plot);
 - **skill depth**: each tier's win share alone among another tier, pooled over setups;
 - **the fairest setup** a search found, against the default, and its confirmation;
+- **luck per setup**: the luck share of a seat swapped from the weakest tier to the
+  strongest, per setup (a sweep's ``luck.csv``);
 - **skill ceiling and luck share**, where the skill ceiling report has the game.
 """
 
@@ -194,6 +196,18 @@ def _run_section(folder: Path, env_id: str, out: Path, game: str) -> list[str]:
                   "|---|---|---|---|---|---|"]
         lines += [f"| {r['players']} | {r['lone']} | {r['others']} | {_f(r['share'])} | "
                   f"[{_f(r['low'])}, {_f(r['high'])}] | {_f(r['edge'])} |" for r in depth]
+        lines.append("")
+    luck = _rows(folder / "luck.csv", env_id)
+    if luck:
+        lines += ["### Luck per setup (one seat swapped from the weakest tier to the strongest)",
+                  "",
+                  "The share of paired games whose winner the seed fixed whatever the swap "
+                  "(1: luck alone; 0: the swap changes the winner as often as fresh luck).", "",
+                  "| sweep | players | setup | swap | games | luck share | 95% interval |",
+                  "|---|---|---|---|---|---|---|"]
+        lines += [f"| {r['sweep']} | {r['players']} | {r['setup']} | {r['base']} → "
+                  f"{r['swapped']} | {r['pairs']} | {_f(r['luck_share'])} | "
+                  f"[{_f(r['luck_low'])}, {_f(r['luck_high'])}] |" for r in luck]
         lines.append("")
     if (folder / "preregistration.json").exists():
         lines += _search_lines(_read_json(folder / "summary.json"))

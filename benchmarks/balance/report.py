@@ -13,7 +13,7 @@ from typing import Any
 from otrio.agents.outputs import save_figure, write_text_atomic
 
 from ..play import verification_text
-from .skill import MATCHUP_COLUMNS, matchup_rows
+from .skill import LUCK_COLUMNS, MATCHUP_COLUMNS, luck_rows, matchup_rows
 from .skill_report import group_tag, skill_plots, skill_sections
 from .stats import holm
 from .summary import (
@@ -333,6 +333,8 @@ def write_balance_report(folder: Path, cfg, setups: list, analysis: dict[str, An
     _write_csv(folder / "effects.csv", EFFECT_COLUMNS + ["lineup"] * tagged, effect_rows(analysis))
     if analysis.get("skill"):
         _write_csv(folder / "matchups.csv", MATCHUP_COLUMNS, matchup_rows(analysis["skill"]))
+        if luck_rows(analysis["skill"]):
+            _write_csv(folder / "luck.csv", LUCK_COLUMNS, luck_rows(analysis["skill"]))
     total = sum(s["games"] for s in analysis["setups"])
     agents_used = sorted({name for s in setups for _, seats in s.lineups or ((None, s.lineup),)
                           for name in seats})

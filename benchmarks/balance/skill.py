@@ -29,7 +29,11 @@ and player count:
   is the edge of the strongest tier alone among the weakest (two-sided test against
   0, Holm over the setups), with a chi-square test of one depth across the setups; the
   *inversions* of a setup are the pairs where the stronger tier, alone among a weaker
-  one, wins less than its fair share.
+  one, wins less than its fair share;
+- **luck per setup**: the luck share of the swap from the weakest tier to the strongest
+  in one seat (the lone-seat lineup against the weakest everywhere, game by game on the
+  same seeds; :func:`otrio.benchmarks.balance.luck.swap_changes`), per setup and pooled:
+  the share of games whose winner the seed fixed whatever the swap.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ import numpy as np
 
 from otrio.agents.stats import wilson
 
+from .luck import RESAMPLES, swap_changes
 from .stats import (
     chi2_sf,
     estimable_columns,
@@ -120,6 +125,20 @@ def matchup_cells(records_of: dict[str, list[dict]], tiers: list[str], players: 
             cells.append({"lone": lone, "others": others, "lineup": source,
                           **cell(lone_shares(records_of[source], lone), players, z)})
     return cells
+
+
+def setup_luck(records_of: dict[str, list[dict]], tiers: list[str],
+               resamples: int = RESAMPLES) -> dict[str, Any] | None:
+    """The luck share of swapping one seat from the weakest tier to the strongest: the
+    lone-seat lineup against the weakest everywhere on their common seeds (None where
+    either lineup has no games, or there is one tier)."""
+    if len(tiers) < 2:
+        return None
+    base, swapped = tiers[0], matchup_name(tiers[-1], tiers[0])
+    if not records_of.get(base) or not records_of.get(swapped):
+        return None
+    swap = swap_changes(records_of, base, swapped, resamples)
+    return swap if swap["pairs"] else None
 
 
 def _find(cells: list[dict], lone: str, others: str) -> dict | None:
@@ -277,7 +296,7 @@ def analyze_skill(by_key: dict[tuple[int, str], list[dict]], setups: list,
             inversions = sum(1 for j, a in enumerate(tiers) for b in tiers[:j]
                              if (c := _find(cells, a, b)) and c["share"] < 1 / players)
             rows.append({"label": setup.label, "cells": cells, "depth": depth,
-                         "inversions": inversions,
+                         "inversions": inversions, "luck": setup_luck(records_of, tiers),
                          "pairs": sum(1 for j, a in enumerate(tiers) for b in tiers[:j]
                                       if _find(cells, a, b))})
         if any(r["cells"] for r in rows):
@@ -295,9 +314,29 @@ def analyze_skill(by_key: dict[tuple[int, str], list[dict]], setups: list,
             entry["matchups"] = {
                 "strong": tiers[-1], "weak": tiers[0], "matrix": matrix, "per_setup": rows,
                 "depth": _find(matrix, tiers[-1], tiers[0]),
+                "luck": setup_luck(pooled_records, tiers),
                 "homogeneity": {"chi2": test.chi2, "df": test.df, "p": test.p},
             }
         out.append(entry)
+    return out
+
+
+LUCK_COLUMNS = ["sweep", "setup", "env", "players", "base", "swapped", "pairs", "changed",
+                "independent", "luck_share", "luck_low", "luck_high", "gained", "lost"]
+
+
+def luck_rows(skill: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per setup (and ``all setups``) with a luck share: the luck table."""
+    out = []
+    for g in skill:
+        m = g.get("matchups")
+        if not m:
+            continue
+        for label, luck in [(r["label"], r.get("luck")) for r in m["per_setup"]] + [
+                ("all setups", m.get("luck"))]:
+            if luck:
+                out.append({"sweep": g["sweep"], "setup": label, "env": g["env"],
+                            "players": g["players"], **{k: luck[k] for k in LUCK_COLUMNS[4:]}})
     return out
 
 

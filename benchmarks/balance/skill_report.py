@@ -175,6 +175,14 @@ def depth_section(g: dict[str, Any], alpha: float, rows_by_tier: dict) -> list[s
                        "does not differ detectably between setups")
             lines.append(f"- The depth {verdict} (χ² = {_num(h['chi2'], 1)}, {h['df']} df, "
                          f"{_peq(h['p'])}).")
+    luck = m.get("luck")
+    if luck:
+        lines.append(f"- **Luck share** (one seat swapped from `{m['weak']}` to `{m['strong']}` "
+                     f"on the same seeds, all setups): {_num(luck['luck_share'])} "
+                     f"[{_num(luck['luck_low'])}, {_num(luck['luck_high'])}]: the winner changed "
+                     f"in {_pt(luck['changed'])}% of {luck['pairs']} paired games, against "
+                     f"{_pt(luck['independent'])}% with fresh luck (1: the seed alone fixes the "
+                     "winner; 0: the swap changes it as often as fresh luck would).")
     rows = m["per_setup"]
     inverted = [r for r in rows if r["inversions"]]
     if any(r["pairs"] for r in rows):
@@ -184,20 +192,26 @@ def depth_section(g: dict[str, Any], alpha: float, rows_by_tier: dict) -> list[s
                         + (", …" if len(inverted) > 8 else "") + ")." if inverted else "."))
     lines.append("")
     lines += ["| setup | depth: share % [95% CI] | edge [95% CI] | Holm p | inverted pairs | "
-              + " | ".join(f"seat 0 % `{t}`" for t in tiers) + " |",
-              "|---" * (5 + len(tiers)) + "|"]
+              "luck share [95% CI] | " + " | ".join(f"seat 0 % `{t}`" for t in tiers) + " |",
+              "|---" * (6 + len(tiers)) + "|"]
     for r in rows:
-        d = r["depth"]
+        d, luck = r["depth"], r.get("luck")
         seat0 = [rows_by_tier.get((t, r["label"])) for t in tiers]
         seat0_text = " | ".join(_pt(s["seats"][0]["share"]) if s else "—" for s in seat0)
+        luck_text = (f"{_num(luck['luck_share'])} [{_num(luck['luck_low'])}, "
+                     f"{_num(luck['luck_high'])}]" if luck else "—")
         if d:
             lines.append(f"| {r['label']} | {_pt(d['share'])} [{_pt(d['low'])}, {_pt(d['high'])}]"
                          f" | {_num(d['edge'])} [{_num(d['edge_low'])}, {_num(d['edge_high'])}] | "
-                         f"{_p(d.get('p_holm'))} | {r['inversions']} of {r['pairs']} | {seat0_text} |")
+                         f"{_p(d.get('p_holm'))} | {r['inversions']} of {r['pairs']} | "
+                         f"{luck_text} | {seat0_text} |")
         else:
-            lines.append(f"| {r['label']} | — | — | — | — | {seat0_text} |")
+            lines.append(f"| {r['label']} | — | — | — | — | {luck_text} | {seat0_text} |")
     tag = f"{g['sweep']}_{n}p"
-    return lines + ["", f"![matchups](matchups_{tag}.png)", "", f"![depth](depth_{tag}.png)", ""]
+    lines += ["", f"![matchups](matchups_{tag}.png)", "", f"![depth](depth_{tag}.png)", ""]
+    if any(r.get("luck") for r in rows):
+        lines += [f"![luck share by setup](luck_{tag}.png)", ""]
+    return lines
 
 
 def skill_sections(analysis: dict[str, Any]) -> list[str]:
@@ -310,20 +324,38 @@ def skill_plots(folder: Path, analysis: dict[str, Any]) -> None:
         fig.tight_layout()
         save_figure(fig, folder / f"matchups_{tag}.png")
         plt.close(fig)
-        depth = [(r["label"], r["depth"]) for r in m["per_setup"] if r["depth"]]
-        if not depth:
-            continue
-        fig, ax = plt.subplots(figsize=(6.5, 1.5 + 0.25 * len(depth)))
-        ys = range(len(depth))
-        xs = [d["edge"] for _, d in depth]
-        err = [[d["edge"] - d["edge_low"] for _, d in depth],
-               [d["edge_high"] - d["edge"] for _, d in depth]]
-        ax.errorbar(xs, ys, xerr=err, fmt="o", capsize=3)
-        ax.axvline(0, color="grey", linestyle="--")
-        ax.invert_yaxis()
-        ax.set_yticks(list(ys), [label for label, _ in depth], fontsize=7)
-        ax.set_xlabel(f"edge of `{m['strong']}` alone among `{m['weak']}` (95% CI)")
-        ax.set_title(f"{g['sweep']}, {n} players: skill depth by setup", fontsize=9)
-        fig.tight_layout()
-        save_figure(fig, folder / f"depth_{tag}.png")
-        plt.close(fig)
+        depth = [(r["label"], r["depth"]["edge"], r["depth"]["edge_low"],
+                  r["depth"]["edge_high"]) for r in m["per_setup"] if r["depth"]]
+        _forest(plt, depth, folder / f"depth_{tag}.png",
+                f"edge of `{m['strong']}` alone among `{m['weak']}` (95% CI)",
+                f"{g['sweep']}, {n} players: skill depth by setup")
+        luck = [(r["label"], r["luck"]["luck_share"], r["luck"]["luck_low"],
+                 r["luck"]["luck_high"]) for r in m["per_setup"] if r.get("luck")]
+        pooled = m.get("luck")
+        _forest(plt, luck, folder / f"luck_{tag}.png",
+                f"luck share of one seat swapped `{m['weak']}` -> `{m['strong']}` (95% CI)",
+                f"{g['sweep']}, {n} players: luck share by setup",
+                (pooled["luck_share"], "all setups") if pooled else None)
+
+
+def _forest(plt, rows: list[tuple[str, float, float, float]], path: Path, xlabel: str,
+            title: str, line: tuple[float, str] | None = None) -> None:
+    """One point with its interval per setup, ``(label, value, low, high)``, against 0 (and
+    a pooled ``line``, ``(value, name)``); nothing without rows."""
+    if not rows:
+        return
+    fig, ax = plt.subplots(figsize=(6.5, 1.5 + 0.25 * len(rows)))
+    ys = range(len(rows))
+    ax.errorbar([x for _, x, _, _ in rows], ys, fmt="o", capsize=3,
+                xerr=[[x - lo for _, x, lo, _ in rows], [hi - x for _, x, _, hi in rows]])
+    if line:
+        ax.axvline(line[0], color="tab:orange", label=f"{line[1]}: {line[0]:.2f}")
+        ax.legend(fontsize=7)
+    ax.axvline(0, color="grey", linestyle="--")
+    ax.invert_yaxis()
+    ax.set_yticks(list(ys), [label for label, _, _, _ in rows], fontsize=7)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    save_figure(fig, path)
+    plt.close(fig)

@@ -92,20 +92,16 @@ def test_every_lineup_plays_the_same_seeds_and_rotations(tmp_path):
 
 
 # ---------------------------------------------------------------- planted effects
-def planted_records(setups, lineup_win, games, seed):
-    """Records of a 2-player study drawn from a planted table: ``lineup_win[name][k]`` is
-    the chance that seat 0 wins (a tier) or that the lone tier wins (a matchup)."""
-    rng = np.random.default_rng(seed)
+def made_records(setups, games, winner_of):
+    """Records of a 2-player study, ``games`` a lineup and setup on seeds common to the
+    lineups: ``winner_of(k, name, lineup, seating, j)`` is game ``j``'s winning seat."""
     records = []
     for k, setup in enumerate(setups):
         for name, lineup in setup.lineups:
-            chance = lineup_win[name][k]
             for j in range(games):
                 rotation = j % 2
                 seating = lineup[rotation:] + lineup[:rotation]
-                target = 0 if len(set(lineup)) == 1 else seating.index(lineup[0])
-                win = rng.random() < chance
-                winner = target if win else 1 - target
+                winner = winner_of(k, name, lineup, seating, j)
                 records.append({
                     "game": len(records), "seed": 1000 * k + j, "seating": list(seating),
                     "scores": [float(s == winner) for s in range(2)], "winners": [winner],
@@ -114,6 +110,18 @@ def planted_records(setups, lineup_win, games, seed):
                     "players": 2, "rotation": rotation, "features": setup.features,
                     "lineup": name})
     return records
+
+
+def planted_records(setups, lineup_win, games, seed):
+    """Records of a 2-player study drawn from a planted table: ``lineup_win[name][k]`` is
+    the chance that seat 0 wins (a tier) or that the lone tier wins (a matchup)."""
+    rng = np.random.default_rng(seed)
+
+    def winner_of(k, name, lineup, seating, j):
+        target = 0 if len(set(lineup)) == 1 else seating.index(lineup[0])
+        return target if rng.random() < lineup_win[name][k] else 1 - target
+
+    return made_records(setups, games, winner_of)
 
 
 def planted(tmp_path, tiers):
@@ -160,6 +168,40 @@ def test_a_setup_effect_that_changes_with_skill_is_found_and_a_shared_one_is_not
     assert (main["p_holm"] < 0.05) == interacts  # strong is ahead on average only then
 
 
+def test_luck_per_setup_is_one_where_the_seed_decides_and_zero_where_the_agents_do(
+        tmp_path):
+    """Setup 0: the seed alone picks the winner (every lineup alike): no swap changes it,
+    luck share 1. Setup 1: the agents alone decide (the strong tier always wins; among
+    the weak the seat after the focal one does): every swap changes the winner, exactly
+    as fresh luck would, luck share 0. Setup 2: the seed decides games 0-3 of every 8, the
+    agents the rest: the winner changes in half the games, against 0.625 with fresh
+    luck (per seating: 1 - 0.25 x 0.75 - 0.75 x 0.25), luck share 0.2."""
+    from otrio.benchmarks.balance.skill import LUCK_COLUMNS, luck_rows
+
+    cfg, setups = planted(tmp_path, ["weak", "strong"])
+
+    def winner_of(k, name, lineup, seating, j):
+        by_seed = j // 2 % 2
+        focal = (2 - j % 2) % 2  # where the lineup's first entry sits
+        by_agents = focal if name == "strong among weak" else 1 - focal
+        return [by_seed, by_agents, by_seed if j // 4 % 2 == 0 else by_agents][k]
+
+    analysis = analyze(made_records(setups, 400, winner_of), setups, cfg)
+    (group,) = analysis["skill"]
+    luck = [r["luck"] for r in group["matchups"]["per_setup"]]
+    assert all(x["base"] == "weak" and x["swapped"] == "strong among weak" and x["pairs"] == 400
+               for x in luck)
+    assert luck[0]["changed"] == 0 and luck[0]["luck_share"] == 1
+    assert luck[1]["changed"] == 1 and luck[1]["luck_share"] == pytest.approx(0, abs=1e-12)
+    assert luck[1]["gained"] == 1 and luck[1]["lost"] == 0
+    assert luck[2]["changed"] == 0.5 and luck[2]["luck_share"] == pytest.approx(0.2)
+    pooled = group["matchups"]["luck"]
+    assert pooled["pairs"] == 1200 and luck[1]["luck_share"] < pooled["luck_share"] < 1
+    rows = luck_rows(analysis["skill"])
+    assert [r["setup"] for r in rows] == [s.label for s in setups] + ["all setups"]
+    assert set(rows[0]) == set(LUCK_COLUMNS)
+
+
 def test_a_planted_agent_strong_only_in_one_setup_is_found_in_real_games(tmp_path, monkeypatch):
     """A fake tier that plays greedy when the small kraken token is 0 and random
     otherwise: its skill depth is found in that setup and not in the other."""
@@ -199,7 +241,7 @@ def _tier_cfg(tmp_path, name, **kw):
                   output=str(tmp_path / name), **kw)
 
 
-OUTPUTS = ("results.csv", "effects.csv", "summary.json", "matchups.csv")
+OUTPUTS = ("results.csv", "effects.csv", "summary.json", "matchups.csv", "luck.csv")
 
 
 def test_tier_sweep_outputs_and_one_and_two_workers_identical(tmp_path):
@@ -208,7 +250,7 @@ def test_tier_sweep_outputs_and_one_and_two_workers_identical(tmp_path):
     assert strip(read_records(one / RECORDS_FILE)) == strip(read_records(two / RECORDS_FILE))
     for name in OUTPUTS:
         assert (one / name).read_text() == (two / name).read_text(), name
-    for name in ("heatmap_k.png", "matchups_k_3p.png", "depth_k_3p.png",
+    for name in ("heatmap_k.png", "matchups_k_3p.png", "depth_k_3p.png", "luck_k_3p.png",
                  "effects_k_3p_greedy_among_random.png", "report.md"):
         assert (one / name).exists(), name
     assert not list(one.glob("*.tmp"))  # plots are renamed into place
@@ -217,7 +259,9 @@ def test_tier_sweep_outputs_and_one_and_two_workers_identical(tmp_path):
                                                         ("random", "greedy")}
     report = (one / "report.md").read_text()
     for text in ("## Skill tiers", "tiers `random` < `greedy`", "## Skill depth",
-                 "lineup `greedy among random`", "Matchup matrix", "seat 0 % `greedy`"):
+                 "lineup `greedy among random`", "Matchup matrix", "seat 0 % `greedy`",
+                 "**Luck share** (one seat swapped from `random` to `greedy`",
+                 "![luck share by setup](luck_k_3p.png)"):
         assert text in report, text
 
 

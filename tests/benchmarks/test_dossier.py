@@ -36,6 +36,7 @@ def test_the_dossier_builds_from_a_tiny_sweep(results, tmp_path):
     for part in ("# Balance dossier: Oceanos", "## `tiny_sweep`", "Seat advantage by skill tier",
                  "Setup effects on the seats' win shares", "| k | random | 2 | 0 | small |",
                  "Skill depth", "## Skill ceiling and luck share", "| 2 | clairvoyant |",
+                 "### Luck per setup", "| k | 2 | all setups | random → greedy among random | 8 |",
                  "Reproduce: `otrio balance tiny.yaml`", "`otrio skill-ceiling tiny.yaml`"):
         assert part in text, part
     images = sorted(p.name for p in (tmp_path / "docs").glob("*.png"))
