@@ -127,8 +127,7 @@ class ValueAgent(Agent):
 
         spec = parse_value_spec(argument)
         path, self.top, self.margin, net, self.worlds, self.depth = spec[:6]
-        self.every = spec.judge != "turn"  # every decision is judged
-        self.deep_everywhere = spec.judge == "all"  # ... with the look-ahead
+        self.judge = spec.judge
         self._last: tuple[int, int] | None = None  # (decision count, seat) of the last act
         self.env = env
         self.game = env.unwrapped.game
@@ -219,9 +218,9 @@ class ValueAgent(Agent):
         seat's view only); ``rng`` draws the world; ``turn_start``: the decision is the
         first of the seat's turn (with ``judge=turn`` the others take the favourite)."""
         ranked = self._ranked(state, seat, legal)[: self.top]
-        if len(ranked) == 1 or not (self.every or turn_start):
+        if len(ranked) == 1 or (self.judge == "turn" and not turn_start):
             return ranked[0]
-        depth = self.depth if self.deep_everywhere or turn_start else 0
+        depth = self.depth if self.judge == "all" or turn_start else 0
         chances = np.zeros(len(ranked))
         for _ in range(self.worlds):
             chances += self._judge(self.game.resample_hidden(state, seat, rng), seat, ranked, depth)

@@ -263,15 +263,13 @@ def play_game(seats: _Seats, cfg: ValueDataConfig, n: int, seed: int) -> dict[st
     limit = seats.cap
     mover = None  # the seat of the last decision
     while not state.is_terminal() and len(actions) < limit:
-        legal = state.legal_actions()
-        first, mover = state.current_player() != mover, state.current_player()
+        legal, seat = state.legal_actions(), state.current_player()
+        first, mover = seat != mover, seat
         if len(legal) > 1:
             slot = choices if choices < cfg.positions else int(rng.integers(choices + 1))
             if slot < cfg.positions:
-                entry = (len(actions), choices, state.current_player(),
-                         *_observe_all(seats, state, n))
+                entry = (len(actions), choices, seat, *_observe_all(seats, state, n))
                 kept.append(entry) if slot == len(kept) else kept.__setitem__(slot, entry)
-            seat = state.current_player()
             action = seats.choose(names[policies[seat]], state, seat, legal, rng, cfg, first)
             choices += 1
         else:

@@ -3,8 +3,8 @@
 A single Markdown page (a page of the docs site, ``docs/dossiers/GAME.md``; the site
 build makes its HTML) with its PNG plots, written from the balance results already
 there (``benchmarks/results/balance/*``: each run's ``run.json``, ``report.md``,
-``effects.csv``, ``matchups.csv``, ``luck.csv``, a search's ``summary.json`` and the skill ceiling's
-``skill_ceiling/summary.json``). Nothing is played. For every run that covers the
+``effects.csv``, ``matchups.csv``, ``luck.csv``, a search's ``summary.json`` and the
+skill ceiling's ``skill_ceiling/summary.json``). Nothing is played. For every run that covers the
 game it gives the agents named and the command that reproduces its numbers, then:
 
 - **seat advantage by skill tier**: each tier's seat shares (the run report's tier

@@ -333,8 +333,9 @@ def write_balance_report(folder: Path, cfg, setups: list, analysis: dict[str, An
     _write_csv(folder / "effects.csv", EFFECT_COLUMNS + ["lineup"] * tagged, effect_rows(analysis))
     if analysis.get("skill"):
         _write_csv(folder / "matchups.csv", MATCHUP_COLUMNS, matchup_rows(analysis["skill"]))
-        if luck_rows(analysis["skill"]):
-            _write_csv(folder / "luck.csv", LUCK_COLUMNS, luck_rows(analysis["skill"]))
+        luck = luck_rows(analysis["skill"])
+        if luck:
+            _write_csv(folder / "luck.csv", LUCK_COLUMNS, luck)
     total = sum(s["games"] for s in analysis["setups"])
     agents_used = sorted({name for s in setups for _, seats in s.lineups or ((None, s.lineup),)
                           for name in seats})

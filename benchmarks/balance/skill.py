@@ -321,41 +321,40 @@ def analyze_skill(by_key: dict[tuple[int, str], list[dict]], setups: list,
     return out
 
 
+# ---------------------------------------------------------------- tidy tables
+MATCHUP_COLUMNS = ["sweep", "setup", "env", "players", "lone", "others", "lineup", "share",
+                   "low", "high", "n", "edge", "edge_low", "edge_high", "p"]
 LUCK_COLUMNS = ["sweep", "setup", "env", "players", "base", "swapped", "pairs", "changed",
                 "independent", "luck_share", "luck_low", "luck_high", "gained", "lost"]
 
 
-def luck_rows(skill: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per setup (and ``all setups``) with a luck share: the luck table."""
+def _tidy_rows(skill: list[dict[str, Any]], columns: list[str], blocks) -> list[dict[str, Any]]:
+    """One row per item of ``blocks(matchups)``, ``(setup label, items)`` for each group
+    with matchups: the group's sweep, env and player count, then ``columns[4:]`` of the
+    item."""
     out = []
     for g in skill:
         m = g.get("matchups")
         if not m:
             continue
-        for label, luck in [(r["label"], r.get("luck")) for r in m["per_setup"]] + [
-                ("all setups", m.get("luck"))]:
-            if luck:
+        for label, items in blocks(m):
+            for item in items:
                 out.append({"sweep": g["sweep"], "setup": label, "env": g["env"],
-                            "players": g["players"], **{k: luck[k] for k in LUCK_COLUMNS[4:]}})
+                            "players": g["players"], **{k: item[k] for k in columns[4:]}})
     return out
-
-
-# ---------------------------------------------------------------- tidy table
-MATCHUP_COLUMNS = ["sweep", "setup", "env", "players", "lone", "others", "lineup", "share",
-                   "low", "high", "n", "edge", "edge_low", "edge_high", "p"]
 
 
 def matchup_rows(skill: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per (setup or pooled, matchup cell): the matchup matrix as a table."""
-    out = []
-    for g in skill:
-        m = g.get("matchups")
-        if not m:
-            continue
-        blocks = [(r["label"], r["cells"]) for r in m["per_setup"]] + [("all setups", m["matrix"])]
-        for label, cells in blocks:
-            for c in cells:
-                out.append({"sweep": g["sweep"], "setup": label, "env": g["env"],
-                            "players": g["players"],
-                            **{k: c[k] for k in MATCHUP_COLUMNS[4:]}})
-    return out
+    return _tidy_rows(skill, MATCHUP_COLUMNS, lambda m: [
+        (r["label"], r["cells"]) for r in m["per_setup"]] + [("all setups", m["matrix"])])
+
+
+def luck_rows(skill: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per setup (and ``all setups``) with a luck share: the luck table."""
+    def present(luck):
+        return [luck] if luck else []
+
+    return _tidy_rows(skill, LUCK_COLUMNS, lambda m: [
+        (r["label"], present(r.get("luck"))) for r in m["per_setup"]] + [
+        ("all setups", present(m.get("luck")))])

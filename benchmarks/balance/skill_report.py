@@ -144,6 +144,10 @@ def _cell_text(c: dict | None) -> str:
     return f"{_pt(c['share'])} [{_pt(c['low'])}, {_pt(c['high'])}] (edge {_num(c['edge'])})"
 
 
+def _luck_text(luck: dict) -> str:
+    return f"{_num(luck['luck_share'])} [{_num(luck['luck_low'])}, {_num(luck['luck_high'])}]"
+
+
 def depth_section(g: dict[str, Any], alpha: float, rows_by_tier: dict) -> list[str]:
     """The matchup matrix, the depth of every setup and the seat-0 share by tier."""
     m = g.get("matchups")
@@ -178,8 +182,7 @@ def depth_section(g: dict[str, Any], alpha: float, rows_by_tier: dict) -> list[s
     luck = m.get("luck")
     if luck:
         lines.append(f"- **Luck share** (one seat swapped from `{m['weak']}` to `{m['strong']}` "
-                     f"on the same seeds, all setups): {_num(luck['luck_share'])} "
-                     f"[{_num(luck['luck_low'])}, {_num(luck['luck_high'])}]: the winner changed "
+                     f"on the same seeds, all setups): {_luck_text(luck)}: the winner changed "
                      f"in {_pt(luck['changed'])}% of {luck['pairs']} paired games, against "
                      f"{_pt(luck['independent'])}% with fresh luck (1: the seed alone fixes the "
                      "winner; 0: the swap changes it as often as fresh luck would).")
@@ -198,8 +201,7 @@ def depth_section(g: dict[str, Any], alpha: float, rows_by_tier: dict) -> list[s
         d, luck = r["depth"], r.get("luck")
         seat0 = [rows_by_tier.get((t, r["label"])) for t in tiers]
         seat0_text = " | ".join(_pt(s["seats"][0]["share"]) if s else "—" for s in seat0)
-        luck_text = (f"{_num(luck['luck_share'])} [{_num(luck['luck_low'])}, "
-                     f"{_num(luck['luck_high'])}]" if luck else "—")
+        luck_text = _luck_text(luck) if luck else "—"
         if d:
             lines.append(f"| {r['label']} | {_pt(d['share'])} [{_pt(d['low'])}, {_pt(d['high'])}]"
                          f" | {_num(d['edge'])} [{_num(d['edge_low'])}, {_num(d['edge_high'])}] | "
