@@ -23,6 +23,17 @@ def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]
     return (min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half)))
 
 
+def mcnemar_exact(only_a: int, only_b: int) -> float:
+    """Two-sided exact McNemar p-value: the discordant pairs (games won by one side of a
+    paired comparison only) as a fair coin's flips."""
+    n = only_a + only_b
+    if n == 0:
+        return 1.0
+    k = min(only_a, only_b)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
 def ranks(scores: list[float], winners: list[int]) -> list[int]:
     """Competition ranks (1 = best): winners first, then by score; equal scores share."""
     win = set(winners)
@@ -42,4 +53,4 @@ def mean_and_ci(values: list[float], z: float = Z95) -> tuple[float, float]:
     return (mean, z * math.sqrt(var / n))
 
 
-__all__ = ["Z95", "mean_and_ci", "ranks", "wilson"]
+__all__ = ["Z95", "mcnemar_exact", "mean_and_ci", "ranks", "wilson"]

@@ -22,7 +22,16 @@ from otrio.envs.core.errors import OtrioError
 from otrio.envs.core.paths import PRETRAINED  # the shipped agents, in a clone or an installed wheel
 
 from . import cli_play, cli_studies
-from .cli_args import Parser, UsageError, command, count_arg, ray_flags, seed_arg, trust_flag
+from .cli_args import (
+    Parser,
+    UsageError,
+    command,
+    count_arg,
+    count_list,
+    ray_flags,
+    seed_arg,
+    trust_flag,
+)
 
 DEMO_GAMES = {  # env id -> (config, lineup) for the demo tournaments
     "oceanos_v0": ({"num_players": 2}, ["greedy", "random"]),
@@ -208,6 +217,11 @@ def _value_args(args: argparse.Namespace) -> int:
         if len(paths) != 1:
             raise OtrioError("value all takes one value-data config (--config: the fit's)")
         args.config_data = paths[0]
+    elif args.action == "curve":
+        if len(paths) != 1 or not args.sizes or not args.output:
+            raise OtrioError("value curve takes one data run folder, --sizes N,N,... and "
+                             "--output DIR")
+        args.data = paths[0]
     else:
         if len(paths) < 2:
             raise OtrioError("value gate takes the model's .json, then the data run folders")
@@ -242,6 +256,15 @@ def _value(args: argparse.Namespace) -> int:
                          progress=not args.quiet)
         print(value_report.gate_markdown(result["gate"], f"Value gate: {result['model']}"))
         print(f"written to {out}/ (data/, model.json, model.safetensors, gate/)")
+    elif args.action == "curve":
+        from otrio.training.value_curve import curve_markdown, run_curve
+
+        cfg = validate(value_fit.ValueFitConfig,
+                       load_yaml(args.config, "value-fit config") if args.config else {})
+        record = run_curve(args.data, cfg, args.sizes, args.output, args.play, args.players,
+                           args.games, args.seed, args.workers, progress=not args.quiet)
+        print(curve_markdown(record))
+        print(f"written to {args.output}/ (models/, curve.json, curve.md, curve.png)")
     else:
         out = Path(args.output or Path(args.model).with_suffix("").as_posix() + "_gate")
         result = value_report.write_gate(args.data, args.model, out, args.max_games)
@@ -389,8 +412,12 @@ def build_parser() -> Parser:
         "with the score margin's on held-out games (AUC, Brier, log-loss per quarter of the "
         "game) and writes gate.json, gate.md and a reliability plot. 'all CONFIG --config "
         "FIT --workers N' does the three in one folder (for a big machine: the games run on "
-        "every worker).")
-    value.add_argument("action", choices=["data", "fit", "gate", "all"], help="what to do")
+        "every worker). 'curve DATA --sizes N,N,... --output DIR [--play SPEC]' fits a model "
+        "on the run's first N games for each N, gates each on the same test games and, with "
+        "--play, plays each model's agent among greedy players on the same seeds: strength "
+        "against compute, as a table and a plot.")
+    value.add_argument("action", choices=["data", "fit", "gate", "all", "curve"],
+                       help="what to do")
     value.add_argument("paths", nargs="+", help="data, all: the YAML config; fit: the data run "
                        "folders; gate: the model's .json, then the data run folders")
     value.add_argument("--output", help="data: the run folder (default runs/values/NAME); fit: "
@@ -406,6 +433,17 @@ def build_parser() -> Parser:
                        help="gate: judge on the test games among each run's first N games "
                        "only (default: all; a run too big to hold in memory is refused and "
                        "says so; the fit's is its config's max_games)")
+    value.add_argument("--sizes", type=count_list, default=None,
+                       help="curve: the data sizes in games, comma-separated (e.g. "
+                       "300,1000,3000; required, no default)")
+    value.add_argument("--play", default=None,
+                       help="curve: the agent spec to play each model with, {model} standing "
+                       "for its path (e.g. 'value:{model},depth=8,judge=mixed'); default: no play")
+    value.add_argument("--players", type=count_list, default=None,
+                       help="curve: the player counts to play at (default: the data's)")
+    value.add_argument("--games", type=count_arg, default=300,
+                       help="curve: games a size and player count (default 300)")
+    value.add_argument("--seed", type=seed_arg, default=0, help="curve: the games' seed (default 0)")
     value.add_argument("--quiet", action="store_true", help="no progress bars")
     value.set_defaults(func=_value_args)
 

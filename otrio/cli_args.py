@@ -77,6 +77,14 @@ def count_arg(text: str) -> int:
     return _whole_number(text, 1)
 
 
+def count_list(text: str) -> list[int]:
+    """Counts separated by commas (``300,1000,3000``), each a whole number >= 1."""
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    if not items:
+        raise argparse.ArgumentTypeError("give whole numbers separated by commas, e.g. 2,3")
+    return [count_arg(item) for item in items]
+
+
 def game_arg(text: str) -> str:
     """A game, by short name or env id, as its env id (:func:`resolve_env_id`)."""
     try:

@@ -15,25 +15,15 @@ verified reader; runs whose games do not pair (other seeds or seatings) are refu
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
 from otrio.agents.records import RECORDS_FILE, read_records
+from otrio.agents.stats import mcnemar_exact
 
 
 def _won(record: dict, agent: str) -> bool:
     return any(record["seating"][seat] == agent for seat in record["winners"])
-
-
-def mcnemar_exact(only_a: int, only_b: int) -> float:
-    """Two-sided exact McNemar p-value: the discordant pairs as a fair coin's flips."""
-    n = only_a + only_b
-    if n == 0:
-        return 1.0
-    k = min(only_a, only_b)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
-    return min(1.0, 2 * tail)
 
 
 def compare(folder_a: Path, folder_b: Path, agent: str) -> dict:

@@ -507,6 +507,28 @@ def row_bytes(cfg: ValueDataConfig) -> int:
                for key in ROW_FIELDS)
 
 
+def saved_run(folder: str | Path) -> tuple[ValueDataConfig, dict[int, dict[str, Any]]]:
+    """The config of the value-data run in ``folder`` and its manifest's shard entries by
+    index (ConfigError if the folder holds no run)."""
+    folder = Path(folder)
+    saved = read_manifest(folder)
+    if saved is None:
+        raise ConfigError(f"{folder} holds no value-data run (no {MANIFEST})")
+    return _saved_config(folder / MANIFEST, saved), {int(k): v for k, v in saved["shards"].items()}
+
+
+def first_tasks(tasks: list[ShardTask], max_games: int) -> list[ShardTask]:
+    """The first of ``tasks`` (in order) that hold ``max_games`` games: whole shards, so
+    the last may take the count past it."""
+    games, first = 0, []
+    for task in tasks:
+        if games >= max_games:
+            break
+        first.append(task)
+        games += task.games
+    return first
+
+
 def load_rows(folder: str | Path, players: list[int] | None = None, max_rows: int = 3_000_000,
               verify: bool = True, max_games: int | None = None,
               max_bytes: int = MAX_ROW_BYTES) -> dict[str, np.ndarray]:
@@ -517,21 +539,11 @@ def load_rows(folder: str | Path, players: list[int] | None = None, max_rows: in
     (from the manifest's counts, before anything is read): a run too big to hold in
     memory says so instead of exhausting it."""
     folder = Path(folder)
-    saved = read_manifest(folder)
-    if saved is None:
-        raise ConfigError(f"{folder} holds no value-data run (no {MANIFEST})")
-    cfg = _saved_config(folder / MANIFEST, saved)
-    entries = {int(k): v for k, v in saved["shards"].items()}
+    cfg, entries = saved_run(folder)
     tasks = [t for t in shard_tasks(cfg) if t.index in entries
              and (players is None or t.num_players in players)]
     if max_games is not None:
-        games, first = 0, []
-        for task in tasks:
-            if games >= max_games:
-                break
-            first.append(task)
-            games += task.games
-        tasks = first
+        tasks = first_tasks(tasks, max_games)
     total = sum(int(entries[t.index]["rows"]) for t in tasks)
     size = total * row_bytes(cfg)
     if total > max_rows or size > max_bytes:
@@ -554,5 +566,6 @@ def load_rows(folder: str | Path, players: list[int] | None = None, max_rows: in
     return {k: np.concatenate(v) for k, v in parts.items()}
 
 
-__all__ = ["POLICIES", "ShardTask", "ValueDataConfig", "generate", "load_rows", "margins",
-           "model_digests", "play_shard", "shard_tasks", "verify_shard", "win_shares"]
+__all__ = ["POLICIES", "ShardTask", "ValueDataConfig", "first_tasks", "generate", "load_rows",
+           "margins", "model_digests", "play_shard", "saved_run", "shard_tasks", "verify_shard",
+           "win_shares"]
