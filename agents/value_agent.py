@@ -27,7 +27,10 @@ In Otys the turn's first decision (which key, so which level) is where the look-
 overrules greedy most (32 of 49 overrulings in a probe of 1,201 decisions at 2
 players), so ``depth=8,judge=mixed`` keeps ``depth=8``'s strength at 3 players (0.443
 against 0.453; ``turn``: 0.367) at 1.6-1.9 ms a decision against its 2.3-2.7; over 600
-fresh games it reads 0.613 at 2 players and 0.453 at 3.
+fresh games it reads 0.613 at 2 players and 0.453 at 3 (0.423 over 1,200 with a third
+seed). At 2 players ``judge=turn`` is the stronger and the cheaper (0.647 over 1,200
+fresh games, ~0.7 ms a decision); at 3 it loses the gain (the rest of the turn matters
+there), so each count has its own.
 
 All the candidates are judged in one batch forward; a decision costs ``top`` short
 greedy turns a world and one small matrix product (about a millisecond in Otys at one
