@@ -177,7 +177,7 @@ def run_curve(data: str | Path, fit_cfg, sizes: list[int], out: str | Path,
         value_fit.fit_and_export([data], stem, cfg, progress=progress)
         fit_seconds = round(time.perf_counter() - start, 1)
         if rows is None:  # the whole run's rows: its test games judge every size
-            rows = load_rows(data, max_bytes=int(fit_cfg.max_gib * 2**30))
+            rows = load_rows(data, max_bytes=int(fit_cfg.max_gib * 2**30), obs_of="test")
         model = load_value_model(stem.with_suffix(".json"), env, any_players=True)
         gate = value_report.gate(rows, model, scale)
         record["sizes"][str(size)] = {**cost, "fit_seconds": fit_seconds, "gate": gate,

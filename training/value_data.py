@@ -497,12 +497,17 @@ def generate(cfg: ValueDataConfig, folder: str | Path, workers: int = 1, backend
             "core_seconds_now": round(seconds, 1)}
 
 
+def obs_width(cfg: ValueDataConfig) -> int:
+    """The observation's length in a run of ``cfg``."""
+    from otrio import envs
+
+    return envs.make(cfg.env, **cfg.config).unwrapped.game.info.observation_size
+
+
 def row_bytes(cfg: ValueDataConfig) -> int:
     """The bytes one row of a run of ``cfg`` takes in memory (its observation and its
     scalar fields, as stored)."""
-    from otrio import envs
-
-    width = envs.make(cfg.env, **cfg.config).unwrapped.game.info.observation_size
+    width = obs_width(cfg)
     return sum(np.dtype(DTYPES[key]).itemsize * (width if key == "obs" else 1)
                for key in ROW_FIELDS)
 
@@ -531,39 +536,70 @@ def first_tasks(tasks: list[ShardTask], max_games: int) -> list[ShardTask]:
 
 def load_rows(folder: str | Path, players: list[int] | None = None, max_rows: int = 3_000_000,
               verify: bool = True, max_games: int | None = None,
-              max_bytes: int = MAX_ROW_BYTES) -> dict[str, np.ndarray]:
+              max_bytes: int = MAX_ROW_BYTES, obs_of: str = "all") -> dict[str, np.ndarray]:
     """The rows of a run's shards (of the given player counts; with ``max_games``, of its
     first shards only, player counts in turn), each shard's digest checked against the
-    manifest and, with ``verify``, its games re-played. Refused with a
+    manifest and, with ``verify``, its games re-played. With ``obs_of="test"`` only the
+    test games' rows (game index ending in 0) keep their observation: ``obs`` then holds
+    those rows alone, in order (what a gate needs, a tenth of the memory). Refused with a
     :class:`ConfigError` before the rows would exceed ``max_rows`` or ``max_bytes``
     (from the manifest's counts, before anything is read): a run too big to hold in
-    memory says so instead of exhausting it."""
+    memory says so instead of exhausting it. The arrays are allocated once at their
+    final size and filled shard by shard."""
+    if obs_of not in ("all", "test"):
+        raise ValueError(f"obs_of is 'all' or 'test', not {obs_of!r}")
     folder = Path(folder)
     cfg, entries = saved_run(folder)
     tasks = [t for t in shard_tasks(cfg) if t.index in entries
              and (players is None or t.num_players in players)]
     if max_games is not None:
         tasks = first_tasks(tasks, max_games)
-    total = sum(int(entries[t.index]["rows"]) for t in tasks)
-    size = total * row_bytes(cfg)
+    if not tasks:
+        raise ConfigError(f"{folder} has no shard of {players or cfg.players} players")
+    counts = [int(entries[t.index]["rows"]) for t in tasks]
+    total = sum(counts)
+    width = obs_width(cfg)
+    scalars = sum(np.dtype(DTYPES[k]).itemsize for k in ROW_FIELDS if k != "obs")
+    if obs_of == "all":
+        with_obs = total
+    else:  # a shard's rows in proportion to its test games (a game's rows: positions x seats)
+        with_obs = sum(-(-c * _test_games(t) // t.games) for t, c in zip(tasks, counts))
+    size = total * scalars + with_obs * width * np.dtype(DTYPES["obs"]).itemsize
     if total > max_rows or size > max_bytes:
         raise ConfigError(
             f"{folder}: {total:,} rows of {len(tasks)} shards need {size / 2**30:.1f} GiB, over "
             f"max_rows={max_rows:,} or {max_bytes / 2**30:.1f} GiB; read fewer games (the "
             "fit's and the gate's max_games) or allow more (max_rows, max_gib)")
-    parts: dict[str, list] = {k: [] for k in ROW_FIELDS}
-    for task in tasks:
-        arrays = read_shard(shard_path(folder, task.index))
+    out = {k: np.empty(total, DTYPES[k]) for k in ROW_FIELDS if k != "obs"}
+    obs = np.empty((total, width), DTYPES["obs"]) if obs_of == "all" else None
+    test_obs: list[np.ndarray] = []
+    at = 0
+    for task, count in zip(tasks, counts):
+        path = shard_path(folder, task.index)
+        arrays = read_shard(path)
         if content_digest(arrays) != entries[task.index]["digest"]:
-            raise StateError(f"{shard_path(folder, task.index)} does not match its digest "
-                             "in the manifest")
+            raise StateError(f"{path} does not match its digest in the manifest")
         if verify:
             verify_shard(task, arrays)
-        for key in ROW_FIELDS:
-            parts[key].append(arrays[key])
-    if not tasks:
-        raise ConfigError(f"{folder} has no shard of {players or cfg.players} players")
-    return {k: np.concatenate(v) for k, v in parts.items()}
+        if len(arrays["game"]) != count or arrays["obs"].shape[1:] != (width,):
+            raise StateError(f"{path} holds {len(arrays['game'])} rows of "
+                             f"{arrays['obs'].shape[1:]}, its manifest {count} of ({width},)")
+        for key in out:
+            out[key][at:at + count] = arrays[key]
+        if obs is not None:
+            obs[at:at + count] = arrays["obs"]
+        else:
+            test_obs.append(arrays["obs"][arrays["game"] % 10 == 0])
+        at += count
+    out["obs"] = obs if obs is not None else (
+        np.concatenate(test_obs) if test_obs else np.empty((0, width), DTYPES["obs"]))
+    return out
+
+
+def _test_games(task: ShardTask) -> int:
+    """How many of a shard's games are test games (index ending in 0)."""
+    first, stop = task.first_game, task.first_game + task.games
+    return (stop - 1) // 10 - (first - 1) // 10
 
 
 __all__ = ["POLICIES", "ShardTask", "ValueDataConfig", "first_tasks", "generate", "load_rows",

@@ -55,12 +55,34 @@ def split(rows: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return {"test": tail == TEST, "valid": tail == VALID, "train": tail >= 2}
 
 
-def standardise(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each feature's mean and spread in ``obs``, the spread at least
-    :data:`SPREAD_FLOOR` (a rare feature is not blown up into a huge input)."""
-    mean = obs.mean(axis=0, dtype=np.float64)
-    spread = obs.std(axis=0, dtype=np.float64)
+CHUNK_ROWS = 65_536  # rows a pass over the observations takes at a time
+
+
+def standardise(obs: np.ndarray, mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Each feature's mean and spread in ``obs`` (its rows where ``mask``), the spread at
+    least :data:`SPREAD_FLOOR` (a rare feature is not blown up into a huge input). Summed
+    in float64 a chunk of rows at a time, so no copy of the whole matrix is made."""
+    width = obs.shape[1]
+    count, total, squares = 0, np.zeros(width), np.zeros(width)
+    for k in range(0, len(obs), CHUNK_ROWS):
+        part = obs[k:k + CHUNK_ROWS] if mask is None else obs[k:k + CHUNK_ROWS][mask[k:k + CHUNK_ROWS]]
+        part = part.astype(np.float64)
+        count += len(part)
+        total += part.sum(axis=0)
+        squares += np.square(part).sum(axis=0)
+    mean = total / max(count, 1)
+    spread = np.sqrt(np.maximum(squares / max(count, 1) - mean**2, 0.0))
     return mean.astype(np.float32), np.maximum(spread, SPREAD_FLOOR).astype(np.float32)
+
+
+def standardised(obs: np.ndarray, mask: np.ndarray, mean: np.ndarray,
+                 spread: np.ndarray) -> np.ndarray:
+    """``(obs[mask] - mean) / spread`` as one new float32 array, made in place (the
+    selected rows are the only copy)."""
+    out = obs[mask]
+    out -= mean
+    out /= spread
+    return out
 
 
 def fold(weight: np.ndarray, bias: np.ndarray, mean: np.ndarray,
@@ -99,10 +121,10 @@ def fit(rows: dict[str, np.ndarray], score_scale: float, cfg: ValueFitConfig,
 
     torch.manual_seed(cfg.seed)
     masks = split(rows)
-    mean, spread = standardise(rows["obs"][masks["train"]])
+    mean, spread = standardise(rows["obs"], masks["train"])
 
     def tensors(mask):
-        return (torch.from_numpy((rows["obs"][mask] - mean) / spread),
+        return (torch.from_numpy(standardised(rows["obs"], mask, mean, spread)),
                 torch.from_numpy(rows["win"][mask]),
                 torch.from_numpy(rows["margin"][mask] / np.float32(score_scale)))
 
@@ -177,4 +199,5 @@ def fit_and_export(data: list[str | Path], target: str | Path, cfg: ValueFitConf
     return save_value_model(target, env_id, scale, tensors, made)
 
 
-__all__ = ["ValueFitConfig", "fit", "fit_and_export", "fold", "split", "standardise"]
+__all__ = ["ValueFitConfig", "fit", "fit_and_export", "fold", "split", "standardise",
+           "standardised"]

@@ -74,17 +74,24 @@ def logistic_1d(x: np.ndarray, target: np.ndarray, steps: int = 50) -> tuple[flo
 
 def gate(rows: dict[str, np.ndarray], model, score_scale: float) -> dict[str, Any]:
     """The gate's table (see the module docstring) for ``model`` (an
-    :class:`otrio.agents.value.ValueModel`) on ``rows`` (a value-data run's rows)."""
+    :class:`otrio.agents.value.ValueModel`) on ``rows`` (a value-data run's rows; their
+    ``obs`` either every row's or, as ``load_rows(..., obs_of="test")`` gives them, the
+    test rows' alone, in order)."""
     from .value_fit import split
 
     masks = split(rows)
+    test_obs = rows["obs"] if len(rows["obs"]) != len(rows["game"]) else rows["obs"][masks["test"]]
+    if len(test_obs) != int(masks["test"].sum()):
+        raise ValueError("the rows' observations are neither every row's nor the test rows'")
+    p_all = np.concatenate([model.win(test_obs[k:k + 8192]) for k in range(0, len(test_obs), 8192)]
+                           or [np.empty(0)])
     table, passes = [], True
     for n in sorted(int(v) for v in np.unique(rows["players"])):
         at = rows["players"] == n
         train, test = masks["train"] & at, masks["test"] & at
         a, b = logistic_1d(rows["now"][train] / score_scale, rows["win"][train])
-        obs, win = rows["obs"][test], rows["win"][test]
-        p_model = np.concatenate([model.win(obs[k:k + 8192]) for k in range(0, len(obs), 8192)])
+        win = rows["win"][test]
+        p_model = p_all[(rows["players"][masks["test"]] == n)]
         p_margin = 1 / (1 + np.exp(-(a * rows["now"][test] / score_scale + b)))
         for q, (lo, hi) in enumerate(QUARTERS):
             sel = (rows["progress"][test] >= lo) & (rows["progress"][test] < hi)

@@ -126,3 +126,41 @@ def test_play_added_later_reuses_the_fits_and_keeps_the_other_sizes(data, tmp_pa
     assert {p.name: p.stat().st_mtime_ns for p in (out / "models").iterdir()} == before
     assert later["sizes"] == first["sizes"]  # 15 kept, though not asked for
     assert set(later["play"]) == {"40_2p"}
+
+
+def test_rows_with_the_test_observations_only_gate_as_the_whole_rows(data, curve):
+    from otrio import envs
+    from otrio.agents.value import load_value_model
+    from otrio.training.value_report import gate
+
+    whole = load_rows(data)
+    lean = load_rows(data, obs_of="test")
+    test = whole["game"] % 10 == 0
+    assert np.array_equal(lean["obs"], whole["obs"][test]) and len(lean["obs"]) < len(whole["obs"])
+    for key in whole:
+        if key != "obs":
+            assert np.array_equal(lean[key], whole[key])
+    out, _ = curve
+    env = envs.make("otys_v0")
+    model = load_value_model(out / "models" / "games_40.json", env, any_players=True)
+    scale = env.unwrapped.game.info.score_scale
+    assert gate(lean, model, scale) == gate(whole, model, scale)
+    with pytest.raises(ValueError, match="obs_of"):
+        load_rows(data, obs_of="train")
+
+
+def test_standardising_in_chunks_matches_the_whole_matrix(monkeypatch):
+    from otrio.training import value_fit
+
+    rng = np.random.default_rng(0)
+    obs = (rng.normal(3.0, 2.0, (1000, 7)) * [1, 0, 1, 1, 0.001, 5, 1]).astype(np.float32)
+    mask = rng.random(1000) < 0.7
+    monkeypatch.setattr(value_fit, "CHUNK_ROWS", 64)  # many chunks, a ragged last one
+    mean, spread = value_fit.standardise(obs, mask)
+    np.testing.assert_allclose(mean, obs[mask].mean(axis=0, dtype=np.float64), rtol=1e-6, atol=1e-6)
+    want = np.maximum(obs[mask].std(axis=0, dtype=np.float64), value_fit.SPREAD_FLOOR)
+    np.testing.assert_allclose(spread, want, rtol=1e-5)
+    assert spread[1] == spread[4] == np.float32(value_fit.SPREAD_FLOOR)  # constant, tiny: floored
+    made = value_fit.standardised(obs, mask, mean, spread)
+    np.testing.assert_allclose(made, (obs[mask] - mean) / spread, rtol=1e-6)
+    assert made.dtype == np.float32 and not np.shares_memory(made, obs)
