@@ -67,10 +67,11 @@ def play_share(task) -> float:
     """The win share (1/k in a k-way tie) of the seat named ``agent`` in one game."""
     from otrio.agents.arena import outcome, play_task
 
+    from .value_data import win_shares
+
     env, _ = play_task(task)
     _, winners, _ = outcome(env.unwrapped.state_)
-    seat = task.seating.index("agent")
-    return 1.0 / len(winners) if seat in winners else 0.0
+    return win_shares(winners, len(task.seating))[task.seating.index("agent")]
 
 
 def play_against_greedy(spec: str, env_id: str, players: int, games: int, seed: int,
@@ -241,17 +242,16 @@ def curve_markdown(record: dict[str, Any]) -> str:
         lines += [f"## {n} players", "",
                   "| games | positions | self-play core-s | fit s | AUC Q1 | Q2 | Q3 | Q4 | Brier Q1 | Q2 |",
                   "|---|---|---|---|---|---|---|---|---|---|"]
-        margin = None
+        by_q: dict = {}
         for _, v in sizes:
             by_q = {e["quarter"]: e for e in v["gate"]["table"] if e["players"] == n}
-            margin = by_q
             aucs = " | ".join(f"{by_q[q]['model']['auc']:.3f}" if q in by_q else "" for q in range(1, 5))
             briers = " | ".join(f"{by_q[q]['model']['brier']:.3f}" if q in by_q else "" for q in (1, 2))
             lines.append(f"| {v['games']:,} | {v['positions']:,} | {v['core_seconds']:,.0f} | "
                          f"{v['fit_seconds']:.0f} | {aucs} | {briers} |")
-        if margin:
-            aucs = " | ".join(f"{margin[q]['margin']['auc']:.3f}" if q in margin else "" for q in range(1, 5))
-            briers = " | ".join(f"{margin[q]['margin']['brier']:.3f}" if q in margin else "" for q in (1, 2))
+        if by_q:  # the margin's numbers are the same in every size's gate (the same test rows)
+            aucs = " | ".join(f"{by_q[q]['margin']['auc']:.3f}" if q in by_q else "" for q in range(1, 5))
+            briers = " | ".join(f"{by_q[q]['margin']['brier']:.3f}" if q in by_q else "" for q in (1, 2))
             lines.append(f"| score margin | | | | {aucs} | {briers} |")
         lines.append("")
     if record["play"]:

@@ -61,10 +61,13 @@ from .value_store import (
     DTYPES,
     MANIFEST,
     ROW_FIELDS,
+    SPLIT,
+    TEST,
     content_digest,
     read_manifest,
     read_shard,
     shard_path,
+    split_tail,
     write_manifest,
     write_shard,
 )
@@ -497,6 +500,10 @@ def generate(cfg: ValueDataConfig, folder: str | Path, workers: int = 1, backend
             "core_seconds_now": round(seconds, 1)}
 
 
+SCALAR_BYTES = sum(np.dtype(DTYPES[k]).itemsize for k in ROW_FIELDS if k != "obs")
+OBS_ITEM_BYTES = np.dtype(DTYPES["obs"]).itemsize
+
+
 def obs_width(cfg: ValueDataConfig) -> int:
     """The observation's length in a run of ``cfg``."""
     from otrio import envs
@@ -507,9 +514,7 @@ def obs_width(cfg: ValueDataConfig) -> int:
 def row_bytes(cfg: ValueDataConfig) -> int:
     """The bytes one row of a run of ``cfg`` takes in memory (its observation and its
     scalar fields, as stored)."""
-    width = obs_width(cfg)
-    return sum(np.dtype(DTYPES[key]).itemsize * (width if key == "obs" else 1)
-               for key in ROW_FIELDS)
+    return SCALAR_BYTES + obs_width(cfg) * OBS_ITEM_BYTES
 
 
 def saved_run(folder: str | Path) -> tuple[ValueDataConfig, dict[int, dict[str, Any]]]:
@@ -559,12 +564,11 @@ def load_rows(folder: str | Path, players: list[int] | None = None, max_rows: in
     counts = [int(entries[t.index]["rows"]) for t in tasks]
     total = sum(counts)
     width = obs_width(cfg)
-    scalars = sum(np.dtype(DTYPES[k]).itemsize for k in ROW_FIELDS if k != "obs")
     if obs_of == "all":
         with_obs = total
     else:  # a shard's rows in proportion to its test games (a game's rows: positions x seats)
         with_obs = sum(-(-c * _test_games(t) // t.games) for t, c in zip(tasks, counts))
-    size = total * scalars + with_obs * width * np.dtype(DTYPES["obs"]).itemsize
+    size = total * SCALAR_BYTES + with_obs * width * OBS_ITEM_BYTES
     if total > max_rows or size > max_bytes:
         raise ConfigError(
             f"{folder}: {total:,} rows of {len(tasks)} shards need {size / 2**30:.1f} GiB, over "
@@ -589,7 +593,7 @@ def load_rows(folder: str | Path, players: list[int] | None = None, max_rows: in
         if obs is not None:
             obs[at:at + count] = arrays["obs"]
         else:
-            test_obs.append(arrays["obs"][arrays["game"] % 10 == 0])
+            test_obs.append(arrays["obs"][split_tail(arrays["game"]) == TEST])
         at += count
     out["obs"] = obs if obs is not None else (
         np.concatenate(test_obs) if test_obs else np.empty((0, width), DTYPES["obs"]))
@@ -597,9 +601,9 @@ def load_rows(folder: str | Path, players: list[int] | None = None, max_rows: in
 
 
 def _test_games(task: ShardTask) -> int:
-    """How many of a shard's games are test games (index ending in 0)."""
+    """How many of a shard's games are test games (:func:`value_store.split_tail`)."""
     first, stop = task.first_game, task.first_game + task.games
-    return (stop - 1) // 10 - (first - 1) // 10
+    return (stop - 1 - TEST) // SPLIT - (first - 1 - TEST) // SPLIT
 
 
 __all__ = ["POLICIES", "ShardTask", "ValueDataConfig", "first_tasks", "generate", "load_rows",

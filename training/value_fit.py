@@ -27,7 +27,8 @@ from pydantic import Field
 
 from otrio.envs.core.config import StrictModel
 
-TEST, VALID = 0, 1  # game index mod 10
+from .value_store import TEST, VALID, split_tail  # the split rule, in one place
+
 SPREAD_FLOOR = 0.1
 
 
@@ -51,8 +52,8 @@ class ValueFitConfig(StrictModel):
 
 def split(rows: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Boolean masks ``train``, ``valid``, ``test`` of the rows, by game index."""
-    tail = rows["game"] % 10
-    return {"test": tail == TEST, "valid": tail == VALID, "train": tail >= 2}
+    tail = split_tail(rows["game"])
+    return {"test": tail == TEST, "valid": tail == VALID, "train": (tail != TEST) & (tail != VALID)}
 
 
 CHUNK_ROWS = 65_536  # rows a pass over the observations takes at a time

@@ -31,9 +31,17 @@ MAX_SHARD_BYTES = 1 << 31  # uncompressed arrays of one shard (2 GiB)
 GAME_FIELDS = ("seeds", "policies", "actions", "offsets", "scores", "steps", "kept")
 ROW_FIELDS = ("obs", "seat", "acting", "players", "game", "progress", "now", "win", "margin")
 
+# the rows are split by game, never inside one: a game's index mod SPLIT says its part
+SPLIT, TEST, VALID = 10, 0, 1  # test: ending in 0; validation: in 1; the rest trains
+
 DTYPES = {"obs": np.float32, "seat": np.int8, "acting": np.bool_, "players": np.int8,
           "game": np.int32, "progress": np.float32, "now": np.float32, "win": np.float32,
           "margin": np.float32}
+
+
+def split_tail(game: np.ndarray) -> np.ndarray:
+    """Each row's game index mod :data:`SPLIT` (:data:`TEST`: a test game)."""
+    return game % SPLIT
 
 
 def content_digest(arrays: dict[str, np.ndarray]) -> str:
@@ -130,5 +138,6 @@ def write_manifest(folder: Path, config: dict[str, Any], models: dict[str, str],
     write_atomic(Path(folder) / MANIFEST, json.dumps(data, indent=1, sort_keys=True).encode())
 
 
-__all__ = ["DTYPES", "FORMAT", "GAME_FIELDS", "MANIFEST", "ROW_FIELDS", "content_digest",
+__all__ = ["DTYPES", "FORMAT", "GAME_FIELDS", "MANIFEST", "ROW_FIELDS", "SPLIT", "TEST", "VALID",
+           "content_digest", "split_tail",
            "read_manifest", "read_shard", "shard_path", "write_manifest", "write_shard"]
