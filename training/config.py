@@ -11,6 +11,20 @@ from otrio.envs.core.config import EnvId, StrictModel, load_yaml, validate
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, rebase_file, rebase_spec, where_looked
 
+Device = Literal["cpu", "cuda", "auto"]  # where a fit runs (data and play stay on the CPU)
+
+
+def resolve_device(name: str, key: str = "device") -> str:
+    """The torch device of a fit: ``cpu``, ``cuda`` (a ConfigError without one), or
+    ``auto`` (cuda where torch sees one, else cpu); ``key`` names the setting in errors."""
+    import torch
+
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(f"{key} is cuda, but torch sees no CUDA device here (use cpu or auto)")
+    return name
+
 
 class PPOParams(StrictModel):
     """MaskablePPO hyper-parameters (sb3 names)."""
@@ -88,7 +102,7 @@ class DistillParams(StrictModel):
     select: Literal["last", "best"] = "last"
     # where the fit runs: cpu, cuda, or auto (cuda where torch sees one); data and play
     # stay on the CPU
-    device: Literal["cpu", "cuda", "auto"] = "cpu"
+    device: Device = "cpu"
     warm: bool = True  # a round's network starts from the previous round's weights
     # round 1's network starts from this exported agent (its .json manifest, e.g. a shipped
     # ppo agent that cloned greedy) instead of fresh weights; it must read the run's

@@ -44,7 +44,7 @@ from otrio.envs.core.config import validate
 from otrio.envs.core.errors import ConfigError, StateError
 from otrio.envs.core.rng import derive_seed, make_rng
 
-from .config import DistillParams, TrainConfig
+from .config import DistillParams, TrainConfig, resolve_device
 from .distill_data import Examples, TeacherTask, audit, examples, teacher_game
 
 PREVIOUS = "{previous}"
@@ -129,7 +129,7 @@ def distill(cfg: TrainConfig, workers: int = 1, backend: str = "local",
     from otrio.agents.run_folder import check_run_folder
 
     check_distill(cfg)
-    resolve_device(cfg.distill.device)
+    resolve_device(cfg.distill.device, "distill.device")
     folder = Path(cfg.output)
     check_run_folder(folder, CONFIG_FILE, "distillation run")
     with RunLock(folder):
@@ -366,7 +366,7 @@ def fit(policy, train: Examples, test: Examples | None, params: DistillParams, s
 
     from . import safe_state
 
-    device = torch.device(resolve_device(params.device))
+    device = torch.device(resolve_device(params.device, "distill.device"))
     policy.to(device)  # before the optimizer, so that its state lives beside the weights
     optimizer = torch.optim.AdamW(policy.parameters(), lr=params.learning_rate,
                                   weight_decay=params.weight_decay)
@@ -439,19 +439,6 @@ def _fit_lines(stem: Path, meta: dict, epochs: int) -> list[dict]:
         raise StateError(f"{stem}.json does not hold a fit's epochs (1 to at most {epochs}, "
                          "numbers each): remove the round's fit folder to fit it again")
     return lines
-
-
-def resolve_device(name: str) -> str:
-    """The torch device of a fit: ``cpu``, ``cuda`` (a ConfigError without one), or
-    ``auto`` (cuda where there is one, else cpu)."""
-    import torch
-
-    if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if name == "cuda" and not torch.cuda.is_available():
-        raise ConfigError("distill.device is cuda, but torch sees no CUDA device here "
-                          "(use cpu or auto)")
-    return name
 
 
 def assess(policy, rows: Examples, device="cpu", batch: int = 4096) -> dict[str, float]:

@@ -147,8 +147,8 @@ def run_curve(data: str | Path, fit_cfg, sizes: list[int], out: str | Path,
     saved = _load(record_path)
     data_digest = hashlib.sha256(json.dumps(manifest["shards"], sort_keys=True).encode()).hexdigest()
     settings = {"data": data.name, "data_digest": data_digest, "env": env_id,
-                "fit": fit_cfg.model_dump(), "play": play, "players": players, "games": games,
-                "seed": seed}
+                "fit": fit_cfg.model_dump(exclude=value_fit.IDENTITY_EXCLUDES), "play": play,
+                "players": players, "games": games, "seed": seed}
     old_settings = saved.get("settings", {})
     # a size's model and gate depend on the data and the fit alone; its play on the rest too
     fits_same = all(old_settings.get(k) == settings[k] for k in ("data_digest", "env", "fit"))

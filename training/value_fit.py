@@ -27,6 +27,7 @@ from pydantic import Field
 
 from otrio.envs.core.config import StrictModel
 
+from .config import Device, resolve_device
 from .value_store import TEST, VALID, split_tail  # the split rule, in one place
 
 SPREAD_FLOOR = 0.1
@@ -48,6 +49,13 @@ class ValueFitConfig(StrictModel):
     # is read: fit on its first max_games games instead)
     max_gib: float = Field(4.0, gt=0, le=1024)
     max_games: int | None = Field(None, ge=1)  # per data folder: its first shards only
+    # where the fit runs: cpu (seeded: the same data gives the same weights), cuda, or
+    # auto (cuda where torch sees one); not part of what the model is (IDENTITY_EXCLUDES)
+    device: Device = "cpu"
+
+
+# the settings that make a model: a fit on another device is the same fit (to rounding)
+IDENTITY_EXCLUDES = {"device"}
 
 
 def split(rows: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -121,26 +129,27 @@ def fit(rows: dict[str, np.ndarray], score_scale: float, cfg: ValueFitConfig,
     from tqdm import tqdm
 
     torch.manual_seed(cfg.seed)
+    device = torch.device(resolve_device(cfg.device, "value fit device"))
     masks = split(rows)
     mean, spread = standardise(rows["obs"], masks["train"])
 
     def tensors(mask):
-        return (torch.from_numpy(standardised(rows["obs"], mask, mean, spread)),
-                torch.from_numpy(rows["win"][mask]),
-                torch.from_numpy(rows["margin"][mask] / np.float32(score_scale)))
+        return tuple(torch.from_numpy(a).to(device) for a in (
+            standardised(rows["obs"], mask, mean, spread), rows["win"][mask],
+            rows["margin"][mask] / np.float32(score_scale)))
 
     train, valid = tensors(masks["train"]), tensors(masks["valid"])
     if len(train[0]) == 0 or len(valid[0]) == 0:
         raise ValueError("the data has too few games for a train and a validation split "
                          "(games ending in 1 validate, 2-9 train)")
-    net = _net([rows["obs"].shape[1], *cfg.hidden, 2])
+    net = _net([rows["obs"].shape[1], *cfg.hidden, 2]).to(device)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     order = torch.Generator().manual_seed(cfg.seed)
     best, best_state, since, log = np.inf, None, 0, []
     start = time.perf_counter()
     for epoch in tqdm(range(cfg.epochs), desc="value fit", unit="epoch", disable=not progress):
         net.train()
-        perm = torch.randperm(len(train[0]), generator=order)
+        perm = torch.randperm(len(train[0]), generator=order).to(device)
         total = 0.0
         for k in range(0, len(perm), cfg.batch):
             idx = perm[k:k + cfg.batch]
@@ -158,11 +167,12 @@ def fit(rows: dict[str, np.ndarray], score_scale: float, cfg: ValueFitConfig,
                     "valid_bce": round(bce, 5), "seconds": round(time.perf_counter() - start, 1)})
         if bce < best - 1e-5:
             best, since = bce, 0
-            best_state = {k: v.detach().clone() for k, v in net.state_dict().items()}
+            best_state = {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
         else:
             since += 1
             if since >= cfg.patience:
                 break
+    net = net.cpu()
     net.load_state_dict(best_state)
     linears = [m for m in net if isinstance(m, torch.nn.Linear)]
     out = {}
@@ -170,7 +180,7 @@ def fit(rows: dict[str, np.ndarray], score_scale: float, cfg: ValueFitConfig,
         out[f"w{k}"] = layer.weight.detach().numpy().T.copy()
         out[f"b{k}"] = layer.bias.detach().numpy().copy()
     out["w0"], out["b0"] = fold(out["w0"], out["b0"], mean, spread)
-    return out, {"epochs": log, "best_valid_bce": round(best, 5),
+    return out, {"epochs": log, "best_valid_bce": round(best, 5), "device": device.type,
                  "rows": {k: int(m.sum()) for k, m in masks.items()}}
 
 
@@ -184,6 +194,7 @@ def fit_and_export(data: list[str | Path], target: str | Path, cfg: ValueFitConf
     from .value_data import load_rows
     from .value_store import content_digest, read_manifest
 
+    resolve_device(cfg.device, "value fit device")  # before any row is read
     parts = [load_rows(folder, players, cfg.max_rows, max_games=cfg.max_games,
                        max_bytes=int(cfg.max_gib * 2**30)) for folder in data]
     rows = parts[0] if len(parts) == 1 else {k: np.concatenate([p[k] for p in parts])
@@ -196,9 +207,9 @@ def fit_and_export(data: list[str | Path], target: str | Path, cfg: ValueFitConf
                       "config": read_manifest(Path(f))["config"]}
                      for f, p in zip(data, parts)],
             "players": sorted({int(n) for n in np.unique(rows["players"])}),
-            "fit": cfg.model_dump(), "log": log}
+            "fit": cfg.model_dump(exclude=IDENTITY_EXCLUDES), "log": log}
     return save_value_model(target, env_id, scale, tensors, made)
 
 
-__all__ = ["ValueFitConfig", "fit", "fit_and_export", "fold", "split", "standardise",
+__all__ = ["IDENTITY_EXCLUDES", "ValueFitConfig", "fit", "fit_and_export", "fold", "split", "standardise",
            "standardised"]

@@ -1,9 +1,10 @@
 """One command from nothing to a judged value model: self-play data, the fit, the gate
 (``otrio value all CONFIG --fit-config FIT --workers N --output DIR``).
 
-It is the path for a big machine lent for a few minutes (16 cores: ``--workers 16``): the
-self-play games, which are nearly all the cost, run on every worker; the fit and the gate
-follow on the same folder. The folder holds ``data/`` (the value-data run, resumable as
+It is the path for a big machine lent for a few minutes (16 cores and a GPU: ``--workers
+16`` and the fit config's ``device: auto``; ``configs/values/otys_gpu.yaml``): the
+self-play games, which are nearly all the cost, run on every worker; the fit (on the GPU
+where there is one) and the gate follow on the same folder. The folder holds ``data/`` (the value-data run, resumable as
 any), ``model.json`` beside ``model.safetensors`` and ``gate/`` (the calibration gate's
 files). A second start resumes the data where it stopped and fits and judges again (the
 fit is seeded, so the same data gives the same model)."""
@@ -24,6 +25,9 @@ def run_all(data_cfg: value_data.ValueDataConfig, fit_cfg: value_fit.ValueFitCon
     path and the gate's result."""
     from otrio.agents.outputs import make_output_folder
 
+    from .config import resolve_device
+
+    resolve_device(fit_cfg.device, "value fit device")  # before any game is played
     folder = make_output_folder(folder, "value run folder")
     data = folder / "data"
     summary = value_data.generate(data_cfg, data, workers, backend, ray_address, progress)

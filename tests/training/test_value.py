@@ -221,6 +221,27 @@ def test_the_exported_model_loads_without_code_and_matches_its_fit(run, tmp_path
         load_value_model(copy / "otys_value.json", env)
 
 
+def test_the_fit_device_is_where_it_runs_not_what_it_makes(run, tmp_path, monkeypatch):
+    """device: auto on a machine without CUDA fits on the CPU, to the same bytes and the
+    same manifest's fit settings; cuda where torch sees none is a one-line error."""
+    import torch
+
+    auto = fit_and_export([run[0]], tmp_path / "auto" / "otys_value",
+                          ValueFitConfig(hidden=[8], epochs=2, batch=64, device="auto"),
+                          progress=False)
+    if not torch.cuda.is_available():
+        assert (auto.with_suffix(".safetensors").read_bytes()
+                == run[1].with_suffix(".safetensors").read_bytes())
+        made = [json.loads(p.read_text())["made"] for p in (auto, run[1])]
+        assert made[0]["fit"] == made[1]["fit"] and "device" not in made[0]["fit"]
+        assert made[0]["log"]["device"] == "cpu"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(ConfigError, match="value fit device is cuda"):
+        fit_and_export([run[0]], tmp_path / "cuda" / "otys_value",
+                       ValueFitConfig(hidden=[8], epochs=2, batch=64, device="cuda"),
+                       progress=False)
+
+
 def test_a_model_is_refused_at_a_player_count_its_data_never_held(run):
     """The tiny model learned 2- and 3-player games: at 4 players the value agent and the
     value-leaf search refuse it in one line; the gate may still measure it there."""
@@ -523,3 +544,19 @@ def test_mixed_judging_looks_further_only_at_turn_starts(run):
 
     _play_seat0_against_greedy(env, 6, move)
     assert depths == expected and 3 in depths and 0 in depths
+
+
+def test_every_shipped_value_config_is_a_data_or_a_fit_config():
+    """configs/values holds self-play configs (kind: value_data) and fit configs; each
+    validates with its own loader (a fit config's unknown key is refused)."""
+    from pathlib import Path
+
+    from otrio.envs.core.config import load_yaml, validate
+
+    kinds = {}
+    for path in sorted((Path(__file__).parents[2] / "configs" / "values").glob("*.yaml")):
+        raw = load_yaml(path)
+        model = ValueDataConfig if raw.get("kind") == "value_data" else ValueFitConfig
+        validate(model, raw)
+        kinds[path.name] = model
+    assert kinds["otys_gpu.yaml"] is ValueDataConfig and kinds["otys_fit_gpu.yaml"] is ValueFitConfig
