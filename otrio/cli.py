@@ -267,7 +267,10 @@ def _value(args: argparse.Namespace) -> int:
         print(f"written to {args.output}/ (models/, curve.json, curve.md, curve.png)")
     else:
         out = Path(args.output or Path(args.model).with_suffix("").as_posix() + "_gate")
-        result = value_report.write_gate(args.data, args.model, out, args.max_games)
+        cfg = validate(value_fit.ValueFitConfig,  # its max_games and max_gib, if given
+                       load_yaml(args.config, "value-fit config") if args.config else {})
+        result = value_report.write_gate(args.data, args.model, out,
+                                         args.max_games or cfg.max_games, cfg.max_gib)
         print(value_report.gate_markdown(result, f"Value gate: {args.model}"))
         print(f"written to {out}/ (gate.json, gate.md, reliability.png)")
     return 0
@@ -424,8 +427,8 @@ def build_parser() -> Parser:
                        "the model's path X (writes X.json, X.safetensors; required); gate: the "
                        "report folder (default: beside the model); all: the folder of all "
                        "three (default runs/values/NAME_all)")
-    value.add_argument("--config", help="fit, all: a YAML of fit settings (default: the "
-                       "defaults of training/value_fit.py)")
+    value.add_argument("--config", help="fit, all, curve: a YAML of fit settings (default: "
+                       "the defaults of training/value_fit.py); gate: its max_games and max_gib")
     value.add_argument("--workers", type=count_arg, default=1,
                        help="data, all: processes that play (the same shards on any number)")
     ray_flags(value, "data, all: the self-play games")

@@ -72,6 +72,15 @@ def logistic_1d(x: np.ndarray, target: np.ndarray, steps: int = 50) -> tuple[flo
     return float(a), float(b)
 
 
+def _test_obs(rows: dict[str, np.ndarray], test: np.ndarray) -> np.ndarray:
+    """The test rows' observations, whether ``rows["obs"]`` holds every row's or, as
+    ``load_rows(..., obs_of="test")`` gives them, the test rows' alone, in order."""
+    obs = rows["obs"] if len(rows["obs"]) != len(rows["game"]) else rows["obs"][test]
+    if len(obs) != int(test.sum()):
+        raise ValueError("the rows' observations are neither every row's nor the test rows'")
+    return obs
+
+
 def gate(rows: dict[str, np.ndarray], model, score_scale: float) -> dict[str, Any]:
     """The gate's table (see the module docstring) for ``model`` (an
     :class:`otrio.agents.value.ValueModel`) on ``rows`` (a value-data run's rows; their
@@ -80,9 +89,7 @@ def gate(rows: dict[str, np.ndarray], model, score_scale: float) -> dict[str, An
     from .value_fit import split
 
     masks = split(rows)
-    test_obs = rows["obs"] if len(rows["obs"]) != len(rows["game"]) else rows["obs"][masks["test"]]
-    if len(test_obs) != int(masks["test"].sum()):
-        raise ValueError("the rows' observations are neither every row's nor the test rows'")
+    test_obs = _test_obs(rows, masks["test"])
     p_all = np.concatenate([model.win(test_obs[k:k + 8192]) for k in range(0, len(test_obs), 8192)]
                            or [np.empty(0)])
     table, passes = [], True
@@ -137,15 +144,16 @@ def reliability_plot(rows: dict[str, np.ndarray], model, path: str | Path,
     from .value_fit import split
 
     test = split(rows)["test"]
+    obs, players, wins = _test_obs(rows, test), rows["players"][test], rows["win"][test]
     fig, ax = plt.subplots(figsize=(5, 5))
     ax.plot([0, 1], [0, 1], color="grey", lw=1, ls="--", label="perfect")
-    for n in sorted(int(v) for v in np.unique(rows["players"][test])):
-        at = test & (rows["players"] == n)
-        p = model.win(rows["obs"][at])
+    for n in sorted(int(v) for v in np.unique(players)):
+        at = players == n
+        p = model.win(obs[at])
         edges = np.linspace(0, 1, bins + 1)
         which = np.clip(np.digitize(p, edges) - 1, 0, bins - 1)
         xs = [p[which == k].mean() for k in range(bins) if (which == k).sum() >= 20]
-        ys = [rows["win"][at][which == k].mean() for k in range(bins) if (which == k).sum() >= 20]
+        ys = [wins[at][which == k].mean() for k in range(bins) if (which == k).sum() >= 20]
         ax.plot(xs, ys, marker="o", label=f"{n} players")
     ax.set_xlabel("predicted chance to win")
     ax.set_ylabel("observed win share")
@@ -161,7 +169,8 @@ def write_gate(data: list[str | Path], model_path: str | Path, out: str | Path,
                max_games: int | None = None, max_gib: float = 4.0) -> dict[str, Any]:
     """Run the gate of the model at ``model_path`` on the test games of the runs in
     ``data`` (with ``max_games``, of each run's first games only; refused before reading
-    more than ``max_gib`` of rows); write ``gate.json``, ``gate.md`` and
+    more than ``max_gib`` of rows, of which only the test games' keep their observations);
+    write ``gate.json``, ``gate.md`` and
     ``reliability.png`` into ``out``."""
     from otrio import envs
     from otrio.agents.value import load_value_model
@@ -172,8 +181,8 @@ def write_gate(data: list[str | Path], model_path: str | Path, out: str | Path,
     env_id = read_manifest(Path(data[0]))["config"]["env"]
     env = envs.make(env_id)
     model = load_value_model(model_path, env, any_players=True)  # anywhere, as measured
-    parts = [load_rows(folder, max_games=max_games, max_bytes=int(max_gib * 2**30))
-             for folder in data]
+    parts = [load_rows(folder, max_games=max_games, max_bytes=int(max_gib * 2**30),
+                       obs_of="test") for folder in data]  # a tenth of the memory
     rows = parts[0] if len(parts) == 1 else {k: np.concatenate([p[k] for p in parts])
                                              for k in parts[0]}
     result = gate(rows, model, env.unwrapped.game.info.score_scale)

@@ -97,3 +97,44 @@ def test_paired_runs_counts_discordant_games_and_mcnemar(tmp_path):
     result = subprocess.run([sys.executable, "tools/paired_runs.py", str(a), str(other),
                              "--agent", "value"], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode != 0 and "game 0 does not pair" in result.stderr
+    renamed = run(tmp_path / "d", [0, 1, 1, 1, 1, 1, 1])  # b's games, its agent named 'net'
+    (renamed / "games.jsonl").write_text((renamed / "games.jsonl").read_text().replace(
+        '"value"', '"net"'))
+    out = run_tool("tools/paired_runs.py", str(a), str(renamed), "--agent", "value",
+                   "--agent-b", "net")
+    assert "value won 6 (0.857)" in out and "net 1 (0.143)" in out
+    assert "5 won in the first only, 0 in the second only" in out
+
+
+def _module(name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_teacher_agreement_of_a_student_that_is_its_teacher_is_total():
+    net = "net:agents/pretrained/oceanos_net.json"
+    out = _module("teacher_agreement").measure("oceanos_v0", 2, 2, net, [net, "random"])
+    assert out["decisions"] > 20 and out["teacher_self_agreement"] == 1.0
+    assert out["students"][net] == {"with_first": 1.0, "with_either": 1.0}
+    assert out["students"]["random"]["with_first"] < 0.8
+
+
+def test_value_features_judges_every_basis_on_the_same_test_rows(tmp_path):
+    from otrio.training.value_data import ValueDataConfig, generate
+
+    folder = tmp_path / "data"
+    generate(ValueDataConfig(env="oceanos_v0", players=[2], games=40, shard_games=10,
+                             positions=4, mixture={"net:agents/pretrained/oceanos_net.json": 1.0}),
+             folder, progress=False)
+    out = _module("value_features").compare(str(folder), "agents/pretrained/oceanos_net.json", [])
+    assert set(out) == {"observation", "features", "value head"}
+    tables = [[(e["players"], e["quarter"], e["rows"], e["margin"]) for e in out[n]["table"]]
+              for n in out]
+    assert tables[0] and tables[0] == tables[1] == tables[2]  # same rows, same margin baseline
+    for name in out:
+        for e in out[name]["table"]:
+            assert 0.0 <= e["model"]["auc"] <= 1.0

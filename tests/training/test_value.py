@@ -560,3 +560,16 @@ def test_every_shipped_value_config_is_a_data_or_a_fit_config():
         validate(model, raw)
         kinds[path.name] = model
     assert kinds["otys_gpu.yaml"] is ValueDataConfig and kinds["otys_fit_gpu.yaml"] is ValueFitConfig
+
+
+def test_the_gate_command_reads_its_memory_bound_from_the_fit_config(run, tmp_path, capsys):
+    """``otrio value gate MODEL DATA --config FIT`` takes the fit config's max_gib: a bound
+    too small for the run is refused before anything is read; without it the gate runs."""
+    from otrio.cli import main
+
+    tiny = tmp_path / "fit.yaml"
+    tiny.write_text("max_gib: 0.000001\n")
+    args = ["value", "gate", str(run[1]), str(run[0]), "--output", str(tmp_path / "gate")]
+    assert main([*args, "--config", str(tiny)]) != 0
+    assert "GiB" in capsys.readouterr().err and not (tmp_path / "gate").exists()
+    assert main(args) == 0 and (tmp_path / "gate" / "gate.md").exists()
