@@ -53,10 +53,22 @@ def spec_of(manifest: Path) -> str:
     return f"{kind}:{manifest}"
 
 
+def game_config(meta: dict) -> dict:
+    """The game a shipped file plays in the tests: its manifest's ``game_config``; for a
+    value model, the game's default player count if its data held it, else the fewest
+    its data held (a model is refused at a count its data never held)."""
+    config = dict(meta.get("game_config", {}))
+    players = meta.get("made", {}).get("players") if meta.get("format") == "otrio-value" else None
+    if players and "num_players" not in config:
+        default = len(envs.make(meta["env_id"]).possible_agents)
+        config["num_players"] = default if default in players else min(players)
+    return config
+
+
 @pytest.mark.parametrize("manifest", SHIPPED, ids=lambda p: p.stem)
 def test_a_shipped_agent_plays_a_whole_game_legally(manifest):
     meta = json.loads(manifest.read_text())
-    env = envs.make(meta["env_id"], **meta.get("game_config", {}))
+    env = envs.make(meta["env_id"], **game_config(meta))
     agent = agents.make(spec_of(manifest), env)
     agent.reset(0)
     env.reset(seed=1)
@@ -85,7 +97,7 @@ def play_reference(spec: str, meta: dict, count: int = REFERENCE_DECISIONS):
     ``{"seed", "decisions": [[observation digest, action], ...]}`` per game. Half of the
     moves played are the agent's, half a seeded random legal move, so the games reach
     positions the agent alone would not."""
-    env = envs.make(meta["env_id"], **meta.get("game_config", {}))
+    env = envs.make(meta["env_id"], **game_config(meta))
     agent = agents.make(spec, env)
     rng = np.random.default_rng(REFERENCE_SEED)
     games, total = [], 0
