@@ -100,6 +100,11 @@ class NetForward:
             return np.concatenate([out, obs[..., -self.hint_size:]], axis=-1)
         return out
 
+    def features(self, obs: np.ndarray) -> np.ndarray:
+        """What both heads read: the trunk's output (the observation itself for the flat
+        encoder), of one observation or a batch."""
+        return self._trunk(obs) if self.trunk else obs
+
     def logits(self, obs: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         """The policy's logits for one observation (float32, ``num_actions``); with
         ``mask`` illegal actions get :data:`MASKED`."""

@@ -74,13 +74,20 @@ class ValueManifest(StrictModel):
 class ValueModel:
     """The numpy forward of an exported value model (see the module docstring)."""
 
-    def __init__(self, manifest: ValueManifest, tensors: dict[str, np.ndarray]):
+    def __init__(self, manifest: ValueManifest | None, tensors: dict[str, np.ndarray],
+                 score_scale: float | None = None):
         self.manifest = manifest
         k, self.layers = 0, []
         while f"w{k}" in tensors:
             self.layers.append((tensors[f"w{k}"], tensors[f"b{k}"]))
             k += 1
-        self.score_scale = manifest.score_scale
+        self.score_scale = manifest.score_scale if manifest is not None else score_scale
+
+    @classmethod
+    def from_fit(cls, tensors: dict[str, np.ndarray], score_scale: float) -> ValueModel:
+        """A model straight from :func:`otrio.training.value_fit.fit`'s tensors, not
+        exported (no manifest): for measurements on inputs other than an observation."""
+        return cls(None, tensors, score_scale)
 
     def heads(self, obs: np.ndarray) -> np.ndarray:
         """The two outputs (win logit, margin / score_scale) of a ``(k, size)`` batch

@@ -9,8 +9,9 @@ won in one run only, and the exact McNemar test on those discordant pairs:
 
 (``--agent`` names the agent in both runs' lineups, or in the first only with
 ``--agent-b`` naming it in the second, when two agents of other names took the same
-seats; a game counts as won when any seat that agent holds is among the winners). Records are read through the tournament's
-verified reader; runs whose games do not pair (other seeds or seatings) are refused.
+seats; a game counts as won when any seat that agent holds is among the winners).
+Records are read through the tournament's verified reader; runs whose games do not pair
+(other seeds or seatings) are refused.
 """
 
 from __future__ import annotations

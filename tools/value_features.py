@@ -22,26 +22,13 @@ import numpy as np
 
 from otrio import envs
 from otrio.agents.net import load_net
+from otrio.agents.value import ValueModel
 from otrio.training.value_data import load_rows
 from otrio.training.value_fit import ValueFitConfig, fit
 from otrio.training.value_report import gate
 from otrio.training.value_store import read_manifest
 
 BATCH = 4096
-
-
-class Fitted:
-    """A fitted value's win chance from its exported tensors (``w0, b0, ...``, ReLU)."""
-
-    def __init__(self, tensors: dict[str, np.ndarray]):
-        self.layers = [(tensors[f"w{k}"], tensors[f"b{k}"])
-                       for k in range(len(tensors) // 2)]
-
-    def win(self, x: np.ndarray) -> np.ndarray:
-        for weight, bias in self.layers[:-1]:
-            x = np.maximum(x @ weight + bias, 0.0)
-        weight, bias = self.layers[-1]
-        return 1.0 / (1.0 + np.exp(-(x @ weight + bias)[:, 0]))
 
 
 class Head:
@@ -61,13 +48,13 @@ def compare(folder: str, net: str, hidden: list[int], max_gib: float = 20.0) -> 
     scale = env.unwrapped.game.info.score_scale
     forward, _ = load_net(net, env)
     rows = load_rows(folder, max_bytes=int(max_gib * 2**30))
-    features = np.concatenate([forward._trunk(rows["obs"][k:k + BATCH])
+    features = np.concatenate([forward.features(rows["obs"][k:k + BATCH])
                                for k in range(0, len(rows["obs"]), BATCH)]).astype(np.float32)
     cfg = ValueFitConfig(hidden=hidden, epochs=20, patience=2)
     out = {}
     for name, basis in (("observation", rows), ("features", {**rows, "obs": features})):
         tensors, _ = fit(basis, scale, cfg, progress=False)
-        out[name] = gate(basis, Fitted(tensors), scale)
+        out[name] = gate(basis, ValueModel.from_fit(tensors, scale), scale)
     out["value head"] = gate(rows, Head(forward), scale)
     return out
 
