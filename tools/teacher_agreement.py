@@ -12,6 +12,10 @@ student imitating it can expect to agree with one run more often), and how often
 student agrees with the first run and with either. Distillation rounds that leave a
 student's agreement short of the teacher's own show the student's limit, not the
 data's; a student level with it has nothing left to learn from that teacher's moves.
+
+A student need not be a network: with the teacher itself and a variant of it as the
+students (``--student S --student S,clairvoyant=1``), it measures how often a change to
+the search moves its choices beyond the search's own noise.
 """
 
 from __future__ import annotations
