@@ -6,8 +6,9 @@ It is the path for a big machine lent for a few minutes (16 cores and a GPU: ``-
 self-play games, which are nearly all the cost, run on every worker; the fit (on the GPU
 where there is one) and the gate follow on the same folder. The folder holds ``data/``
 (the value-data run, resumable as any), ``model.json`` beside ``model.safetensors`` and
-``gate/`` (the calibration gate's files). A second start resumes the data where it stopped and fits and judges again (the
-fit is seeded, so the same data gives the same model)."""
+``gate/`` (the calibration gate's files). A second start resumes the data where it
+stopped and fits and judges again (the fit is seeded, so the same data gives the same
+model)."""
 
 from __future__ import annotations
 

@@ -170,8 +170,7 @@ def write_gate(data: list[str | Path], model_path: str | Path, out: str | Path,
     """Run the gate of the model at ``model_path`` on the test games of the runs in
     ``data`` (with ``max_games``, of each run's first games only; refused before reading
     more than ``max_gib`` of rows, of which only the test games' keep their observations);
-    write ``gate.json``, ``gate.md`` and
-    ``reliability.png`` into ``out``."""
+    write ``gate.json``, ``gate.md`` and ``reliability.png`` into ``out``."""
     from otrio import envs
     from otrio.agents.value import load_value_model
 

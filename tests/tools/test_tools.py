@@ -17,6 +17,15 @@ def run_tool(*args: str) -> str:
     return result.stdout
 
 
+def _module(name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_aec_phases_reports_per_game_costs():
     out = run_tool("tools/aec_phases.py", "oceanos_v0", "2", "--games", "3")
     assert re.search(r"per game, µs: reset \d+, first \d+, end \d+", out)
@@ -38,13 +47,9 @@ def test_interleaved_ratio_prints_blocks_and_median():
 
 
 def test_widen_checkpoint_keeps_the_layer_blind_to_the_new_inputs():
-    import importlib.util
-
     import torch
 
-    spec = importlib.util.spec_from_file_location("widen", ROOT / "tools" / "widen_checkpoint.py")
-    widen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(widen)
+    widen = _module("widen_checkpoint")
     torch.manual_seed(0)
     layer = torch.nn.Linear(6, 4)
     wide = widen.widen_linear(layer, at=2, count=3)
@@ -104,15 +109,6 @@ def test_paired_runs_counts_discordant_games_and_mcnemar(tmp_path):
                    "--agent-b", "net")
     assert "value won 6 (0.857)" in out and "net 1 (0.143)" in out
     assert "5 won in the first only, 0 in the second only" in out
-
-
-def _module(name: str):
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_teacher_agreement_of_a_student_that_is_its_teacher_is_total():
