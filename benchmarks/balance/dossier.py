@@ -29,8 +29,11 @@ from typing import Any
 
 from otrio.envs.core.errors import ConfigError
 
+from .skill_ceiling import clairvoyant_gap
+
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "balance"  # benchmarks/results/balance
 CEILING = "skill_ceiling"
+CEILING_GAP = "skill_ceiling_gap"  # a top-up of the clairvoyant gap (pooled with CEILING)
 GAMES = ("oceanos", "otys", "otontin")
 
 
@@ -235,8 +238,30 @@ def _search_lines(summary: dict) -> list[str]:
     return lines + [""]
 
 
-def _ceiling_lines(summary: dict, env_id: str, out: Path, game: str) -> list[str]:
+def _gap_lines(groups: list[dict], gap_groups: list[dict]) -> list[str]:
+    """The clairvoyant's gap over the fair share: the ceiling report's, then each top-up
+    run's own and pooled with the report's games."""
+    lines = ["", "The clairvoyant search's gap over the fair share (greedy's exact expectation "
+             "in a rotated seat among greedy; the clairvoyant's 95% Wilson interval):", "",
+             "| players | clairvoyant | games | gap | 95% interval | from |",
+             "|---|---|---|---|---|---|"]
+
+    def row(g: dict, gap: dict, source: str) -> str:
+        return (f"| {g['players']} | `{g['shares'][g['clairvoyant']]['spec']}` | {gap['n']} | "
+                f"{_f(gap['value'])} | [{_f(gap['low'])}, {_f(gap['high'])}] | {source} |")
+
+    lines += [row(g, clairvoyant_gap(g), "the report above") for g in groups]
+    for g in gap_groups:
+        lines.append(row(g, clairvoyant_gap(g), f"top-up `{g.get('command') or 'n/a'}`"))
+        if g.get("pooled_gap"):
+            lines.append(row(g, g["pooled_gap"], "the two pooled"))
+    return lines
+
+
+def _ceiling_lines(summary: dict, env_id: str, out: Path, game: str,
+                   gap_summary: dict | None = None) -> list[str]:
     groups = [g for g in summary.get("groups", []) if g["game"] == env_id]
+    gap_groups = [g for g in (gap_summary or {}).get("groups", []) if g["game"] == env_id]
     if not groups:
         return []
     image = f"{game}_skill_ceiling.png"
@@ -261,6 +286,7 @@ def _ceiling_lines(summary: dict, env_id: str, out: Path, game: str) -> list[str
                      f"{_f(swap.get('luck_share', 'nan'))} [{_f(swap.get('luck_low', 'nan'))}, "
                      f"{_f(swap.get('luck_high', 'nan'))}] | {_f(var['luck'])} / "
                      f"{_f(var['skill'])} | {_f(g['luck']['ratings']['sd'])} |")
+    lines += _gap_lines(groups, gap_groups)
     for g in groups:
         if g.get("little_skill"):
             lines.append(f"\n**At {g['players']} players the game rewards little skill above "
@@ -287,9 +313,11 @@ def write_dossier(game: str, results: Path = RESULTS, output: Path | str = "docs
              "winner, 1/k for each of k seats sharing the victory; intervals are 95%.", ""]
     header = len(lines)
     folders = [f for f in sorted(results.iterdir())
-               if f.is_dir() and f.name != CEILING and env_id in run_games(f)]
+               if f.is_dir() and f.name not in (CEILING, CEILING_GAP) and env_id in run_games(f)]
     if (results / CEILING / "summary.json").exists():
-        lines += _ceiling_lines(_read_json(results / CEILING / "summary.json"), env_id, out, game)
+        gap = results / CEILING_GAP / "summary.json"
+        lines += _ceiling_lines(_read_json(results / CEILING / "summary.json"), env_id, out,
+                                game, _read_json(gap) if gap.exists() else None)
     for folder in folders:
         lines += _run_section(folder, env_id, out, game)
     if len(lines) == header:

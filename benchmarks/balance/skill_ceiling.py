@@ -15,7 +15,15 @@ its own), into ``OUTPUT/<game>_<n>p``. Per group the report gives:
   of the fair share (its whole interval) the report says plainly that the game rewards little skill above
   greedy there;
 - the **luck share** (:mod:`otrio.benchmarks.balance.luck`): winner changes when the baseline seat
-  is swapped for each agent, the seed/lineup variance parts, the rating spread.
+  is swapped for each agent, the seed/lineup variance parts, the rating spread;
+- the **clairvoyant gap**: the clairvoyant's share minus the fair 1/n (:func:`clairvoyant_gap`).
+  The baseline's expected share in a rotated seat among itself is exactly 1/n (the seats'
+  shares sum to 1 in every game, and games round up to a multiple of n, so each seat is
+  the rotated one equally often): the gap over greedy needs no noisy estimate of greedy's
+  side, and its interval is the clairvoyant's own Wilson interval. With ``pool_with`` (an earlier report's
+  ``summary.json``) a group whose game, player count, baseline and clairvoyant spec match
+  an earlier group's also gets the gap over both runs' games (independent seeds), so a
+  top-up run of the baseline and the clairvoyant alone can tighten it.
 
 The clairvoyant search is a research cheat, so the config must say ``reference: true``
 (the balance runs refuse it otherwise). ``summary.json`` and ``README.md`` go to the
@@ -34,6 +42,7 @@ from pydantic import Field, model_validator
 
 from otrio.agents.outputs import check_output_folder
 from otrio.agents.records import RECORDS_FILE, read_records, write_atomic
+from otrio.agents.stats import wilson
 from otrio.envs.core.bounded import read_json
 from otrio.envs.core.config import EnvId, StrictModel, load_yaml, validate
 from otrio.envs.core.errors import ConfigError
@@ -72,6 +81,7 @@ class SkillCeilingConfig(ExecutionOptions):
     little: float = Field(0.05, gt=0, lt=1)  # a ceiling this close to 1/n: little skill
     alpha: float = Field(0.05, gt=0, lt=1)
     output: str = "runs/balance/skill_ceiling"
+    pool_with: str | None = None  # an earlier report's summary.json: its games join the gap
 
     @model_validator(mode="after")
     def _names(self):
@@ -197,9 +207,59 @@ def select_groups(cfg: SkillCeilingConfig, only: list[str] | None = None
     return [g for g, name in zip(groups, names) if name in only]
 
 
-def _earlier_groups(out: Path) -> list[dict[str, Any]]:
-    """The groups an earlier run summarised into this folder (none if no summary)."""
-    path = out / SUMMARY_FILE
+def clairvoyant_gap(group: dict[str, Any]) -> dict[str, float]:
+    """A summarised group's clairvoyant share minus the fair 1/n, with its interval and
+    games (module docstring: the baseline's side is exactly 1/n)."""
+    cell = group["shares"][group["clairvoyant"]]
+    fair = group["fair"]
+    return {"value": cell["share"] - fair, "low": cell["low"] - fair,
+            "high": cell["high"] - fair, "n": cell["n"]}
+
+
+def _clairvoyant_cell(group: dict[str, Any], where: str) -> tuple[str, float, int]:
+    """The clairvoyant's spec, share and games of an earlier group, checked (it was read
+    from a file)."""
+    try:
+        cell = group["shares"][group["clairvoyant"]]
+        spec, share, n = cell["spec"], cell["share"], cell["n"]
+    except (KeyError, TypeError) as e:
+        raise ConfigError(f"{where}: a group without its clairvoyant's share ({e})") from None
+    if not (isinstance(spec, str) and isinstance(n, int) and not isinstance(n, bool) and n >= 0
+            and isinstance(share, (int, float)) and (n == 0 or 0 <= share <= 1)):
+        raise ConfigError(f"{where}: the clairvoyant's share {share!r} over {n!r} games of "
+                          f"{spec!r} is not a share")
+    return spec, float(share), n
+
+
+def pooled_gap(group: dict[str, Any], earlier: list[dict[str, Any]], where: str,
+               alpha: float = 0.05) -> dict[str, Any] | None:
+    """The clairvoyant gap over this group's games and those of the ``earlier`` group
+    (from the summary at ``where``) with the same game, player count, baseline and
+    clairvoyant spec; None if there is none."""
+    spec = group["shares"][group["clairvoyant"]]["spec"]
+    for other in earlier:
+        if (other.get("game"), other.get("players"), other.get("baseline")) != (
+                group["game"], group["players"], group["baseline"]):
+            continue
+        other_spec, other_share, other_n = _clairvoyant_cell(other, where)
+        if other_spec != spec:
+            continue
+        cell = group["shares"][group["clairvoyant"]]
+        n = cell["n"] + other_n
+        if n == 0:
+            return None
+        total = cell["share"] * cell["n"] + other_share * other_n
+        low, high = wilson(total, n, z_quantile(1 - alpha / 2))
+        fair = group["fair"]
+        return {"value": total / n - fair, "low": low - fair, "high": high - fair, "n": n,
+                "pooled_with": {"summary": where, "folder": other.get("folder"),
+                                "command": other.get("command"), "n": other_n}}
+    return None
+
+
+def _summary_groups(path: Path, advice: str = "move it away to start a new report in "
+                    "this folder") -> list[dict[str, Any]]:
+    """The groups of a skill-ceiling summary (none if there is no file)."""
     if not (path.exists() or path.is_symlink()):
         return []
     # read as untrusted: not through a link, bounded, strict UTF-8 JSON (a headroom with
@@ -213,8 +273,21 @@ def _earlier_groups(out: Path) -> list[dict[str, Any]]:
         for g in groups:  # a summary written before commands were kept per group
             g.setdefault("command", data.get("command"))
     except (KeyError, TypeError) as e:
-        raise ConfigError(f"{path} is not a skill-ceiling summary ({e}); move it away to "
-                          "start a new report in this folder") from None
+        raise ConfigError(f"{path} is not a skill-ceiling summary ({e}); {advice}") from None
+    return groups
+
+
+def _pool_groups(pool_with: str | None) -> list[dict[str, Any]]:
+    """The groups of the summary ``pool_with`` names (checked before any game)."""
+    if pool_with is None:
+        return []
+    path = Path(pool_with)
+    if not (path.exists() or path.is_symlink()):
+        raise ConfigError(f"pool_with: no summary {pool_with} (an earlier skill-ceiling "
+                          "report's summary.json)")
+    groups = _summary_groups(path, "pool_with names an earlier report's summary.json")
+    for group in groups:
+        _clairvoyant_cell(group, pool_with)
     return groups
 
 
@@ -228,9 +301,10 @@ def run(cfg: SkillCeilingConfig, progress: bool = True, command: str | None = No
     configs = [group_config(cfg, entry, n) for entry, n in groups]
     for group in configs:  # every problem of every group before any game
         sweep.check_before_start(group, sweep.build_setups(group))
+    pool = _pool_groups(cfg.pool_with)
     out = check_output_folder(cfg.output, "output folder")
     out.mkdir(exist_ok=True)
-    earlier = _earlier_groups(out)
+    earlier = _summary_groups(out / SUMMARY_FILE)
     summaries = {}
     for (entry, n), group in zip(groups, configs):
         folder = sweep.run(group, progress=progress, command=command)
@@ -240,6 +314,8 @@ def run(cfg: SkillCeilingConfig, progress: bool = True, command: str | None = No
         summary["seconds"] = sum(t["seconds"] for t in timing)
         summary["folder"] = group_name(entry, n)
         summary["command"] = command
+        if cfg.pool_with:
+            summary["pooled_gap"] = pooled_gap(summary, pool, cfg.pool_with, cfg.alpha)
         summaries[summary["folder"]] = summary
     kept = [g for g in earlier if g["folder"] not in summaries]
     data = {"command": command, "config": cfg.model_dump(mode="json"),
@@ -280,6 +356,18 @@ def ceiling_markdown(data: dict[str, Any]) -> str:
             f"{_pct(swap.get('luck_share'))} [{_pct(swap.get('luck_low'))}, "
             f"{_pct(swap.get('luck_high'))}] | {_pct(var['luck'])} / {_pct(var['skill'])} | "
             f"{_pct(g['luck']['ratings']['sd'])} |")
+    lines += ["", "The clairvoyant's gap over the fair share (greedy's exact expectation in a "
+              "rotated seat among greedy), 95% Wilson interval; pooled: with the earlier "
+              "report's games of the same clairvoyant (independent seeds).", "",
+              "| game | players | clairvoyant | games | gap | interval | pooled games | "
+              "pooled gap | interval |", "|---|---|---|---|---|---|---|---|---|"]
+    for g in data["groups"]:
+        gap, pooled = clairvoyant_gap(g), g.get("pooled_gap")
+        lines.append(
+            f"| {g['game']} | {g['players']} | `{g['shares'][g['clairvoyant']]['spec']}` | "
+            f"{gap['n']} | {_pct(gap['value'])} | [{_pct(gap['low'])}, {_pct(gap['high'])}] | "
+            + (f"{pooled['n']} | {_pct(pooled['value'])} | [{_pct(pooled['low'])}, "
+               f"{_pct(pooled['high'])}] |" if pooled else "- | - | - |"))
     lines += ["", "Each group was played by:", ""]
     lines += [f"- {g['game']}, {g['players']} players: `{g.get('command') or 'n/a'}`"
               for g in data["groups"]]

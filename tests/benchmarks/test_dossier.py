@@ -1,5 +1,5 @@
 """``otrio dossier GAME`` (benchmarks/balance/dossier.py): the page builds from a tiny results
-folder (a tier sweep and a skill-ceiling report), with its sections, plots and the
+folder (a tier sweep, a skill-ceiling report and a top-up of its clairvoyant gap), with its sections, plots and the
 commands that reproduce them; a game without results says so."""
 
 import pytest
@@ -27,6 +27,12 @@ def results(tmp_path_factory):
         games=[{"game": "oceanos_v0", "players": [2], "agents": {
             "random": "random", "clairvoyant": f"mcts:{TINY},clairvoyant=1"}}]),
         progress=False, command="otrio skill-ceiling tiny.yaml")
+    skill_ceiling.run(skill_ceiling.SkillCeilingConfig(  # a top-up of the clairvoyant gap
+        reference=True, games_per_lineup=2, seed=2, output=str(root / "skill_ceiling_gap"),
+        pool_with=str(root / "skill_ceiling" / "summary.json"),
+        games=[{"game": "oceanos_v0", "players": [2], "agents": {
+            "clairvoyant": f"mcts:{TINY},clairvoyant=1"}}]),
+        progress=False, command="otrio skill-ceiling gap.yaml")
     return root
 
 
@@ -37,7 +43,10 @@ def test_the_dossier_builds_from_a_tiny_sweep(results, tmp_path):
                  "Setup effects on the seats' win shares", "| k | random | 2 | 0 | small |",
                  "Skill depth", "## Skill ceiling and luck share", "| 2 | clairvoyant |",
                  "### Luck per setup", "| k | 2 | all setups | random → greedy among random | 8 |",
-                 "Reproduce: `otrio balance tiny.yaml`", "`otrio skill-ceiling tiny.yaml`"):
+                 "Reproduce: `otrio balance tiny.yaml`", "`otrio skill-ceiling tiny.yaml`",
+                 "gap over the fair share", "| the report above |",
+                 "| top-up `otrio skill-ceiling gap.yaml` |", "| the two pooled |",
+                 f"| 2 | `mcts:{TINY},clairvoyant=1` | 4 |"):  # the pooled games
         assert part in text, part
     images = sorted(p.name for p in (tmp_path / "docs").glob("*.png"))
     assert "oceanos_skill_ceiling.png" in images and "oceanos_tiny_sweep_effects.png" in images

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from otrio.agents.stats import wilson
 from otrio.benchmarks.balance import skill_ceiling
 from otrio.cli import main
 from otrio.envs.core.errors import ConfigError
@@ -117,3 +118,48 @@ def test_a_corrupt_earlier_summary_is_refused_not_overwritten(tmp_path):
     with pytest.raises(ConfigError, match="link"):
         skill_ceiling.run(cfg, progress=False)
     assert (tmp_path / "elsewhere.json").read_text() == '{"groups": []}'
+
+
+def test_the_gap_is_the_clairvoyant_over_the_fair_share_and_pools_a_matching_run(tmp_path):
+    first = skill_ceiling.run(tiny(tmp_path), progress=False)
+    (early,) = json.loads((first / skill_ceiling.SUMMARY_FILE).read_text())["groups"]
+    clair = early["shares"]["clairvoyant"]
+    gap = skill_ceiling.clairvoyant_gap(early)
+    assert gap["n"] == 3 and gap["value"] == pytest.approx(clair["share"] - 1 / 3)
+    assert (gap["low"], gap["high"]) == pytest.approx((clair["low"] - 1 / 3,
+                                                        clair["high"] - 1 / 3))
+    summary = str(first / skill_ceiling.SUMMARY_FILE)
+    top_up = tiny(tmp_path, seed=5, output=str(tmp_path / "gap"), pool_with=summary,
+                  games=[{"game": "otontin_v0", "players": [3],
+                          "agents": {"clairvoyant": f"mcts:{TINY},clairvoyant=1"}}])
+    folder = skill_ceiling.run(top_up, progress=False)
+    (group,) = json.loads((folder / skill_ceiling.SUMMARY_FILE).read_text())["groups"]
+    assert set(group["shares"]) == {"greedy", "clairvoyant"}
+    pooled, late = group["pooled_gap"], group["shares"]["clairvoyant"]
+    total = clair["share"] * 3 + late["share"] * 3  # the two runs' games, counted once each
+    assert pooled["n"] == 6 and pooled["value"] == pytest.approx(total / 6 - 1 / 3)
+    low, high = wilson(total, 6)
+    assert (pooled["low"], pooled["high"]) == pytest.approx((low - 1 / 3, high - 1 / 3))
+    assert pooled["pooled_with"]["n"] == 3 and pooled["pooled_with"]["folder"] == "otontin_3p"
+    assert "| otontin_v0 | 3 |" in (folder / "README.md").read_text()
+    other = tiny(tmp_path, seed=5, output=str(tmp_path / "other"), pool_with=summary,
+                 games=[{"game": "otontin_v0", "players": [3], "agents": {
+                     "clairvoyant": "mcts:iterations=3,depth=2,rollout=random,prior=none,"
+                                    "top=0,gap=0,clairvoyant=1"}}])
+    (unmatched,) = json.loads((skill_ceiling.run(other, progress=False)
+                               / skill_ceiling.SUMMARY_FILE).read_text())["groups"]
+    assert unmatched["pooled_gap"] is None  # another clairvoyant: nothing to pool with
+
+
+def test_a_missing_or_corrupt_pool_summary_is_refused_before_any_game(tmp_path):
+    with pytest.raises(ConfigError, match="pool_with: no summary"):
+        skill_ceiling.run(tiny(tmp_path, pool_with=str(tmp_path / "none.json")), progress=False)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"groups": [{"folder": "otontin_3p", "game": "otontin_v0",
+                                           "players": 3, "baseline": "greedy",
+                                           "clairvoyant": "clairvoyant", "shares": {
+                                               "clairvoyant": {"spec": "x", "share": 7,
+                                                               "n": 3}}}]}))
+    with pytest.raises(ConfigError, match="7 over 3 games of 'x' is not a share"):
+        skill_ceiling.run(tiny(tmp_path, pool_with=str(bad)), progress=False)
+    assert not (tmp_path / "ceiling").exists()
