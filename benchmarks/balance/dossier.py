@@ -250,12 +250,13 @@ def _gap_lines(groups: list[dict], gap_groups: list[dict]) -> list[str]:
         return (f"| {g['players']} | `{g['shares'][g['clairvoyant']]['spec']}` | {gap['n']} | "
                 f"{_f(gap['value'])} | [{_f(gap['low'])}, {_f(gap['high'])}] | {source} |")
 
-    lines += [row(g, clairvoyant_gap(g), "the report above") for g in groups]
-    for g in gap_groups:
-        lines.append(row(g, clairvoyant_gap(g), f"top-up `{g.get('command') or 'n/a'}`"))
+    rows = [(g["players"], 0, row(g, clairvoyant_gap(g), "the report above")) for g in groups]
+    for g in gap_groups:  # each player count's rows together: report, top-up, pooled
+        rows.append((g["players"], 1, row(g, clairvoyant_gap(g),
+                                          f"gap run `{g.get('command') or 'n/a'}`")))
         if g.get("pooled_gap"):
-            lines.append(row(g, g["pooled_gap"], "the two pooled"))
-    return lines
+            rows.append((g["players"], 2, row(g, g["pooled_gap"], "the two pooled")))
+    return lines + [text for *_, text in sorted(rows, key=lambda r: r[:2])]
 
 
 def _ceiling_lines(summary: dict, env_id: str, out: Path, game: str,

@@ -45,7 +45,7 @@ def test_the_dossier_builds_from_a_tiny_sweep(results, tmp_path):
                  "### Luck per setup", "| k | 2 | all setups | random → greedy among random | 8 |",
                  "Reproduce: `otrio balance tiny.yaml`", "`otrio skill-ceiling tiny.yaml`",
                  "gap over the fair share", "| the report above |",
-                 "| top-up `otrio skill-ceiling gap.yaml` |", "| the two pooled |",
+                 "| gap run `otrio skill-ceiling gap.yaml` |", "| the two pooled |",
                  f"| 2 | `mcts:{TINY},clairvoyant=1` | 4 |"):  # the pooled games
         assert part in text, part
     images = sorted(p.name for p in (tmp_path / "docs").glob("*.png"))
