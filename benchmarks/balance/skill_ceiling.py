@@ -350,9 +350,11 @@ def ceiling_markdown(data: dict[str, Any]) -> str:
         h = g["headroom_used"] or {}
         swap = next((s for s in g["luck"]["swaps"] if s["swapped"] == g["clairvoyant"]), {})
         var = g["luck"]["variance"]["win"]
+        headroom = (f"{_pct(h['value'])} [{_pct(h['low'])}, {_pct(h['high'])}]" if h
+                    else "- (no honest agent)")  # a gap run plays the clairvoyant alone
         lines.append(
-            f"| {g['game']} | {g['players']} | {_pct(g['fair'])} | {g['best']} | "
-            f"{_pct(h.get('value'))} [{_pct(h.get('low'))}, {_pct(h.get('high'))}] | "
+            f"| {g['game']} | {g['players']} | {_pct(g['fair'])} | {g['best'] or '-'} | "
+            f"{headroom} | "
             f"{_pct(swap.get('luck_share'))} [{_pct(swap.get('luck_low'))}, "
             f"{_pct(swap.get('luck_high'))}] | {_pct(var['luck'])} / {_pct(var['skill'])} | "
             f"{_pct(g['luck']['ratings']['sd'])} |")

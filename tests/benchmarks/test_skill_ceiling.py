@@ -141,7 +141,8 @@ def test_the_gap_is_the_clairvoyant_over_the_fair_share_and_pools_a_matching_run
     low, high = wilson(total, 6)
     assert (pooled["low"], pooled["high"]) == pytest.approx((low - 1 / 3, high - 1 / 3))
     assert pooled["pooled_with"]["n"] == 3 and pooled["pooled_with"]["folder"] == "otontin_3p"
-    assert "| otontin_v0 | 3 |" in (folder / "README.md").read_text()
+    text = (folder / "README.md").read_text()
+    assert "| otontin_v0 | 3 |" in text and "| - | - (no honest agent) |" in text
     other = tiny(tmp_path, seed=5, output=str(tmp_path / "other"), pool_with=summary,
                  games=[{"game": "otontin_v0", "players": [3], "agents": {
                      "clairvoyant": "mcts:iterations=3,depth=2,rollout=random,prior=none,"
