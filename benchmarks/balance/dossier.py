@@ -4,8 +4,11 @@ A single Markdown page (a page of the docs site, ``docs/dossiers/GAME.md``; the 
 build makes its HTML) with its PNG plots, written from the balance results already
 there (``benchmarks/results/balance/*``: each run's ``run.json``, ``report.md``,
 ``effects.csv``, ``matchups.csv``, ``luck.csv``, a search's ``summary.json`` and the
-skill ceiling's ``skill_ceiling/summary.json``). Nothing is played. For every run that covers the
-game it gives the agents named and the command that reproduces its numbers, then:
+skill ceiling's ``skill_ceiling/summary.json``). Nothing is played. It opens with **at a
+glance**: how much skill pays (greedy, the best honest player and the clairvoyant's gap
+per player count), the seat order per player count and agent, whether any setup feature
+moves a seat (Holm), and the fairest setup searches' verdicts. Then, for every run that
+covers the game, the agents named and the command that reproduces its numbers, and:
 
 - **seat advantage by skill tier**: each tier's seat shares (the run report's tier
   tables, as they are);
@@ -29,12 +32,15 @@ from typing import Any
 
 from otrio.envs.core.errors import ConfigError
 
+from .report import seat_effects
 from .skill_ceiling import clairvoyant_gap
+from .stats import holm
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "balance"  # benchmarks/results/balance
 CEILING = "skill_ceiling"
 CEILING_GAP = "skill_ceiling_gap"  # a top-up of the clairvoyant gap (pooled with CEILING)
 GAMES = ("oceanos", "otys", "otontin")
+GLANCE_MIN_GAMES = 200  # fewer games say too little to stand in the page's summary
 
 
 def _read_json(path: Path) -> Any:
@@ -295,6 +301,167 @@ def _ceiling_lines(summary: dict, env_id: str, out: Path, game: str,
     return lines + ["", f"![skill ceiling]({image})", ""]
 
 
+def pooled_seats(report: str) -> list[dict]:
+    """The report's table of each seat's win share pooled over a sweep's setups: one dict
+    a row (sweep, lineup, players, games, seats as (percent, low, high), the uniformity
+    test's p as printed)."""
+    match = re.search(r"^Win share of each seat pooled over the setups[^\n]*\n\n(\|.*?)(?:\n\n|\Z)",
+                      report, re.M | re.S)
+    rows = []
+    for line in match.group(1).splitlines()[2:] if match else []:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        sweep, _, lineup = cells[0].partition(", lineup ")
+        players = int(cells[1])
+        rows.append({"sweep": sweep, "lineup": lineup.strip("`") or "lineup",
+                     "players": players, "games": int(cells[2]), "uniformity": cells[-1],
+                     "seats": [tuple(float(x) for x in re.findall(r"-?\d+(?:\.\d+)?", c))
+                               for c in cells[3:3 + players]]})
+    return rows
+
+
+def _best_gap(g: dict, gap_groups: list[dict]) -> tuple[dict, str]:
+    """The clairvoyant gap the dossier leads with at ``g``'s player count: per clairvoyant
+    spec the estimate on the most games (pooled before its parts), then the strongest spec."""
+    found: dict[str, dict] = {}
+    candidates = [(g, clairvoyant_gap(g))]
+    for top in (t for t in gap_groups if t["players"] == g["players"]):
+        candidates.append((top, top.get("pooled_gap") or clairvoyant_gap(top)))
+    for group, gap in candidates:
+        spec = group["shares"][group["clairvoyant"]]["spec"]
+        if spec not in found or gap["n"] > found[spec]["n"]:
+            found[spec] = {**gap, "spec": spec}
+    best = max(found.values(), key=lambda gap: gap["value"])
+    return best, best.pop("spec")
+
+
+def _glance_skill(summary: dict, gap_summary: dict | None, env_id: str) -> list[str]:
+    groups = [g for g in summary.get("groups", []) if g["game"] == env_id]
+    gap_groups = [g for g in (gap_summary or {}).get("groups", []) if g["game"] == env_id]
+    if not groups:
+        return []
+    lines = ["**How much skill pays**: one seat's win share among greedy players; the "
+             "clairvoyant search sees the present (the future is still re-drawn), so its gap "
+             "over the fair share bounds what reading the hidden information is worth.", "",
+             "| players | fair | greedy | best honest player | clairvoyant's gap over fair | "
+             "clairvoyant |", "|---|---|---|---|---|---|"]
+    for g in groups:
+        greedy = g["shares"][g["baseline"]]
+        best = g["shares"].get(g["best"] or "", {})
+        gap, spec = _best_gap(g, gap_groups)
+        honest = (f"`{g['best']}` {_f(best['share'])} [{_f(best['low'])}, {_f(best['high'])}]"
+                  if best else "-")
+        lines.append(f"| {g['players']} | {_f(g['fair'])} | {_f(greedy['share'])} | {honest} | "
+                     f"{gap['value']:+.3f} [{gap['low']:+.3f}, {gap['high']:+.3f}] "
+                     f"({gap['n']} games) | `{spec}` |")
+    little = [str(g["players"]) for g in groups if g.get("little_skill")]
+    if little:
+        lines += ["", f"**At {' and '.join(little)} players the game rewards little skill above "
+                  "greedy**: even the clairvoyant search stays near the fair share."]
+    return lines + [""]
+
+
+def _lineup_agent(run: dict, lineup: str) -> str | None:
+    """The agent a run's lineup seats everywhere (``lineup``: the run's own lineup), or
+    None for a mixed lineup (one tier among another)."""
+    agents = run.get("agents") or {}
+    if lineup == "lineup":
+        names = set(run.get("lineup") or [])
+        return next(iter(names)) if len(names) == 1 and next(iter(names)) in agents else None
+    return lineup if lineup in agents else None
+
+
+def _seat(seats: list[tuple], k: int) -> str:
+    share, low, high = seats[k]
+    return f"seat {k} {share:.1f}% [{low:.1f}, {high:.1f}]"
+
+
+def _feature_rows(folder: Path, run: dict, env_id: str) -> list[tuple[str, str, str]]:
+    """A run's setup-feature verdicts, one (agent, spec, table row) a sweep and lineup with
+    the same agent in every seat and GLANCE_MIN_GAMES games or more; Holm over the family
+    the report tests."""
+    families: dict[tuple, list[dict]] = {}
+    for r in _rows(folder / "effects.csv", env_id):
+        families.setdefault((r["sweep"], r["lineup"], int(r["players"])), []).append(r)
+    out = []
+    for (sweep, lineup, n), rows in families.items():
+        tested = seat_effects(rows, n)
+        agent = _lineup_agent(run, lineup)
+        if not tested or agent is None or int(tested[0]["n"]) < GLANCE_MIN_GAMES:
+            continue
+        adjusted = holm([_num(r, "p") for r in tested])
+        points = [(100 * _num(r, "estimate"), 100 * (_num(r, "high") - _num(r, "estimate")))
+                  for r in tested]
+        moved = [f"{r['feature']} on seat {r['seat']} {e:+.1f} ± {h:.1f} (Holm p {p:.2g})"
+                 for r, (e, h), p in zip(tested, points, adjusted) if p < 0.05]
+        k = max(range(len(tested)), key=lambda j: abs(points[j][0]))
+        out.append((agent, run["agents"][agent],
+                    f"| {n} | {agent} | `{folder.name}` | {sweep} | {len(tested)} | "
+                    f"{'; '.join(moved) or 'none'} | {points[k][0]:+.1f} ± {points[k][1]:.1f} "
+                    f"({tested[k]['feature']}, seat {tested[k]['seat']}) |"))
+    return out
+
+
+def _glance_runs(folders: list[Path], env_id: str) -> list[str]:
+    """The seat order per player count and agent (the run with the most games; every seat
+    the same agent, GLANCE_MIN_GAMES games or more), each run's setup-feature verdicts,
+    the agents' specs, and the fairest setup searches."""
+    order: dict[tuple, tuple] = {}  # (players, spec) -> (agent, run, pooled row)
+    named: dict[str, dict[str, set[str]]] = {}  # agent name -> its spec -> the runs shown
+    features, searches = [], []
+    for folder in folders:
+        report = (folder / "report.md").read_text(encoding="utf-8") \
+            if (folder / "report.md").exists() else ""
+        run = _read_json(folder / "run.json") if (folder / "run.json").exists() else {}
+        sweeps = {s["name"]: s.get("game") or run.get("game") for s in run.get("sweeps", [])}
+        for row in pooled_seats(report):
+            agent = _lineup_agent(run, row["lineup"])
+            if sweeps.get(row["sweep"]) != env_id or agent is None \
+                    or row["games"] < GLANCE_MIN_GAMES:
+                continue
+            key = (row["players"], run["agents"][agent])
+            if key not in order or row["games"] > order[key][2]["games"]:
+                order[key] = (agent, folder.name, row)
+        for agent, spec, line in _feature_rows(folder, run, env_id):
+            named.setdefault(agent, {}).setdefault(spec, set()).add(folder.name)
+            features.append(line)
+        if (folder / "preregistration.json").exists():
+            summary = _read_json(folder / "summary.json")
+            confirmed = summary.get("confirm", {}).get("confirmed")
+            verdict = {True: "confirmed", False: "not confirmed"}.get(confirmed, "not judged")
+            searches.append(f"- `{folder.name}`: **{summary.get('winner', {}).get('label')}**, "
+                            f"{verdict} on fresh seeds.")
+    lines = []
+    if order:
+        lines += ["**Seat order**: each seat's win share pooled over a run's setups with the "
+                  "same agent in every seat (per player count and agent, the run with the most "
+                  "games); the most and the least favoured seat, seat 0 playing first.", "",
+                  "| players | agent | games | most favoured | least favoured | uniformity p | "
+                  "run |", "|---|---|---|---|---|---|---|"]
+        for (players, spec), (agent, name, row) in sorted(
+                order.items(), key=lambda kv: (kv[0][0], -kv[1][2]["games"])):
+            named.setdefault(agent, {}).setdefault(spec, set()).add(name)
+            ranked = sorted(range(players), key=lambda k: row["seats"][k][0])
+            lines.append(f"| {players} | {agent} | {row['games']} | "
+                         f"{_seat(row['seats'], ranked[-1])} | {_seat(row['seats'], ranked[0])} "
+                         f"| {row['uniformity']} | `{name}` |")
+        lines.append("")
+    if features:
+        lines += ["**Do the setup features move a seat?** Each feature's effect on a seat's win "
+                  "share, in points a unit, Holm-corrected over a run's sweep and lineup.", "",
+                  "| players | agent | run | sweep | effects tested | Holm-significant | "
+                  "largest |", "|---|---|---|---|---|---|---|", *sorted(features), ""]
+    if named:
+        lines += ["Agents: " + "; ".join(
+            f"`{agent}` = " + ", ".join(f"`{spec}`" + (f" ({', '.join(sorted(runs))})"
+                                                      if len(specs) > 1 else "")
+                                        for spec, runs in sorted(specs.items()))
+            for agent, specs in sorted(named.items())) + ".", ""]
+    if searches:
+        lines += ["**Fairest setup searches** (the winner against the default, on fresh "
+                  "seeds):", "", *searches, ""]
+    return lines
+
+
 def write_dossier(game: str, results: Path = RESULTS, output: Path | str = "docs/dossiers"
                   ) -> Path:
     """Write ``OUTPUT/GAME.md`` and its plots from the results in ``results``; the page."""
@@ -315,10 +482,20 @@ def write_dossier(game: str, results: Path = RESULTS, output: Path | str = "docs
     header = len(lines)
     folders = [f for f in sorted(results.iterdir())
                if f.is_dir() and f.name not in (CEILING, CEILING_GAP) and env_id in run_games(f)]
+    glance = _glance_runs(folders, env_id)
     if (results / CEILING / "summary.json").exists():
+        ceiling = _read_json(results / CEILING / "summary.json")
         gap = results / CEILING_GAP / "summary.json"
-        lines += _ceiling_lines(_read_json(results / CEILING / "summary.json"), env_id, out,
-                                game, _read_json(gap) if gap.exists() else None)
+        gap_summary = _read_json(gap) if gap.exists() else None
+        glance = _glance_skill(ceiling, gap_summary, env_id) + glance
+        ceiling_lines = _ceiling_lines(ceiling, env_id, out, game, gap_summary)
+    else:
+        ceiling_lines = []
+    if glance:
+        lines += ["## At a glance", "", "What the runs below measured, in one place; each "
+                  "row names its run, whose section holds the detail and the command.", "",
+                  *glance]
+    lines += ceiling_lines
     for folder in folders:
         lines += _run_section(folder, env_id, out, game)
     if len(lines) == header:

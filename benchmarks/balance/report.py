@@ -119,8 +119,7 @@ def group_verdicts(g: dict[str, Any], alpha: float) -> list[str]:
            f"; seat 0 (first player): {_pt(pooled['seats'][0]['share'] - 1 / n)} ± "
            f"{_pt(pooled['seats'][0]['ci'])}.")
     ]
-    effects = [e for e in g["regression"]["effects"] if e["outcome"] == "win_share"
-               and not (n == 2 and e["seat"] == n - 1)]  # at 2 players seat 1 mirrors seat 0
+    effects = seat_effects(g["regression"]["effects"], n)
     adjusted = holm([e["p"] for e in effects])
     found = [(e, p) for e, p in zip(effects, adjusted) if p < alpha]
     for e, p in found:
@@ -140,6 +139,13 @@ def group_verdicts(g: dict[str, Any], alpha: float) -> list[str]:
                      f"{_num(e['estimate'])} ± {_num(e['high'] - e['estimate'])} points "
                      "(Bonferroni over the features).")
     return lines
+
+
+def seat_effects(effects: list[dict], players: int) -> list[dict]:
+    """The setup effects on a seat's win share that one Holm family tests (at 2 players
+    seat 1 mirrors seat 0, so it is left out)."""
+    return [e for e in effects if e["outcome"] == "win_share"
+            and not (players == 2 and int(e["seat"]) == players - 1)]
 
 
 def findings(analysis: dict[str, Any]) -> list[str]:
