@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -134,3 +136,21 @@ def test_value_features_judges_every_basis_on_the_same_test_rows(tmp_path):
     for name in out:
         for e in out[name]["table"]:
             assert 0.0 <= e["model"]["auc"] <= 1.0
+
+
+def test_otontin_roll_probe_fits_a_known_rule_and_plays_it(tmp_path):
+    probe = _module("otontin_roll_probe")
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(400, 3))
+    mu, sd, w = probe.fit(x, (x[:, 0] - 2 * x[:, 2] > 0).astype(float))
+    assert w[0] > 0 > w[2] and abs(w[1]) < 0.2 * w[0]  # the rule's signs, the noise near 0
+    for name, seed in (("a", 1), ("b", 2)):
+        out = run_tool("tools/otontin_roll_probe.py", "labels", "--games", "1", "--seed",
+                       str(seed), "--out", str(tmp_path / f"{name}.npz"))
+        assert re.search(r"roll [\d.]+ \(\d+\)", out)
+    out = run_tool("tools/otontin_roll_probe.py", "fit", str(tmp_path / "a.npz"),
+                   str(tmp_path / "b.npz"), "--out", str(tmp_path / "rule.npz"))
+    assert len(re.findall(r"labels: the search rolls", out)) == 2 and "bust_chance" in out
+    out = run_tool("tools/otontin_roll_probe.py", "imitate", str(tmp_path / "rule.npz"),
+                   "--games", "2", "--seed", "3")
+    assert re.search(r"win share [\d.]+ over 2 games", out)
