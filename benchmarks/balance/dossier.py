@@ -59,6 +59,11 @@ def run_games(folder: Path) -> set[str]:
     return games - {""}
 
 
+def _sweep_games(run: dict) -> dict[str, str]:
+    """A run's sweeps: name -> the env id it plays (the sweep's own, else the run's)."""
+    return {s["name"]: s.get("game") or run.get("game") for s in run.get("sweeps", [])}
+
+
 def _rows(path: Path, env_id: str) -> list[dict[str, str]]:
     if not path.exists():
         return []
@@ -174,7 +179,7 @@ def _run_section(folder: Path, env_id: str, out: Path, game: str) -> list[str]:
               f"(results: `benchmarks/results/balance/{folder.name}/`)", ""]
     if (folder / "run.json").exists():
         run = _read_json(folder / "run.json")
-        sweeps = {s["name"]: s.get("game") or run.get("game") for s in run.get("sweeps", [])}
+        sweeps = _sweep_games(run)
         tables = tier_tables(report, env_id, sweeps)
         prefix = f"{game}_{folder.name}"
         if tables:
@@ -322,16 +327,16 @@ def pooled_seats(report: str) -> list[dict]:
 def _best_gap(g: dict, gap_groups: list[dict]) -> tuple[dict, str]:
     """The clairvoyant gap the dossier leads with at ``g``'s player count: per clairvoyant
     spec the estimate on the most games (pooled before its parts), then the strongest spec."""
-    found: dict[str, dict] = {}
+    found: dict[str, dict] = {}  # clairvoyant spec -> its gap on the most games
     candidates = [(g, clairvoyant_gap(g))]
     for top in (t for t in gap_groups if t["players"] == g["players"]):
         candidates.append((top, top.get("pooled_gap") or clairvoyant_gap(top)))
     for group, gap in candidates:
         spec = group["shares"][group["clairvoyant"]]["spec"]
         if spec not in found or gap["n"] > found[spec]["n"]:
-            found[spec] = {**gap, "spec": spec}
-    best = max(found.values(), key=lambda gap: gap["value"])
-    return best, best.pop("spec")
+            found[spec] = gap
+    spec = max(found, key=lambda s: found[s]["value"])
+    return found[spec], spec
 
 
 def _glance_skill(summary: dict, gap_summary: dict | None, env_id: str) -> list[str]:
@@ -363,11 +368,8 @@ def _glance_skill(summary: dict, gap_summary: dict | None, env_id: str) -> list[
 def _lineup_agent(run: dict, lineup: str) -> str | None:
     """The agent a run's lineup seats everywhere (``lineup``: the run's own lineup), or
     None for a mixed lineup (one tier among another)."""
-    agents = run.get("agents") or {}
-    if lineup == "lineup":
-        names = set(run.get("lineup") or [])
-        return next(iter(names)) if len(names) == 1 and next(iter(names)) in agents else None
-    return lineup if lineup in agents else None
+    names = set(run.get("lineup") or []) if lineup == "lineup" else {lineup}
+    return names.pop() if len(names) == 1 and names <= set(run.get("agents") or {}) else None
 
 
 def _seat(seats: list[tuple], k: int) -> str:
@@ -389,10 +391,11 @@ def _feature_rows(folder: Path, run: dict, env_id: str) -> list[tuple[str, str, 
         if not tested or agent is None or int(tested[0]["n"]) < GLANCE_MIN_GAMES:
             continue
         adjusted = holm([_num(r, "p") for r in tested])
+        alpha = run.get("alpha", 0.05)  # the run's level, as its report uses
         points = [(100 * _num(r, "estimate"), 100 * (_num(r, "high") - _num(r, "estimate")))
                   for r in tested]
         moved = [f"{r['feature']} on seat {r['seat']} {e:+.1f} ± {h:.1f} (Holm p {p:.2g})"
-                 for r, (e, h), p in zip(tested, points, adjusted) if p < 0.05]
+                 for r, (e, h), p in zip(tested, points, adjusted) if p < alpha]
         k = max(range(len(tested)), key=lambda j: abs(points[j][0]))
         out.append((agent, run["agents"][agent],
                     f"| {n} | {agent} | `{folder.name}` | {sweep} | {len(tested)} | "
@@ -412,7 +415,7 @@ def _glance_runs(folders: list[Path], env_id: str) -> list[str]:
         report = (folder / "report.md").read_text(encoding="utf-8") \
             if (folder / "report.md").exists() else ""
         run = _read_json(folder / "run.json") if (folder / "run.json").exists() else {}
-        sweeps = {s["name"]: s.get("game") or run.get("game") for s in run.get("sweeps", [])}
+        sweeps = _sweep_games(run)
         for row in pooled_seats(report):
             agent = _lineup_agent(run, row["lineup"])
             if sweeps.get(row["sweep"]) != env_id or agent is None \
