@@ -132,7 +132,7 @@ def save_value_model(target: str | Path, env_id: str, score_scale: float,
     """Write ``STEM.safetensors`` and the manifest ``STEM.json``; the manifest's path."""
     import safetensors.numpy
 
-    from .records import write_atomic
+    from otrio.envs.core.files import write_atomic
 
     stem = Path(target).with_suffix("")
     hidden = [int(tensors[f"w{k}"].shape[1]) for k in range(len(tensors) // 2 - 1)]

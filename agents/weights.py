@@ -74,6 +74,7 @@ from pydantic import Field, StrictBool, StrictInt, ValidationInfo, field_validat
 from otrio.envs.core.bounded import clip, read_json, short_repr
 from otrio.envs.core.config import StrictModel, validate
 from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.files import write_atomic
 
 FORMAT = "otrio-policy"
 FORMAT_VERSION = 1
@@ -507,14 +508,6 @@ def library_versions() -> dict[str, str]:
     return out
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    """``path`` replaced by ``data`` without following a link
-    (:func:`otrio.agents.run_folder.write_atomic`)."""
-    from otrio.agents.run_folder import write_atomic
-
-    write_atomic(path, data)
-
-
 def save_policy(policy, target: str | Path, meta: dict) -> Path:
     """Write ``policy`` as ``STEM.safetensors`` and its manifest ``STEM.json`` (``meta``:
     the checkpoint metadata, ``env_id`` ... ``hints``); return the manifest's path."""
@@ -546,9 +539,9 @@ def save_policy(policy, target: str | Path, meta: dict) -> Path:
     }
     validate(Manifest, manifest)  # what is written reads back
     weights.parent.mkdir(parents=True, exist_ok=True)
-    _write_atomic(weights, data)
+    write_atomic(weights, data)
     out = stem.with_suffix(MANIFEST_SUFFIX)
-    _write_atomic(out, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode())
+    write_atomic(out, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode())
     return out
 
 

@@ -3,7 +3,7 @@ cluster.
 
 Shared by tournaments and balance studies, as is the sentence their reports give of a
 resume (:func:`verification_text`). A game is fully described by a
-:class:`~otrio.agents.arena.GameTask` (played by :func:`otrio.agents.arena.play_task`); its result
+:class:`~otrio.arena.play.GameTask` (played by :func:`otrio.arena.play.play_task`); its result
 depends on nothing else, so the same tasks give the same records on one worker, on N
 workers, or on Ray.
 """
@@ -16,11 +16,11 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from otrio.agents.arena import GameTask, outcome, play_task
-from otrio.agents.parallel import run_ordered
-from otrio.agents.records import Fields, RecordModel, ReplayField, plain
-from otrio.agents.replay import REPLAY_FORMAT
-from otrio.agents.stats import ranks
+from otrio.arena.parallel import run_ordered
+from otrio.arena.play import GameTask, outcome, play_task
+from otrio.arena.records import Fields, RecordModel, ReplayField, plain
+from otrio.arena.replay import REPLAY_FORMAT
+from otrio.arena.stats import ranks
 from otrio.envs.core.config import StrictModel
 
 MAX_SEATS = 16
@@ -47,9 +47,9 @@ def play_game(task: GameTask) -> dict[str, Any]:
     """Play one game and return its record (wall time is the only non-deterministic field).
 
     A task gives the same game whatever was played before it in this process
-    (:func:`otrio.agents.arena.play_task`). The record's
+    (:func:`otrio.arena.play.play_task`). The record's
     ``replay`` field (env id, config and every action) replays the game exactly with
-    its ``seed`` (:mod:`otrio.agents.replay`).
+    its ``seed`` (:mod:`otrio.arena.replay`).
     """
     start = time.perf_counter()
     actions: list[int] = []
@@ -63,8 +63,8 @@ def play_game(task: GameTask) -> dict[str, Any]:
 def game_record(env, game: int, seed: int, seating, env_id: str, config: dict[str, Any],
                 actions: list[int], wall_time: float) -> dict[str, Any]:
     """The record of a game ``env`` has finished (what :class:`GameRecord` checks): its
-    result, and the ``replay`` field that replays it with ``seed`` (:mod:`otrio.agents.replay`)."""
-    from otrio.agents.replay import replay_field
+    result, and the ``replay`` field that replays it with ``seed`` (:mod:`otrio.arena.replay`)."""
+    from otrio.arena.replay import replay_field
 
     state = env.unwrapped.state_
     scores, winners, truncated = outcome(state)
@@ -88,7 +88,7 @@ def game_record(env, game: int, seed: int, seating, env_id: str, config: dict[st
 
 class GameRecord(RecordModel):
     """What :func:`play_game` writes, as the reader of a run folder checks it
-    (:mod:`otrio.agents.records`); tournaments and balance sweeps add their tags.
+    (:mod:`otrio.arena.records`); tournaments and balance sweeps add their tags.
 
     Beyond the types: one score and one rank per seat, winners distinct seats, no
     winners in a truncated game, and the ranks those of the scores and winners. The
@@ -154,7 +154,7 @@ def seats_search(tasks: list[GameTask]) -> bool:
 def run_tasks(tasks: list[GameTask], workers: int = 1, backend: str = "local",
               ray_address: str | None = None) -> Iterator[dict[str, Any]]:
     """Play ``tasks`` and yield their records in task order, whatever the parallelism
-    (:func:`otrio.agents.parallel.run_ordered`): a few quick games to a worker at a
+    (:func:`otrio.arena.parallel.run_ordered`): a few quick games to a worker at a
     time, one at a time where a search plays."""
     yield from run_ordered(run_task, tasks, workers, backend, ray_address,
                            chunksize=1 if seats_search(tasks) else None)
@@ -165,7 +165,7 @@ def play_into(path, tasks: list[GameTask], execution: ExecutionOptions, already:
     """Play ``tasks`` and append each record to the JSONL file ``path`` as it lands
     (flushed: an interruption loses no finished game), with a progress bar that counts
     the ``already`` recorded games too."""
-    from otrio.agents.records import RecordWriter
+    from otrio.arena.records import RecordWriter
 
     bar = None
     if progress and tasks:
@@ -184,7 +184,7 @@ def play_into(path, tasks: list[GameTask], execution: ExecutionOptions, already:
 
 def verification_text(verification) -> str:
     """The report's sentence on what this start re-played of the records already in the
-    folder (an :class:`otrio.agents.records.Verification`; "" for a fresh run or None)."""
+    folder (an :class:`otrio.arena.records.Verification`; "" for a fresh run or None)."""
     if verification is None or not verification.records:
         return ""
     return f"Resumed: {verification.describe()}."

@@ -1,5 +1,5 @@
 """Ratings of agents from tournament games (OpenSkill); the general statistics
-(intervals, ranks) are :mod:`otrio.agents.stats`."""
+(intervals, ranks) are :mod:`otrio.arena.stats`."""
 
 from __future__ import annotations
 

@@ -40,11 +40,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # the code the tables are made from: this checkout's
     sys.path.insert(0, str(ROOT))
+import otrio  # noqa: E402  (this checkout's, by the path above)
+
 # mkdocstrings reads the sources by the installed layout, otrio/envs/... (pyproject's
 # package-dir), which the clone does not have on disk: a folder of links lays it out
 # (mkdocs.yml's mkdocstrings ``paths``), remade at every build
 API_SOURCES = ROOT / "build" / "api-sources"
-SUB_PACKAGES = ("envs", "agents", "training", "benchmarks", "integrations")
 
 
 def _lay_out_api_sources() -> None:
@@ -53,7 +54,7 @@ def _lay_out_api_sources() -> None:
         for child in package.iterdir():
             child.unlink()
     package.mkdir(parents=True, exist_ok=True)
-    for source in (*sorted((ROOT / "otrio").glob("*.py")), *(ROOT / s for s in SUB_PACKAGES)):
+    for source in (*sorted((ROOT / "otrio").glob("*.py")), *(ROOT / s for s in otrio.SUB_PACKAGES)):
         (package / source.name).symlink_to(source)
 
 

@@ -6,8 +6,9 @@ environments, with agents, tournaments, training and balance analysis.
     import otrio
     env = otrio.make("oceanos_v0", num_players=3)
 
-The sub-packages are ``otrio.envs``, ``otrio.agents``, ``otrio.training``,
-``otrio.benchmarks`` and ``otrio.integrations``. Importing ``otrio`` registers the games
+The sub-packages are ``otrio.envs``, ``otrio.agents``, ``otrio.arena`` (runs: games
+played, recorded and checked), ``otrio.training``, ``otrio.benchmarks`` and
+``otrio.integrations``. Importing ``otrio`` registers the games
 with PettingZoo (``otrio/<id>``) and Gymnasium (``otrio/<Game>SelfPlay-v0``), and with
 OpenSpiel (``python_otrio_<game>``) once ``pyspiel`` is imported, before or after: ``import
 otrio`` itself never imports OpenSpiel, which would cost it about half again its time.
@@ -32,7 +33,7 @@ from otrio.envs import available, make  # noqa: E402
 __version__ = "0.1.0"
 __all__ = ["__version__", "available", "make"]
 # imported on first use (``otrio.agents.make(...)`` after a plain ``import otrio``)
-SUB_PACKAGES = ("envs", "agents", "training", "benchmarks", "integrations")
+SUB_PACKAGES = ("envs", "agents", "arena", "training", "benchmarks", "integrations")
 
 
 def __getattr__(name: str):

@@ -11,14 +11,14 @@ import sys
 import warnings
 from pathlib import Path
 
-from otrio.agents.outputs import (
+from otrio.arena.outputs import (
     check_output_file,
     check_output_folder,
     make_output_folder,
     os_error_message,
-    write_text_atomic,
 )
 from otrio.envs.core.errors import OtrioError
+from otrio.envs.core.files import write_text_atomic
 from otrio.envs.core.paths import PRETRAINED  # the shipped agents, in a clone or an installed wheel
 
 from . import cli_play, cli_studies
@@ -71,7 +71,7 @@ def _demo(args: argparse.Namespace) -> int:
 
     from otrio import envs
     from otrio.agents.greedy import has_greedy
-    from otrio.agents.records import run_identity
+    from otrio.arena.records import run_identity
     from otrio.benchmarks.tournament.report import leaderboard_markdown
     from otrio.benchmarks.tournament.tournament import TournamentConfig, run
     from otrio.envs.core.config import validate
@@ -148,7 +148,7 @@ def _demo_summary(shown: list, replayed: tuple | None, output: Path) -> None:
 
 def _demo_replay(folder: Path, cfg, output: Path) -> tuple[Path, dict]:
     """Write the HTML replay of the first game of a demo tournament: its path and facts."""
-    from otrio.agents.records import load_record
+    from otrio.arena.records import load_record
     from otrio.benchmarks.play import play_game
     from otrio.benchmarks.replay.html import build_page
     from otrio.benchmarks.tournament.tournament import build_tasks
@@ -164,7 +164,7 @@ def _demo_replay(folder: Path, cfg, output: Path) -> tuple[Path, dict]:
 
 def _replay(args: argparse.Namespace) -> int:
     """One recorded game of a tournament or balance run as a self-contained HTML page."""
-    from otrio.agents.records import load_record
+    from otrio.arena.records import load_record
     from otrio.benchmarks.replay.html import write_replay
 
     run, game = Path(args.run), args.game

@@ -123,7 +123,7 @@ def trust_flag(parser: argparse.ArgumentParser) -> None:
 
 def records_flags(parser: argparse.ArgumentParser, verify: bool = True) -> None:
     """``--repair`` (and ``--verify``): what a resume does with the records already in
-    the run folder (agents/records.py)."""
+    the run folder (arena/records.py)."""
     parser.add_argument(
         "--repair", action="store_true",
         help="move bad lines of games.jsonl to games.rejected.jsonl and go on (without it, "

@@ -23,17 +23,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from otrio.agents.outputs import (
-    check_output_file,
-    make_output_folder,
-    os_error_message,
-    write_text_atomic,
-)
-from otrio.agents.records import RecordModel, ReplayField
-from otrio.agents.replay import ReplayError, decode_actions, replay_field
+from otrio.arena.outputs import check_output_file, make_output_folder, os_error_message
+from otrio.arena.records import RecordModel, ReplayField
+from otrio.arena.replay import ReplayError, decode_actions, replay_field
 from otrio.benchmarks.play import MAX_SEATS, game_record
 from otrio.envs.core.bounded import read_json
 from otrio.envs.core.errors import ConfigError, OtrioError, StateError
+from otrio.envs.core.files import write_text_atomic
 from otrio.envs.core.registry import game_name
 
 from .cli_args import GAME_HELP, game_arg, seed_arg, trust_flag
@@ -128,8 +124,8 @@ def play_in_terminal(env_id: str, seats: list[str], seed: int, record: str | Non
     tournament writes it, game 0) is written there as one JSON line, which
     ``otrio replay FILE`` replays. Returns that record, or None when a human quit."""
     from otrio import agents, envs
-    from otrio.agents.arena import play_seated
     from otrio.agents.human import QuitGame
+    from otrio.arena.play import play_seated
     from otrio.envs.core.rng import derive_seed
 
     config = {"num_players": len(seats)}

@@ -9,7 +9,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from otrio.agents.outputs import check_output_file, check_output_folder
+from otrio.arena.outputs import check_output_file, check_output_folder
 from otrio.envs.core.registry import game_name
 
 from .cli_args import (

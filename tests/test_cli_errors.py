@@ -125,7 +125,7 @@ def test_a_finished_game_a_missing_file_and_a_device_are_refused(tmp_path, capsy
     monkeypatch.setattr("sys.stdin", io.StringIO("0\n" * 400))
     assert main(["play", "oceanos", "--seats", "human,random", "--save", str(record)]) == 0
     done = json.loads(record.read_text())
-    from otrio.agents.replay import record_actions
+    from otrio.arena.replay import record_actions
 
     env_id, config, seed, actions = record_actions(done)
     write_save(tmp_path / "over.json", env_id, config, ["human", "random"], seed, None,
@@ -456,7 +456,7 @@ def _disk_full(path) -> OSError:
 
 def test_a_full_disk_mid_run_is_one_line_and_the_records_written_resume(tmp_path, capsys,
                                                                          monkeypatch):
-    from otrio.agents.records import RECORDS_FILE, RecordWriter, read_records
+    from otrio.arena.records import RECORDS_FILE, RecordWriter, read_records
 
     config = tournament_yaml(tmp_path)  # 2 games, output tmp/out
     assert main(["tournament", str(config), "--quiet", "--output", str(tmp_path / "whole")]) == 0
@@ -506,7 +506,7 @@ def test_a_full_disk_while_plotting_leaves_no_empty_picture(tmp_path, capsys, mo
 
     def fills_up(self, fname, *args, **kwargs):
         # what a full disk leaves of a PNG: the file it was handed (opened without
-        # following a link, agents/run_folder.py) stays empty
+        # following a link, envs/core/files.py) stays empty
         raise _disk_full(getattr(fname, "name", fname))
 
     monkeypatch.setattr(matplotlib.figure.Figure, "savefig", fills_up)
@@ -542,7 +542,7 @@ def small_disk(tmp_path):
 
 def test_a_really_full_disk_is_one_line_and_the_run_resumes_when_there_is_room(
         tmp_path, small_disk):
-    from otrio.agents.records import RECORDS_FILE, read_records
+    from otrio.arena.records import RECORDS_FILE, read_records
 
     text = TOURNAMENT.format(game_config="{num_players: 2}", seed=0, output=small_disk / "run")
     config = write_yaml(tmp_path / "full.yaml", text.replace("games_per_seating: 1",

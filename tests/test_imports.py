@@ -13,8 +13,10 @@ import re
 import subprocess
 from pathlib import Path
 
+import otrio
+
 ROOT = Path(__file__).resolve().parents[1]
-SUB_PACKAGES = ("envs", "agents", "training", "benchmarks", "integrations")
+SUB_PACKAGES = otrio.SUB_PACKAGES
 BARE = re.compile(r"^\s*(?:>>>\s*)?(?:from|import)\s+(?:" + "|".join(SUB_PACKAGES)
                   + r")(?:\.\w+)*(?:\s+import\b|\s*$|\s*[,#;]|\s+as\b)", re.MULTILINE)
 TEXT = (".py", ".md", ".yaml", ".yml")
@@ -64,13 +66,17 @@ def _package_dirs() -> dict[str, str]:
 
 
 PACKAGE_DIRS = _package_dirs()
-# What each layer may not import (DESIGN.md: data flows one way, envs <- agents <- training
-# / benchmarks / integrations <- cli). training and benchmarks sit side by side: benchmarks
-# measures training (otrio bench's PPO share), so training never imports benchmarks.
+# What each layer may not import (DESIGN.md: data flows one way, envs <- agents <- arena <-
+# training / benchmarks / integrations <- cli). The arena (runs: the game loop, records,
+# run folders, workers, stats) sits on the agents and under everything that runs games.
+# training and benchmarks sit side by side: benchmarks measures training (otrio bench's PPO
+# share), so training never imports benchmarks.
 FORBIDDEN = {
-    "otrio.envs": ("otrio.agents", "otrio.training", "otrio.benchmarks", "otrio.integrations",
-                   "otrio.cli"),
-    "otrio.agents": ("otrio.training", "otrio.benchmarks", "otrio.integrations", "otrio.cli"),
+    "otrio.envs": ("otrio.agents", "otrio.arena", "otrio.training", "otrio.benchmarks",
+                   "otrio.integrations", "otrio.cli"),
+    "otrio.agents": ("otrio.arena", "otrio.training", "otrio.benchmarks", "otrio.integrations",
+                     "otrio.cli"),
+    "otrio.arena": ("otrio.training", "otrio.benchmarks", "otrio.integrations", "otrio.cli"),
     "otrio.training": ("otrio.benchmarks", "otrio.cli"),
     "otrio.integrations": ("otrio.benchmarks", "otrio.cli"),
     "otrio.benchmarks": ("otrio.cli",),

@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+import otrio
+
 ROOT = Path(__file__).resolve().parents[1]
 # what the wheel is not built from (and what would only slow the copy down)
 NOT_COPIED = {".git", ".venv", ".venv-rllib", "runs", "build", "dist", ".hypothesis",
@@ -130,7 +132,7 @@ def test_the_wheel_installs_one_top_level_package_with_every_sub_package(wheel):
     lists them) is a sub-package of it, and nothing else sits beside it."""
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {n.split("/")[0] for n in names} == {"otrio", f"otrio-{project_version()}.dist-info"}
-    for top in ("envs", "agents", "training", "benchmarks", "integrations"):
+    for top in otrio.SUB_PACKAGES:
         for init in (ROOT / top).rglob("__init__.py"):
             assert f"otrio/{init.relative_to(ROOT).as_posix()}" in names, init
     (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]

@@ -1,4 +1,4 @@
-"""Every kind of run holds its folder to one discipline (agents/run_folder.py, issue 38):
+"""Every kind of run holds its folder to one discipline (envs/core/files.py, issue 38):
 a symbolic link planted at any file or sub-folder a run writes -- walked from a finished
 run of each kind, then planted one at a time in a copy that the run resumes -- is a
 one-line error naming it, its target is left untouched and nothing is written outside

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from otrio.agents.stats import wilson  # noqa: E402
+from otrio.arena.stats import wilson  # noqa: E402
 
 TARGET = 0.8
 

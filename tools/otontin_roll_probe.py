@@ -35,9 +35,9 @@ from collections import Counter
 import numpy as np
 
 from otrio import agents, envs
-from otrio.agents.arena import play_seated
 from otrio.agents.greedy.otontin import GreedyOtontin, face_chances, roll_outcomes
 from otrio.agents.greedy.otontin_war import NO_PLAN
+from otrio.arena.play import play_seated
 from otrio.envs.core.rng import derive_seed
 from otrio.envs.otontin.actions import ROLL
 from otrio.envs.otontin.data import BUST_SABOTEURS, SABOTEUR

@@ -20,8 +20,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from otrio.agents.records import RECORDS_FILE, read_records
-from otrio.agents.stats import mcnemar_exact
+from otrio.arena.records import RECORDS_FILE, read_records
+from otrio.arena.stats import mcnemar_exact
 
 
 def _won(record: dict, agent: str) -> bool:

@@ -6,10 +6,10 @@
 For each game, a seeded tournament of ``--records`` games between random players is
 played into a scratch run folder (random play is the cheapest to record; a replay runs
 no agent, so who played does not change its cost beyond the game's length), then the
-folder is opened as a resume opens it (:func:`otrio.agents.records.open_run` with the
+folder is opened as a resume opens it (:func:`otrio.arena.records.open_run` with the
 tournament's schema) twice: ``verify="none"`` (read and schema checks only) and
 ``verify="all"`` (every record also re-played through the engine, the default). The
-replay seconds are the :class:`otrio.agents.records.Verification`'s own clock; records and
+replay seconds are the :class:`otrio.arena.records.Verification`'s own clock; records and
 decisions a second follow, with the machine's load average, so a figure measured on a
 busy machine says so. The clock only: nothing here is asserted.
 """
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from otrio.agents.records import open_run  # noqa: E402
+from otrio.arena.records import open_run  # noqa: E402
 from otrio.benchmarks.tournament import tournament  # noqa: E402
 
 DEFAULT_GAMES = "oceanos_v0:2,otys_v0:2,otontin_v0:3"

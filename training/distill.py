@@ -27,7 +27,7 @@ names that has changed is refused, one it does not name is computed again);
 ``rounds.jsonl`` (one line per round: data, compute, strength; recomputed on every
 call), ``report.md`` and ``strength.png`` (:mod:`otrio.training.distill_report`), and
 TensorBoard logs in ``tb/``. Every file and folder is opened through
-:mod:`otrio.agents.run_folder` (no link followed, bounded reads). Nothing in the folder is
+:mod:`otrio.envs.core.files` (no link followed, bounded reads). Nothing in the folder is
 unpickled; every record is re-played and its labels audited
 (:func:`otrio.training.distill_data.audit`) before it is learned from.
 """
@@ -95,8 +95,8 @@ def check_distill(cfg: TrainConfig) -> None:
 
 def _compare_config(folder: Path, cfg: TrainConfig) -> None:
     """Refuse a folder that holds a run of another config; rounds may be appended. The
-    saved config is read as untrusted data (:func:`otrio.agents.run_folder.read_json`)."""
-    from otrio.agents.run_folder import exists, read_json, write_text
+    saved config is read as untrusted data (:func:`otrio.envs.core.files.read_json`)."""
+    from otrio.envs.core.files import exists, read_json, write_text
 
     config_file = folder / CONFIG_FILE
     saved = cfg.model_dump(mode="json")
@@ -122,11 +122,11 @@ def _compare_config(folder: Path, cfg: TrainConfig) -> None:
 def distill(cfg: TrainConfig, workers: int = 1, backend: str = "local",
             ray_address: str | None = None, progress: bool = True) -> Path:
     """Run (or resume) every round; return the last round's network (its manifest)."""
-    from otrio.agents.run_lock import RunLock
+    from otrio.arena.run_lock import RunLock
 
     if cfg.distill is None:
         raise ConfigError("this training config has no distill section")
-    from otrio.agents.run_folder import check_run_folder
+    from otrio.arena.run_folder import check_run_folder
 
     check_distill(cfg)
     resolve_device(cfg.distill.device, "distill.device")
@@ -140,7 +140,7 @@ def distill(cfg: TrainConfig, workers: int = 1, backend: str = "local",
 def _rounds(cfg, folder, workers, backend, ray_address, progress) -> Path:
     import torch
 
-    from otrio.agents.run_folder import real_dir, write_text
+    from otrio.envs.core.files import real_dir, write_text
 
     from .distill_report import write_report
 
@@ -197,8 +197,8 @@ def generate(cfg: TrainConfig, k: int, spec: str, here: Path, workers: int, back
     """Play (or finish) round ``k``'s teacher games into ``here/games.jsonl``; return
     every record, in game order."""
     from otrio import envs
-    from otrio.agents.parallel import run_ordered
-    from otrio.agents.records import RECORDS_FILE, RecordWriter, open_run
+    from otrio.arena.parallel import run_ordered
+    from otrio.arena.records import RECORDS_FILE, RecordWriter, open_run
 
     from .distill_data import teacher_schema
 
@@ -292,8 +292,8 @@ def fit_round(cfg: TrainConfig, k: int, data: list[list[dict]], here: Path,
     import hashlib
     import warnings
 
-    from otrio.agents.run_folder import exists, read_json_lines, real_dir, write_text
     from otrio.agents.weights import load_policy, save_policy
+    from otrio.envs.core.files import exists, read_json_lines, real_dir, write_text
 
     from .distill_record import ROUND_FILE, bound, digest, read_round, write_round
 
@@ -467,7 +467,7 @@ def evaluate_round(cfg: TrainConfig, k: int, net: Path, here: Path) -> dict:
     names it with its sha256: :mod:`otrio.training.distill_record`)."""
     import hashlib
 
-    from otrio.agents.run_folder import read_json, write_text
+    from otrio.envs.core.files import read_json, write_text
 
     from .distill_record import bound, read_round, write_round
     from .train import evaluate

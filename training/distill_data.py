@@ -6,7 +6,7 @@ seat. Its record is plain JSON, one line of the round's ``games.jsonl``:
 
 - ``game``, ``seed``, ``num_players``, ``teacher`` (the spec), ``scores``, ``winners``,
   ``truncated``, ``decisions``, ``wall_time``;
-- ``replay``: the env, config and every action (:mod:`otrio.agents.replay`), which replays
+- ``replay``: the env, config and every action (:mod:`otrio.arena.replay`), which replays
   the game exactly;
 - ``labels``: one ``[step, seat, candidates, values]`` per decision with more than one
   legal action: the root candidates the search compared and each one's mean value to
@@ -14,7 +14,7 @@ seat. Its record is plain JSON, one line of the round's ``games.jsonl``:
   a teacher that does not search labels the move it played).
 
 A resumed round checks the records already in its folder against its tasks
-(:func:`teacher_schema`, applied by :mod:`otrio.agents.records`) before it counts them.
+(:func:`teacher_schema`, applied by :mod:`otrio.arena.records`) before it counts them.
 Before a network learns from them, :func:`audit` checks every label against the move
 played (listed among its candidates; valued highest where the teacher plays its best
 value) and plays one game in :data:`AUDIT_EVERY` again with its teacher, which must
@@ -46,8 +46,8 @@ from typing import Any
 import numpy as np
 from pydantic import Field, ValidationInfo, model_validator
 
-from otrio.agents.records import Fields, RecordModel, RecordSchema, ReplayField, plain
-from otrio.agents.replay import REPLAY_FORMAT
+from otrio.arena.records import Fields, RecordModel, RecordSchema, ReplayField, plain
+from otrio.arena.replay import REPLAY_FORMAT
 from otrio.envs.core.errors import StateError
 
 # the most rows one call of examples() allocates: 2 GB of Oceanos observations
@@ -71,8 +71,8 @@ class TeacherTask:
 def teacher_game(task: TeacherTask) -> dict[str, Any]:
     """Play ``task`` with the teacher in every seat and return its record (see the
     module docstring)."""
-    from otrio.agents.arena import GameTask, env_and_agents, outcome, play_task
-    from otrio.agents.replay import replay_field
+    from otrio.arena.play import GameTask, env_and_agents, outcome, play_task
+    from otrio.arena.replay import replay_field
 
     start = time.perf_counter()
     n = int(task.config["num_players"])
@@ -110,7 +110,7 @@ def teacher_game(task: TeacherTask) -> dict[str, Any]:
 
 class TeacherRecord(RecordModel):
     """What :func:`teacher_game` writes, as the reader of a round's folder checks it
-    (:mod:`otrio.agents.records`): one score a seat, winners distinct seats (none in a
+    (:mod:`otrio.arena.records`): one score a seat, winners distinct seats (none in a
     truncated game), labels as :func:`check_labels` wants them (each of a seat at the
     table and a step of the game), and the actions kept.
     The round fixes each game's seed, player count, teacher and replay config
@@ -260,7 +260,7 @@ def check_played(record: dict[str, Any], best_value: bool) -> None:
     and, when the teacher plays its best-valued candidate (``best_value``), gives that
     move the highest value (values are rounded to 4 places, which keeps the order): a
     label edited against the teacher's move is a StateError naming it."""
-    from otrio.agents.replay import record_actions
+    from otrio.arena.replay import record_actions
 
     actions = record_actions(record)[3]
     game = record.get("game", "?")
@@ -326,7 +326,7 @@ def examples(records: list[dict[str, Any]], temperature: float, margin: float,
              progress: bool = False, value_mix: float = 0.0,
              hints: str | None = None) -> Examples:
     """The training rows of teacher-game records (see the module docstring): each
-    record is re-played and checked (:func:`otrio.agents.replay.replay_record`); a label whose
+    record is re-played and checked (:func:`otrio.arena.replay.replay_record`); a label whose
     seat is not the one to act or whose candidates are not legal there is refused.
     ``hints`` (``"greedy"``): each row's observation carries greedy's hints of it
     (:mod:`otrio.agents.hints`), as a network of that kind reads it when it plays."""
@@ -334,7 +334,7 @@ def examples(records: list[dict[str, Any]], temperature: float, margin: float,
 
     from otrio import envs
     from otrio.agents.mcts import outcome_values, squashed_margins
-    from otrio.agents.replay import ReplayError, record_actions, replay_record
+    from otrio.arena.replay import ReplayError, record_actions, replay_record
 
     if not records:
         raise StateError("no teacher games to learn from")

@@ -14,7 +14,7 @@ a resume believes a file only if it is still what the record names:
 
 The record is written last, after the files it names (a new file renamed into place),
 so a crash leaves the previous record or the new one. It is read as untrusted data
-(:func:`otrio.agents.run_folder.read_json`): a record that is not one is a one-line
+(:func:`otrio.envs.core.files.read_json`): a record that is not one is a one-line
 :class:`StateError`. The record binds files to each other, not to a secret: someone who
 rewrites a file *and* its digest here makes a run that the suite cannot tell from its
 own (the threat model on the safety page).
@@ -38,7 +38,7 @@ _KEYS = {"fit": str, "net": str, "weights": str, "eval": dict}
 def digest(path: Path, root: Path) -> str:
     """The sha256 of ``path``, read without following a link (nor a linked folder
     between the run folder ``root`` and it)."""
-    from otrio.agents.run_folder import open_read
+    from otrio.envs.core.files import open_read
 
     sha = hashlib.sha256()
     with open_read(path, root) as fh:
@@ -49,7 +49,7 @@ def digest(path: Path, root: Path) -> str:
 
 def read_round(here: Path, root: Path) -> dict[str, Any]:
     """The round's record (empty if it has none yet), each entry checked for shape."""
-    from otrio.agents.run_folder import exists, read_json
+    from otrio.envs.core.files import exists, read_json
 
     path = here / ROUND_FILE
     if not exists(path):
@@ -74,7 +74,7 @@ def read_round(here: Path, root: Path) -> dict[str, Any]:
 
 def write_round(here: Path, root: Path, record: dict[str, Any]) -> None:
     """Replace the round's record (after the files it names are written)."""
-    from otrio.agents.run_folder import write_text
+    from otrio.envs.core.files import write_text
 
     write_text(here / ROUND_FILE, json.dumps(record, indent=1, sort_keys=True) + "\n", root)
 
@@ -83,7 +83,7 @@ def bound(path: Path, root: Path, want: str | None) -> bool:
     """Whether ``path`` is the file of sha256 ``want`` that its round's record names:
     False if the record names none or the file is missing (the run computes it again),
     True if it is the one; a :class:`StateError` if it is there but has changed."""
-    from otrio.agents.run_folder import exists
+    from otrio.envs.core.files import exists
 
     if want is None or not exists(path):
         return False

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from otrio.agents.outputs import save_figure, write_text_atomic
+from otrio.envs.core.files import save_figure, write_text_atomic
 
 from .config import TrainConfig
 

@@ -31,19 +31,12 @@ from typing import Any
 
 from otrio.envs.core.bounded import clip, read_json
 from otrio.envs.core.errors import StateError
+from otrio.envs.core.files import write_atomic
 
 FORMAT = "otrio-training-state"
 MAX_JSON_BYTES = 16 * 2**20  # the JSON half: hyper-parameters and a history, never large
 MAX_JSON_DEPTH = 32  # its nesting (the suite writes 4 levels)
 MAX_STATE_BYTES = 1 << 30  # the tensors: a network and two moment estimates of each weight
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    """``path`` replaced by ``data`` without following a link
-    (:func:`otrio.agents.run_folder.write_atomic`)."""
-    from otrio.agents.run_folder import write_atomic
-
-    write_atomic(path, data)
 
 
 def _json_safe(value):
@@ -84,11 +77,11 @@ def save_state(stem: Path, module, optimizer, meta: dict[str, Any],
     digest = hashlib.sha256(data).hexdigest()
     data_file = stem.parent / f"{stem.name}.{digest[:16]}.safetensors"
     stem.parent.mkdir(parents=True, exist_ok=True)
-    _write_atomic(data_file, data)
+    write_atomic(data_file, data)
     doc = {"format": FORMAT, "file": data_file.name, "sha256": digest, "bytes": len(data),
            "param_groups": _json_safe(opt["param_groups"]), "plain_state": plain_state,
            "meta": meta}
-    _write_atomic(stem.with_suffix(".json"), (json.dumps(doc, sort_keys=True) + "\n").encode())
+    write_atomic(stem.with_suffix(".json"), (json.dumps(doc, sort_keys=True) + "\n").encode())
     for old in [*stem.parent.glob(f"{stem.name}.*.safetensors"), stem.with_suffix(".safetensors")]:
         if old != data_file and _data_name(stem, old.name) and old.exists():
             old.unlink()  # the tensors of an earlier save (or of one that never finished)

@@ -110,8 +110,8 @@ def make_vec_env(cfg: TrainConfig):
 def evaluate(checkpoint: Path, cfg: TrainConfig, games: int, seed: int) -> dict[str, dict]:
     """Win rate of a checkpoint against each eval opponent, seats rotated."""
     from otrio import envs
-    from otrio.agents.arena import GameTask, outcome, play_task
-    from otrio.agents.stats import wilson
+    from otrio.arena.play import GameTask, outcome, play_task
+    from otrio.arena.stats import wilson
 
     n = envs.make(cfg.game, **cfg.game_config).unwrapped.num_players
     results = {}
@@ -198,7 +198,7 @@ def _run_block(cfg: TrainConfig, folder: Path, counters: dict | None, snapshots:
     """The run's own part of a resume state: the config it belongs to, the callback's
     counters, every snapshot written (the self-play pool is its tail) and how much of
     ``eval.jsonl`` had been written."""
-    from otrio.agents.run_folder import exists, read_bytes
+    from otrio.envs.core.files import exists, read_bytes
 
     log = folder / EVAL_LOG
     data = read_bytes(log, folder, limit=MAX_LOG_BYTES) if exists(log) else b""
@@ -225,7 +225,7 @@ def write_checkpoint(model, cfg: TrainConfig, folder: Path, run: dict) -> None:
 
 
 def _run_eval(model, cfg: TrainConfig, folder: Path, timesteps: int, logger=None) -> dict:
-    from otrio.agents.run_folder import open_append
+    from otrio.envs.core.files import open_append
 
     # the safe format: playing it needs no trust, in this process or the workers
     path = save_agent(model, folder / "eval_current.json", cfg)
@@ -251,7 +251,7 @@ def _warm_start(model, cfg: TrainConfig, folder: Path, progress: bool) -> None:
     """Clone the teacher into the fresh policy, save it and evaluate it (timestep 0);
     then the value warm-up, if any, and a checkpoint (a later interruption resumes
     after the warm start)."""
-    from otrio.agents.run_folder import write_text
+    from otrio.envs.core.files import write_text
 
     from .imitation import clone, collect
 
@@ -320,8 +320,8 @@ def train(cfg: TrainConfig, progress: bool = True) -> Path:
     """Train (or resume) and return the path of the final agent (``final.json``).
 
     The config is checked before the output folder is made, and the folder is locked
-    (:class:`~otrio.agents.run_lock.RunLock`: one run per folder) while the run trains."""
-    from otrio.agents.run_lock import RunLock
+    (:class:`~otrio.arena.run_lock.RunLock`: one run per folder) while the run trains."""
+    from otrio.arena.run_lock import RunLock
 
     from .config import plan
 
@@ -352,7 +352,8 @@ def _refuse_zips(folder: Path) -> None:
 def _check_folder(folder: Path, cfg: TrainConfig) -> None:
     """Refuse a folder this config cannot train in: another config's run, files of a run
     with no config.json, or an SB3 zip anywhere a run keeps its files."""
-    from otrio.agents.run_folder import check_run_folder, exists, read_json
+    from otrio.arena.run_folder import check_run_folder
+    from otrio.envs.core.files import exists, read_json
 
     _refuse_zips(folder)
     config_file = folder / "config.json"
@@ -379,7 +380,7 @@ def _resume(model, cfg: TrainConfig, folder: Path, stem: Path) -> dict:
     checking that it is this run's (its config, the snapshots it lists and the log it
     saw); return its run block. Once it is restored, ``eval.jsonl`` loses the lines
     written after the checkpoint (the resumed run writes them again, identical)."""
-    from otrio.agents.run_folder import exists, truncate
+    from otrio.envs.core.files import exists, truncate
 
     from . import resume
 
@@ -433,7 +434,7 @@ def _check_snapshot(path: Path, digest: str) -> None:
 def _checked_log(log: Path, saved, folder: Path) -> int:
     """How many bytes of ``eval.jsonl`` the checkpoint saw (a :class:`StateError` if
     that part has changed since)."""
-    from otrio.agents.run_folder import exists, read_bytes
+    from otrio.envs.core.files import exists, read_bytes
 
     if not isinstance(saved, dict) or not isinstance(saved.get("bytes"), int):
         raise StateError(f"its record of {log.name} is corrupt")
@@ -468,7 +469,7 @@ def _train_in_locked_folder(cfg: TrainConfig, progress: bool) -> Path:
     """:func:`train` once its folder is locked."""
     import torch
 
-    from otrio.agents.run_folder import no_links_under, read_json_lines, real_dir, write_text
+    from otrio.envs.core.files import no_links_under, read_json_lines, real_dir, write_text
 
     from . import safe_state
 
@@ -561,7 +562,7 @@ def _hint_size(cfg: TrainConfig) -> int:
 def _run_config(folder: Path) -> TrainConfig:
     """The config of the PPO training run in ``folder``; a one-line :class:`ConfigError`
     for a folder that is not one."""
-    from otrio.agents.run_folder import read_json
+    from otrio.envs.core.files import read_json
 
     config_file = folder / "config.json"
     if not folder.is_dir() or not (config_file.is_file() or config_file.is_symlink()):
@@ -598,7 +599,7 @@ def _read_done(out: Path, folder: Path) -> set[tuple[str, int]]:
     """``(checkpoint, games)`` of every line of ``eval_snapshots.jsonl`` (read bounded,
     no link followed); a one-line :class:`ConfigError` naming a line that is not such a
     record."""
-    from otrio.agents.run_folder import exists, read_json_lines
+    from otrio.envs.core.files import exists, read_json_lines
 
     done = set()
     if not exists(out):
@@ -622,7 +623,7 @@ def evaluate_snapshots(folder: Path, games: int | None = None,
     evaluation uses at that timestep; one line per checkpoint and game count is
     appended to ``eval_snapshots.jsonl`` (one already there is skipped, so an
     interrupted call resumes). The folder is locked while it runs
-    (:class:`~otrio.agents.run_lock.RunLock`: not while another evaluate-run or a training run
+    (:class:`~otrio.arena.run_lock.RunLock`: not while another evaluate-run or a training run
     writes there). Returns every line of the file.
 
     A run's agents are exported agents (safetensors + JSON): they load without running
@@ -631,8 +632,6 @@ def evaluate_snapshots(folder: Path, games: int | None = None,
     """
     import tempfile
 
-    from otrio.agents.run_folder import exists, open_append, read_json_lines, real_dir
-    from otrio.agents.run_lock import RunLock
     from otrio.agents.weights import (
         is_sb3_zip,
         load_sb3_zip,
@@ -640,6 +639,8 @@ def evaluate_snapshots(folder: Path, games: int | None = None,
         require_trust,
         save_policy,
     )
+    from otrio.arena.run_lock import RunLock
+    from otrio.envs.core.files import exists, open_append, read_json_lines, real_dir
 
     if games is not None and (isinstance(games, bool) or not isinstance(games, int) or games < 1):
         raise ConfigError(f"--games must be a whole number >= 1, got {games!r}")

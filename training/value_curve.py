@@ -65,7 +65,7 @@ def _model_digest(stem: Path) -> str:
 
 def play_share(task) -> float:
     """The win share (1/k in a k-way tie) of the seat named ``agent`` in one game."""
-    from otrio.agents.arena import outcome, play_task
+    from otrio.arena.play import outcome, play_task
 
     from .value_data import win_shares
 
@@ -80,8 +80,8 @@ def play_against_greedy(spec: str, env_id: str, players: int, games: int, seed: 
     ``games`` seeded games; each game's win share of ``spec``'s seat, in game order."""
     from tqdm import tqdm
 
-    from otrio.agents.arena import GameTask
-    from otrio.agents.parallel import run_ordered
+    from otrio.arena.parallel import run_ordered
+    from otrio.arena.play import GameTask
     from otrio.envs.core.rng import derive_seed
 
     tasks = []
@@ -119,9 +119,9 @@ def run_curve(data: str | Path, fit_cfg, sizes: list[int], out: str | Path,
     """Fit, gate and (with ``play``) play a model per size (see the module docstring);
     the curve's record, also written to ``out/curve.json``, ``curve.md`` and ``curve.png``."""
     from otrio import envs
-    from otrio.agents.outputs import make_output_folder
-    from otrio.agents.records import write_atomic
     from otrio.agents.value import load_value_model
+    from otrio.arena.outputs import make_output_folder
+    from otrio.envs.core.files import write_atomic
 
     from . import value_fit, value_report
     from .value_data import load_rows
@@ -213,7 +213,7 @@ def _sizes(record: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
 
 
 def _rate(shares: list[float]) -> tuple[float, float, float]:
-    from otrio.agents.stats import wilson
+    from otrio.arena.stats import wilson
 
     lo, hi = wilson(sum(shares), len(shares))
     return sum(shares) / len(shares), lo, hi
@@ -222,7 +222,7 @@ def _rate(shares: list[float]) -> tuple[float, float, float]:
 def paired(a: list[float], b: list[float]) -> tuple[int, int, float]:
     """Games won (wholly or shared) by ``a``'s agent only and by ``b``'s only, and the
     exact McNemar p-value of the difference."""
-    from otrio.agents.stats import mcnemar_exact
+    from otrio.arena.stats import mcnemar_exact
 
     only_a = sum(1 for x, y in zip(a, b) if x > 0 and y == 0)
     only_b = sum(1 for x, y in zip(a, b) if y > 0 and x == 0)

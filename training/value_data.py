@@ -448,8 +448,8 @@ def generate(cfg: ValueDataConfig, folder: str | Path, workers: int = 1, backend
     Returns the summary (games, rows, positions a second)."""
     from tqdm import tqdm
 
-    from otrio.agents.parallel import run_ordered
-    from otrio.agents.run_lock import RunLock
+    from otrio.arena.parallel import run_ordered
+    from otrio.arena.run_lock import RunLock
 
     folder = Path(folder)
     with RunLock(folder):

@@ -24,7 +24,7 @@ def run_all(data_cfg: value_data.ValueDataConfig, fit_cfg: value_fit.ValueFitCon
     """Play (or resume) the self-play data into ``folder/data``, fit ``folder/model`` on
     it and write its gate into ``folder/gate``; the data summary, the model's manifest
     path and the gate's result."""
-    from otrio.agents.outputs import make_output_folder
+    from otrio.arena.outputs import make_output_folder
 
     from .config import resolve_device
 

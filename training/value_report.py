@@ -188,7 +188,7 @@ def write_gate(data: list[str | Path], model_path: str | Path, out: str | Path,
     result["model"] = str(model_path)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    from otrio.agents.records import write_atomic
+    from otrio.envs.core.files import write_atomic
 
     write_atomic(out / "gate.json", json.dumps(result, indent=1).encode())
     write_atomic(out / "gate.md", gate_markdown(result, f"Value gate: {Path(model_path).name}")

@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from otrio.agents.records import open_read, read_run_file, write_atomic
+from otrio.arena.records import read_run_file
 from otrio.envs.core.errors import StateError
+from otrio.envs.core.files import open_read, write_atomic
 
 FORMAT = "otrio-value-data/1"
 MANIFEST = "manifest.json"

@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from otrio.agents.outputs import save_figure, write_text_atomic
+from otrio.envs.core.files import save_figure, write_text_atomic
 
 from ..play import verification_text
 from .skill import LUCK_COLUMNS, MATCHUP_COLUMNS, luck_rows, matchup_rows

@@ -51,8 +51,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from otrio.agents.arena import GameTask
-from otrio.agents.records import (
+from otrio.arena.play import GameTask
+from otrio.arena.records import (
     RECORDS_FILE,
     RUN_FILE,
     RecordSchema,
@@ -63,10 +63,11 @@ from otrio.agents.records import (
     read_records,
     write_atomic,
 )
-from otrio.agents.run_folder import check_run_folder, exists, read_json
-from otrio.agents.run_lock import RunLock
-from otrio.agents.stats import wilson
+from otrio.arena.run_folder import check_run_folder
+from otrio.arena.run_lock import RunLock
+from otrio.arena.stats import wilson
 from otrio.envs.core.errors import ConfigError, StateError
+from otrio.envs.core.files import exists, read_json
 from otrio.envs.core.rng import derive_seed
 
 from ..play import GameRecord, run_tasks, task_fields

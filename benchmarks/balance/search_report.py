@@ -13,7 +13,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from otrio.agents.records import write_atomic
+from otrio.envs.core.files import write_atomic
 
 from ..play import verification_text
 from .report import wall_time_text

@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from otrio.agents.stats import wilson
+from otrio.arena.stats import wilson
 
 from .luck import RESAMPLES, swap_changes
 from .stats import (

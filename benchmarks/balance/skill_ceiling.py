@@ -40,12 +40,13 @@ from typing import Any
 import numpy as np
 from pydantic import Field, model_validator
 
-from otrio.agents.outputs import check_output_folder
-from otrio.agents.records import RECORDS_FILE, read_records, write_atomic
-from otrio.agents.stats import wilson
+from otrio.arena.outputs import check_output_folder
+from otrio.arena.records import RECORDS_FILE, read_records
+from otrio.arena.stats import wilson
 from otrio.envs.core.bounded import read_json
 from otrio.envs.core.config import EnvId, StrictModel, load_yaml, validate
 from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.files import write_atomic
 from otrio.envs.core.paths import find_file, rebase_spec, where_looked
 
 from ..play import ExecutionOptions

@@ -49,9 +49,9 @@ def group_tag(g: dict[str, Any]) -> str:
 
 
 def save_figure(fig, path: Path) -> None:
-    """``fig`` saved as PNG at ``path`` (:func:`otrio.agents.outputs.save_figure`: through a
+    """``fig`` saved as PNG at ``path`` (:func:`otrio.envs.core.files.save_figure`: through a
     temporary file renamed into place, no link followed)."""
-    from otrio.agents.outputs import save_figure as save
+    from otrio.envs.core.files import save_figure as save
 
     save(fig, path, dpi=PLOT_DPI, format="png")
 

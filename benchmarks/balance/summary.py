@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from otrio.agents.stats import wilson
+from otrio.arena.stats import wilson
 
 from .skill import analyze_skill
 from .stats import (

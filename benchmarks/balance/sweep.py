@@ -17,7 +17,7 @@ setup its *features* for the regression:
 Each record carries its setup's sweep, label, index, player count and features as
 tags, so the analysis (:mod:`otrio.benchmarks.balance.summary`) reads everything from
 the records. The run folder is resumable exactly as a tournament's; see
-``agents/records.py``.
+``arena/records.py``.
 
 **Skill tiers.** Instead of one ``lineup``, a config may name ``tiers`` (agents from
 weakest to strongest, each filling every seat), the ``matchups`` among them (one seat
@@ -42,8 +42,8 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from otrio.agents.arena import GameTask
-from otrio.agents.records import (
+from otrio.arena.play import GameTask
+from otrio.arena.records import (
     RECORDS_FILE,
     RUN_FILE,
     RecordModel,
@@ -54,8 +54,8 @@ from otrio.agents.records import (
     read_records,
     write_atomic,
 )
-from otrio.agents.run_folder import check_run_folder
-from otrio.agents.run_lock import RunLock
+from otrio.arena.run_folder import check_run_folder
+from otrio.arena.run_lock import RunLock
 from otrio.envs.core.config import EnvId, StrictModel, load_yaml, validate
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, rebase_spec, where_looked
@@ -653,7 +653,7 @@ def run(cfg: BalanceConfig, progress: bool = True, command: str | None = None,
     """Play the study (resuming if its folder has records), then analyse and report it.
 
     Everything is checked before the folder is touched; the folder is locked
-    (:class:`~otrio.agents.run_lock.RunLock`) while the study plays and reports. Records
+    (:class:`~otrio.arena.run_lock.RunLock`) while the study plays and reports. Records
     already there are checked as a tournament's are (:func:`record_schema`,
     ``repair``, ``verify``: :func:`otrio.benchmarks.tournament.tournament.run`).
     """

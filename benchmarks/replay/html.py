@@ -1,6 +1,6 @@
 """A recorded game as one self-contained HTML page: ``otrio replay RUN_DIR --game K``.
 
-The game is re-played from its record (:func:`otrio.agents.replay.replay_record`, which
+The game is re-played from its record (:func:`otrio.arena.replay.replay_record`, which
 checks every step) and the table is drawn at every decision and at the end, once for
 the whole table and once for each seat's own view (``Game.picture(state, viewer)``),
 so the page can step through the game from any point of view. Hidden information
@@ -29,15 +29,11 @@ from typing import Any
 
 import numpy as np
 
-from otrio.agents.outputs import (
-    check_output_file,
-    make_output_folder,
-    os_error_message,
-    write_text_atomic,
-)
-from otrio.agents.records import load_record
-from otrio.agents.replay import final_result, record_actions, replay_record
+from otrio.arena.outputs import check_output_file, make_output_folder, os_error_message
+from otrio.arena.records import load_record
+from otrio.arena.replay import final_result, record_actions, replay_record
 from otrio.envs.core.errors import OtrioError
+from otrio.envs.core.files import write_text_atomic
 
 from .page import PAGE
 

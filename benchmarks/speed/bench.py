@@ -306,8 +306,9 @@ def format_table(result: dict[str, Any]) -> str:
 
 def write_json(result: dict[str, Any], path: Path) -> None:
     """Write the measurements as JSON (whole or not at all; its folder is made as
-    :func:`otrio.agents.outputs.make_output_folder` allows)."""
-    from otrio.agents.outputs import check_output_file, make_output_folder, write_text_atomic
+    :func:`otrio.arena.outputs.make_output_folder` allows)."""
+    from otrio.arena.outputs import check_output_file, make_output_folder
+    from otrio.envs.core.files import write_text_atomic
 
     path = check_output_file(path, "--json file")
     make_output_folder(path.absolute().parent, "folder of the --json file")

@@ -23,8 +23,7 @@ from typing import Any
 
 from pydantic import Field, ValidationInfo, model_validator
 
-from otrio.agents.outputs import save_figure, write_text_atomic
-from otrio.agents.records import (
+from otrio.arena.records import (
     RECORDS_FILE,
     RUN_FILE,
     RecordModel,
@@ -33,11 +32,12 @@ from otrio.agents.records import (
     open_run,
     read_records,
 )
-from otrio.agents.run_folder import check_run_folder
-from otrio.agents.run_lock import RunLock
-from otrio.agents.stats import wilson
+from otrio.arena.run_folder import check_run_folder
+from otrio.arena.run_lock import RunLock
+from otrio.arena.stats import wilson
 from otrio.envs.core.config import EnvId, StrictModel
 from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.files import save_figure, write_text_atomic
 from otrio.envs.core.rng import derive_seed
 
 
@@ -248,7 +248,7 @@ def run(cfg: SearchBenchConfig, progress: bool = True, command: str = "",
     ``play=False`` writes the report of the games already recorded (a study still
     running elsewhere, or one stopped early: its table says how many games each
     budget has). Records already there are checked (:func:`record_schema`); a bad one
-    stops the study unless ``repair`` moves it aside (:func:`otrio.agents.records.open_run`).
+    stops the study unless ``repair`` moves it aside (:func:`otrio.arena.records.open_run`).
     Search games keep no actions, so nothing is re-played."""
     from otrio import agents, envs
 
@@ -297,6 +297,6 @@ def _report(cfg: SearchBenchConfig, folder: Path, records: list[dict], command: 
 
 
 def _play(tasks: list[tuple], workers: int):
-    from otrio.agents.parallel import run_ordered
+    from otrio.arena.parallel import run_ordered
 
     yield from run_ordered(play_one, tasks, workers, chunksize=1)

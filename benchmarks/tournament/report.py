@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from otrio.agents.outputs import save_figure, write_text_atomic
+from otrio.envs.core.files import save_figure, write_text_atomic
 
 from ..play import verification_text
 
@@ -29,7 +29,7 @@ def leaderboard_markdown(summary: dict[str, Any]) -> str:
 def write_tournament_report(folder: Path, cfg, summary: dict[str, Any],
                             command: str | None = None, verification=None) -> None:
     """``summary.json``, ``report.md`` and the plots in the run folder; ``verification``
-    (:class:`otrio.agents.records.Verification`): what this start re-played of the records
+    (:class:`otrio.arena.records.Verification`): what this start re-played of the records
     already there, said in the report."""
     write_text_atomic(folder / "summary.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
     n = summary["num_players"]

@@ -8,7 +8,7 @@ at two players); each is played in all its rotations, one after another, and the
 OpenSkill ratings put every agent on one scale. Records are appended
 to ``games.jsonl`` as games finish, so an interrupted run resumes where it stopped; a
 resume checks every record already there against the run (:func:`record_schema`) and
-re-plays every one through the engine (:mod:`otrio.agents.records`; a sample on request), and
+re-plays every one through the engine (:mod:`otrio.arena.records`; a sample on request), and
 the report says how long that took.
 """
 
@@ -20,8 +20,8 @@ from typing import Any
 
 from pydantic import Field, ValidationInfo, model_validator
 
-from otrio.agents.arena import GameTask
-from otrio.agents.records import (
+from otrio.arena.play import GameTask
+from otrio.arena.records import (
     RECORDS_FILE,
     RUN_FILE,
     RecordSchema,
@@ -29,9 +29,9 @@ from otrio.agents.records import (
     open_run,
     read_records,
 )
-from otrio.agents.run_folder import check_run_folder
-from otrio.agents.run_lock import RunLock
-from otrio.agents.stats import mean_and_ci, wilson
+from otrio.arena.run_folder import check_run_folder
+from otrio.arena.run_lock import RunLock
+from otrio.arena.stats import mean_and_ci, wilson
 from otrio.envs.core.config import EnvId, load_yaml, validate
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, rebase_spec, where_looked
@@ -165,11 +165,11 @@ def run(cfg: TournamentConfig, progress: bool = True, command: str | None = None
     """Play the tournament (resuming if its folder has records) and write its report.
 
     Everything is checked before the folder is touched; the folder is locked
-    (:class:`~otrio.agents.run_lock.RunLock`) while the run plays and reports. Records already
+    (:class:`~otrio.arena.run_lock.RunLock`) while the run plays and reports. Records already
     there are checked (:func:`record_schema`; ``verify``: re-play all of them, the
     default, a sample, or none; the report says what was re-played and in how long); a
     bad one stops the run unless ``repair`` moves it aside
-    (:func:`otrio.agents.records.open_run`).
+    (:func:`otrio.arena.records.open_run`).
     """
     check_before_start(cfg)
     folder = Path(cfg.output)

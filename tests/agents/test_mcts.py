@@ -6,7 +6,7 @@ tournament records on one worker or two. Strength is measured in benchmarks
 import pytest
 
 from otrio import agents, envs
-from otrio.agents.records import RECORDS_FILE, read_records
+from otrio.arena.records import RECORDS_FILE, read_records
 from otrio.benchmarks.tournament.tournament import TournamentConfig, run
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.testing import check_search_sees_only_its_seat

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from otrio import envs
-from otrio.agents.replay import replay_record
+from otrio.arena.replay import replay_record
 from otrio.benchmarks.play import GameRecord
 from otrio.cli import main
 

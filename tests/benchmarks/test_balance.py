@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from otrio.agents.records import RECORDS_FILE, read_records
+from otrio.arena.records import RECORDS_FILE, read_records
 from otrio.benchmarks.balance.sweep import (
     BalanceConfig,
     build_setups,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import otrio.benchmarks.balance.search as balance_search
-from otrio.agents.records import RECORDS_FILE, read_records
+from otrio.arena.records import RECORDS_FILE, read_records
 from otrio.benchmarks.balance.optimise import make_optimiser, pick, search_loop
 from otrio.benchmarks.balance.search import (
     PREREGISTRATION_FILE,
@@ -169,7 +169,7 @@ def test_a_changed_or_tampered_search_is_refused(tmp_path):
 def _won_by_another_seat(line: str) -> str:
     """A confirmation record turned self-consistently: another seat wins, with the top
     score, and the ranks follow (only a replay tells)."""
-    from otrio.agents.stats import ranks
+    from otrio.arena.stats import ranks
 
     record = json.loads(line)
     seat = (record["winners"][0] + 1) % len(record["seating"]) if record["winners"] else 0

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from otrio.agents.records import RECORDS_FILE, read_records
+from otrio.arena.records import RECORDS_FILE, read_records
 from otrio.benchmarks.balance.summary import analyze
 from otrio.benchmarks.balance.sweep import (
     BalanceConfig,

@@ -4,7 +4,7 @@ after 15 of them and a stop lost up to 15 finished games a worker)."""
 
 from __future__ import annotations
 
-from otrio.agents.arena import GameTask
+from otrio.arena.play import GameTask
 from otrio.benchmarks import play
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from otrio.agents.records import RECORDS_FILE, RUN_FILE, read_records
-from otrio.agents.stats import ranks
+from otrio.arena.records import RECORDS_FILE, RUN_FILE, read_records
+from otrio.arena.stats import ranks
 from otrio.benchmarks.balance import sweep
 from otrio.benchmarks.speed import search
 from otrio.benchmarks.tournament import tournament
@@ -223,7 +223,7 @@ def longer(tmp_path_factory):
 def test_a_raised_winning_score_is_refused_by_default(tmp_path, longer, monkeypatch):
     """Issue 38, point 4: under the old default (a sample), a record whose winner's score
     was raised by 100 counted and moved mean_score; every record is re-played now."""
-    from otrio.agents import records
+    from otrio.arena import records
 
     lines = longer
     k = next(i for i, line in enumerate(lines[:-1]) if len(json.loads(line)["winners"]) == 1)

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from otrio.agents.records import RECORDS_FILE, load_record, read_records
-from otrio.agents.replay import (
+from otrio.arena.records import RECORDS_FILE, load_record, read_records
+from otrio.arena.replay import (
     DIGITS,
     ReplayError,
     action_width,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from otrio.agents.arena import GameTask
+from otrio.arena.play import GameTask
 from otrio.benchmarks.play import play_game
 from otrio.benchmarks.replay.html import SECRET, build_page, frame_view
 

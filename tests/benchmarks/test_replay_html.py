@@ -9,9 +9,9 @@ import re
 import numpy as np
 import pytest
 
-from otrio.agents.arena import GameTask
-from otrio.agents.records import RECORDS_FILE, read_records
-from otrio.agents.replay import replay_record
+from otrio.arena.play import GameTask
+from otrio.arena.records import RECORDS_FILE, read_records
+from otrio.arena.replay import replay_record
 from otrio.benchmarks.play import play_game
 from otrio.benchmarks.replay.html import SECRET, build_page, frame_view, table_svg
 from otrio.benchmarks.tournament.tournament import TournamentConfig, run

@@ -3,7 +3,7 @@ results on one worker or two (the search's seconds aside)."""
 
 import json
 
-from otrio.agents.records import RECORDS_FILE, read_records
+from otrio.arena.records import RECORDS_FILE, read_records
 from otrio.benchmarks.speed.search import SearchBenchConfig, run
 
 

@@ -5,7 +5,7 @@ of the agents), and a planted mixture whose luck share is known."""
 import numpy as np
 import pytest
 
-from otrio.agents.stats import ranks
+from otrio.arena.stats import ranks
 from otrio.benchmarks.balance.luck import (
     focal_seat,
     luck_report,

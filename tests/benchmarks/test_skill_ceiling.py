@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from otrio.agents.stats import wilson
+from otrio.arena.stats import wilson
 from otrio.benchmarks.balance import skill_ceiling
 from otrio.cli import main
 from otrio.envs.core.errors import ConfigError

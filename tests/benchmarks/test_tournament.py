@@ -6,8 +6,8 @@ from collections import Counter
 import pytest
 from pydantic import ValidationError
 
-from otrio.agents.records import RECORDS_FILE, read_records
-from otrio.agents.stats import ranks, wilson
+from otrio.arena.records import RECORDS_FILE, read_records
+from otrio.arena.stats import ranks, wilson
 from otrio.benchmarks.tournament.tournament import TournamentConfig, build_tasks, load_config, run
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.rng import derive_seed
@@ -83,7 +83,7 @@ def test_a_folder_of_another_config_is_refused(tmp_path):
 
 
 def test_a_checkpoint_changed_in_place_is_another_run(tmp_path):
-    from otrio.agents.records import open_run
+    from otrio.arena.records import open_run
 
     checkpoint = tmp_path / "agent.zip"
     checkpoint.write_bytes(b"first training")
@@ -169,7 +169,7 @@ def test_ray_backend_gives_identical_results(tmp_path):
 
 def test_a_game_task_replays_identically_whatever_ran_before():
     """play_game resets the seats' agents itself: a task is the same game in any order."""
-    from otrio.agents.arena import GameTask
+    from otrio.arena.play import GameTask
     from otrio.benchmarks.play import play_game
 
     def task(game: int) -> GameTask:

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from otrio import agents, envs
-from otrio.agents.records import RECORDS_FILE
-from otrio.agents.replay import ReplayError
+from otrio.arena.records import RECORDS_FILE
+from otrio.arena.replay import ReplayError
 from otrio.envs.core.config import validate
 from otrio.envs.core.errors import ConfigError, StateError
 from otrio.training import distill as distill_module

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from otrio.agents.records import RECORDS_FILE
-from otrio.agents.replay import record_actions
+from otrio.arena.records import RECORDS_FILE
+from otrio.arena.replay import record_actions
 from otrio.envs.core.config import validate
 from otrio.envs.core.errors import ConfigError, OtrioError, StateError
 from otrio.training.config import TrainConfig

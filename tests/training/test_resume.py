@@ -167,7 +167,7 @@ def test_a_run_killed_while_it_writes_a_checkpoint_resumes_from_the_one_before(
     whole."""
     import otrio.training.safe_state as S
 
-    original, writes = S._write_atomic, []
+    original, writes = S.write_atomic, []
 
     def write_atomic(path, data):
         if path.name == "resume.json":
@@ -177,10 +177,10 @@ def test_a_run_killed_while_it_writes_a_checkpoint_resumes_from_the_one_before(
         original(path, data)
 
     folder = tmp_path / "run"
-    monkeypatch.setattr(S, "_write_atomic", write_atomic)
+    monkeypatch.setattr(S, "write_atomic", write_atomic)
     with pytest.raises(KeyboardInterrupt):
         train(config(folder), progress=False)
-    monkeypatch.setattr(S, "_write_atomic", original)
+    monkeypatch.setattr(S, "write_atomic", original)
     states = sorted(p.name for p in (folder / "checkpoints").glob("resume.*.safetensors"))
     assert len(states) == 2  # the one the record names, and the unfinished one
     meta = json.loads((folder / "checkpoints" / "resume.json").read_text())

@@ -216,8 +216,8 @@ def test_evaluation_plays_the_checkpoint_as_it_is_now(tmp_path):
 
     import torch
 
-    from otrio.agents.arena import GameTask, env_and_agents
     from otrio.agents.weights import load_policy
+    from otrio.arena.play import GameTask, env_and_agents
     from otrio.training.train import save_agent
 
     cfg = tiny(tmp_path, total_timesteps=64)

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from otrio import agents, envs
-from otrio.agents.arena import play_seated
 from otrio.agents.value import load_value_model
+from otrio.arena.play import play_seated
 from otrio.envs.core.errors import ConfigError, StateError
 from otrio.envs.core.testing import check_search_sees_only_its_seat
 from otrio.training.value_data import (

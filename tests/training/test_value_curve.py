@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from otrio.agents.stats import mcnemar_exact
+from otrio.arena.stats import mcnemar_exact
 from otrio.envs.core.errors import ConfigError, StateError
 from otrio.training.value_curve import paired, prefix_cost, run_curve
 from otrio.training.value_data import ValueDataConfig, generate, load_rows

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 
 RUN = """
 import sys, time
-from otrio.agents.parallel import run_ordered
+from otrio.arena.parallel import run_ordered
 try:
     for k, _ in enumerate(run_ordered(time.sleep, [0.2] * 400, workers=2)):
         if k == 3:

@@ -1,4 +1,4 @@
-"""The records reader (agents/records.py) on hostile input: whatever bytes or JSON a
+"""The records reader (arena/records.py) on hostile input: whatever bytes or JSON a
 games file holds, reading it either returns checked records or raises StateError /
 ConfigError naming the line, quickly; a repair loses no line; links are never followed."""
 
@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from otrio.agents import records as records_module
-from otrio.agents.records import (
+from otrio.arena import records as records_module
+from otrio.arena.records import (
     RECORDS_FILE,
     REJECTED_FILE,
     RecordSchema,
@@ -206,7 +206,7 @@ def test_a_resume_says_what_it_replayed(tmp_path):
 def test_a_network_replaced_in_place_is_another_run(tmp_path, monkeypatch):
     """A run names its networks and value models by path (net:PATH, value:PATH, mcts's
     net=PATH and value=PATH in an agent or in search-bench's options); their content is part of the run's identity."""
-    from otrio.agents.records import run_identity
+    from otrio.arena.records import run_identity
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "a.json").write_text('{"weights": 1}')

@@ -71,7 +71,7 @@ class RunLock:
     lock, whatever ended the block.
 
     The folder itself is made if missing, its parents only inside the current
-    directory (:func:`otrio.agents.outputs.make_output_folder`).
+    directory (:func:`otrio.arena.outputs.make_output_folder`).
     """
 
     def __init__(self, folder: Path):

@@ -1,5 +1,4 @@
-"""Output paths checked before a run starts, folders made without surprises, and files
-written whole.
+"""Output paths checked before a run starts, and folders made without surprises.
 
 - :func:`check_output_folder` / :func:`check_output_file` look at an output path
   without changing anything and raise :class:`OutputError` (one line) for a path that
@@ -13,14 +12,10 @@ written whole.
   like ``/nonexistent/x`` does not make ``/nonexistent`` at the filesystem root). An
   output file's folder must exist in the same way: a file makes no folder outside the
   current directory.
-- :func:`write_text_atomic` and :func:`save_figure` write a temporary file beside the
-  target and rename it into place, so a full disk or an interruption leaves the old
-  file (or none), never a torn or empty one; neither follows a link
-  (:mod:`otrio.agents.run_folder`).
 - :func:`os_error_message` is the one-line account of an ``OSError`` the command line
   prints (a full disk is named as such).
 
-It sits in agents/, beside the run lock, below training/, benchmarks/ and the CLI.
+Files are then written whole, never through a link, by :mod:`otrio.envs.core.files`.
 """
 
 from __future__ import annotations
@@ -30,8 +25,6 @@ import os
 from pathlib import Path
 
 from otrio.envs.core.errors import ConfigError
-
-from .run_folder import write_atomic, write_with
 
 SYSTEM_ROOTS = ("/proc", "/sys", "/dev")  # pseudo-filesystems: never an output place
 
@@ -136,28 +129,6 @@ def make_output_folder(path: str | Path, what: str = "output folder") -> Path:
     return folder
 
 
-def write_text_atomic(path: str | Path, text: str, encoding: str = "utf-8",
-                      newline: str | None = None) -> None:
-    """Write ``text`` to ``path`` through a temporary file renamed into place
-    (:func:`otrio.agents.run_folder.write_atomic`: created without following a link, and a
-    link at ``path`` is replaced, never written through): on any failure (a full disk)
-    the old file stays as it was and no temporary is left. ``newline``: as ``open``'s
-    (None writes ``\n`` line ends, as on POSIX)."""
-    if newline not in (None, "", "\n"):
-        text = text.replace("\n", newline)
-    write_atomic(Path(path), text.encode(encoding))
-
-
-def save_figure(fig, path: str | Path, **savefig_kwargs) -> None:
-    """``fig.savefig`` to ``path`` (the format taken from ``path``'s suffix) through a
-    temporary file renamed into place (:func:`otrio.agents.run_folder.write_with`: opened
-    without following a link and handed to matplotlib as an open file): a full disk
-    leaves the old picture or none, never an empty or torn one."""
-    path = Path(path)
-    savefig_kwargs.setdefault("format", path.suffix.lstrip(".") or "png")
-    write_with(path, lambda fh: fig.savefig(fh, **savefig_kwargs))
-
-
 DISK_FULL = {errno.ENOSPC} | ({errno.EDQUOT} if hasattr(errno, "EDQUOT") else set())
 
 
@@ -177,4 +148,4 @@ def os_error_message(err: OSError) -> str:
 
 
 __all__ = ["OutputError", "check_output_file", "check_output_folder", "make_output_folder",
-           "os_error_message", "save_figure", "write_text_atomic"]
+           "os_error_message"]

@@ -169,7 +169,7 @@ def _name(game_def, action: int) -> str:
 
 def final_result(env) -> dict[str, Any]:
     """What a record says of a finished game, computed from the env at its end."""
-    from otrio.agents.stats import ranks
+    from otrio.arena.stats import ranks
 
     state = env.unwrapped.state_
     truncated = not state.is_terminal()

@@ -1,6 +1,6 @@
-"""agents/run_folder.py, the one module every run kind opens its folder through: no link
+"""envs/core/files.py, the one module every file of the suite is opened through: no link
 followed at any component, atomic replace, bounded reads, one-line errors naming the
-file, and no writing into a folder of the user's own files."""
+file."""
 
 from __future__ import annotations
 
@@ -8,34 +8,34 @@ import os
 
 import pytest
 
-from otrio.agents import run_folder
+from otrio.envs.core import files
 from otrio.envs.core.errors import ConfigError, StateError
 
 
 def test_each_folder_below_the_run_is_checked_and_made(tmp_path):
     root = tmp_path / "run"
     root.mkdir()
-    made = run_folder.real_dir(root / "a" / "b", root)
+    made = files.real_dir(root / "a" / "b", root)
     assert made.is_dir() and not made.is_symlink()
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (root / "link").symlink_to(elsewhere)
     for path in (root / "link", root / "link" / "deeper"):
         with pytest.raises(StateError, match="link is a symbolic link"):
-            run_folder.real_dir(path, root)
+            files.real_dir(path, root)
     with pytest.raises(StateError, match="link is a symbolic link"):
-        run_folder.write_atomic(root / "link" / "x.json", b"{}", root)
+        files.write_atomic(root / "link" / "x.json", b"{}", root)
     with pytest.raises(StateError, match="link is a symbolic link"):
-        run_folder.open_append(root / "link" / "x.jsonl", root=root)
+        files.open_append(root / "link" / "x.jsonl", root=root)
     (root / "file").write_text("x")
     with pytest.raises(StateError, match="is not a folder"):
-        run_folder.real_dir(root / "file" / "sub", root)
+        files.real_dir(root / "file" / "sub", root)
     with pytest.raises(StateError, match="not inside the run folder"):
-        run_folder.real_dir(tmp_path / "other", root)
+        files.real_dir(tmp_path / "other", root)
     assert os.listdir(elsewhere) == []
     # the run folder itself may be reached through a link: the user named it
     (tmp_path / "alias").symlink_to(root)
-    run_folder.write_atomic(tmp_path / "alias" / "a" / "y.json", b"{}", tmp_path / "alias")
+    files.write_atomic(tmp_path / "alias" / "a" / "y.json", b"{}", tmp_path / "alias")
     assert (root / "a" / "y.json").read_bytes() == b"{}"
 
 
@@ -48,16 +48,16 @@ def test_a_link_at_a_file_is_refused_for_every_kind_of_write(tmp_path):
     dangling.symlink_to(tmp_path / "nowhere")
     for path in (link, dangling):
         with pytest.raises(StateError, match="symbolic link"):
-            run_folder.write_atomic(path, b"new")
+            files.write_atomic(path, b"new")
         with pytest.raises(StateError, match="symbolic link"):
-            run_folder.open_append(path)
+            files.open_append(path)
         with pytest.raises(StateError, match="symbolic link"):
-            run_folder.read_json(path)
+            files.read_json(path)
         with pytest.raises(StateError, match="symbolic link"):
-            run_folder.truncate(path, 0)
+            files.truncate(path, 0)
     assert target.read_text() == "mine" and not (tmp_path / "nowhere").exists()
     (tmp_path / "x.tmp").symlink_to(target)  # a planted temporary is removed, not followed
-    run_folder.write_atomic(tmp_path / "x", b"new")
+    files.write_atomic(tmp_path / "x", b"new")
     assert (tmp_path / "x").read_bytes() == b"new" and target.read_text() == "mine"
 
 
@@ -69,7 +69,7 @@ def test_side_file_bombs_are_one_line_errors_naming_the_file(tmp_path, content, 
     path = tmp_path / "side.json"
     path.write_bytes(content)
     with pytest.raises(StateError, match=message) as caught:
-        run_folder.read_json(path)
+        files.read_json(path)
     assert "side.json" in str(caught.value) and "\n" not in str(caught.value)
 
 
@@ -77,32 +77,19 @@ def test_reads_are_bounded_and_lines_are_objects(tmp_path):
     path = tmp_path / "log.jsonl"
     path.write_bytes(b'{"a": 1}\n[2]\n')
     with pytest.raises(ConfigError, match="log.jsonl line 2 is corrupt"):
-        run_folder.read_json_lines(path, error=ConfigError)
+        files.read_json_lines(path, error=ConfigError)
     path.write_bytes(b" " * 2000)
     with pytest.raises(StateError, match="over the limit"):
-        run_folder.read_json(path, limit=1000)
+        files.read_json(path, limit=1000)
     (tmp_path / "zero").symlink_to("/dev/zero")
     with pytest.raises(StateError, match="symbolic link"):
-        run_folder.read_bytes(tmp_path / "zero")
-
-
-def test_a_folder_that_holds_no_run_of_the_kind_is_refused(tmp_path):
-    folder = tmp_path / "out"
-    run_folder.check_run_folder(folder, "run.json", "tournament")  # missing: made later
-    folder.mkdir()
-    (folder / "run.lock").write_text("{}")  # a run killed before it wrote anything
-    run_folder.check_run_folder(folder, "run.json", "tournament")
-    (folder / "report.md").write_text("mine")
-    with pytest.raises(ConfigError, match="not empty \\(report.md\\) and holds no tournament"):
-        run_folder.check_run_folder(folder, "run.json", "tournament")
-    (folder / "run.json").write_text("{}")
-    run_folder.check_run_folder(folder, "run.json", "tournament")
+        files.read_bytes(tmp_path / "zero")
 
 
 def test_a_link_anywhere_under_a_tensorboard_folder_is_refused(tmp_path):
     root = tmp_path / "run"
     (root / "tb" / "ppo_1").mkdir(parents=True)
-    assert run_folder.no_links_under(root / "tb", root) == root / "tb"
+    assert files.no_links_under(root / "tb", root) == root / "tb"
     (root / "tb" / "ppo_1" / "events").symlink_to(tmp_path)
     with pytest.raises(StateError, match="events is a symbolic link"):
-        run_folder.no_links_under(root / "tb", root)
+        files.no_links_under(root / "tb", root)

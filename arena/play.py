@@ -51,8 +51,7 @@ def env_and_agents(task: GameTask) -> tuple[Any, list]:
     """The task's env and one agent per seat, built once per process and reused (an
     agent whose spec names a file is built again once the file changes)."""
     from otrio import envs
-
-    from . import make
+    from otrio.agents import make
 
     key = task.env_id + json.dumps(task.config, sort_keys=True)
     env = _ENV_CACHE.get(key)

@@ -1,33 +1,34 @@
-"""One discipline for every file of a run folder: nothing is followed through a link.
+"""File safety, in one place: files opened without following a link, replaced whole, and
+read with bounds.
 
-Every kind of run -- tournament, balance sweep, setup search, search study, training,
-distillation, evaluation -- opens, reads, writes and replaces the files of its folder
-through this module:
+Everything the suite writes -- a run's records and side files, an exported agent, a
+value model, a report -- and every side file it reads back goes through this module:
 
 - **files** are opened with ``O_NOFOLLOW`` (:func:`open_read`, :func:`open_append`): a
   symbolic link, a FIFO, a device or (for a file that is written) a file with other
   hard links is refused with a :class:`StateError` naming it, and what it points to is
   never read, truncated or written;
-- **replacing** a file (:func:`write_atomic`) writes a new file beside it, created
-  with ``O_EXCL`` (never through a link), and renames it into place: a crash leaves
-  the old file or the new one, and a link at the target is refused, never followed;
+- **replacing** a file (:func:`write_atomic`, :func:`write_text_atomic`,
+  :func:`save_figure`) writes a new file beside it, created with ``O_EXCL`` (never
+  through a link), and renames it into place: a crash or a full disk leaves the old
+  file or the new one, never a torn one, and a link at the target is refused, never
+  followed;
 - **sub-folders** (``round_1/``, ``checkpoints/``, ``tb/``) are checked component by
-  component from the run folder down (:func:`real_dir`): each must be a real folder,
-  not a link to one elsewhere, and a missing one is made with ``mkdir`` (which never
-  follows a link either). Given ``root``, :func:`write_atomic`, :func:`open_append`
-  and :func:`read_json` check the folders between the run folder and the file first.
-  Libraries that open their own files (TensorBoard's writer, matplotlib) are handed a
-  folder only once it is checked, and figures are drawn into memory then written here;
+  component from a root folder down (:func:`real_dir`): each must be a real folder, not
+  a link to one elsewhere, and a missing one is made with ``mkdir`` (which never
+  follows a link either). Given ``root``, :func:`write_atomic`, :func:`open_append` and
+  :func:`read_json` check the folders between it and the file first. Libraries that
+  open their own files (TensorBoard's writer, matplotlib) are handed a folder only once
+  it is checked (:func:`no_links_under`), and figures are drawn into memory then
+  written here;
 - **reads** are bounded (:func:`read_json`: at most :data:`MAX_SIDE_BYTES`, nested at
   most :data:`MAX_DEPTH` deep, strict UTF-8 JSON): a side file that is ``/dev/zero``,
   garbage, a list where an object goes or nested 100,000 deep is one error line naming
-  it, never a ``MemoryError``, ``RecursionError`` or ``UnicodeDecodeError``;
-- **a folder that is not a run** is never written into (:func:`check_run_folder`): a
-  non-empty folder that holds no run of the kind asked for (the user's ``report.md``
-  and ``summary.json`` next to other files) is refused in one line.
+  it, never a ``MemoryError``, ``RecursionError`` or ``UnicodeDecodeError``.
 
-The run folder itself may be reached through a link (``runs -> /data/runs``): the user
-named it. What lies under it may not.
+The limits on values themselves (JSON depth and size, quoting a value in a message) are
+:mod:`otrio.envs.core.bounded`; which folders a run may write into is
+:mod:`otrio.arena.run_folder`.
 """
 
 from __future__ import annotations
@@ -39,13 +40,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from otrio.envs.core.bounded import parse_json
-from otrio.envs.core.bounded import read_bytes as _read_bytes
-from otrio.envs.core.errors import ConfigError, StateError
+from .bounded import parse_json
+from .bounded import read_bytes as _read_bytes
+from .errors import StateError
 
 MAX_SIDE_BYTES = 16 << 20  # a side file: a config, an eval summary, a fit log
 MAX_DEPTH = 32  # its nesting (the suite writes at most 5 levels)
-LOCK_NAME = "run.lock"  # otrio.agents.run_lock.LOCK_FILE (a stale one is not a run's content)
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -281,30 +281,30 @@ def _kind(value: Any) -> str:
             int: "a number", float: "a number", dict: "an object"}.get(type(value), "a value")
 
 
-# ------------------------------------------------------------------ the folder itself
-def check_run_folder(folder: Path, marker: str, kind: str) -> None:
-    """Refuse to write into ``folder`` when it exists, is not empty and holds no run of
-    this ``kind`` (no ``marker`` file, e.g. ``run.json`` or ``config.json``): a folder of
-    the user's own files (a ``report.md``, a ``summary.json``) is never written over.
-    A stale ``run.lock`` alone (a run killed before it wrote anything) is no content."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        return  # missing (made later), or a file: the output checks say so
-    if os.path.lexists(folder / marker):
-        return
-    try:
-        entries = sorted(name for name in os.listdir(folder) if name != LOCK_NAME)
-    except OSError as err:
-        raise ConfigError(f"cannot read the output folder {folder}: {err.strerror or err}") from None
-    if entries:
-        shown = ", ".join(entries[:3]) + (f" and {len(entries) - 3} more" if len(entries) > 3
-                                          else "")
-        raise ConfigError(f"{folder} is not empty ({shown}) and holds no {kind} (no {marker}): "
-                          "otrio writes only into a new or empty folder, or one of its own runs "
-                          "of this kind; choose another output folder")
+# ------------------------------------------------------------------ whole files
+def write_text_atomic(path: str | Path, text: str, encoding: str = "utf-8",
+                      newline: str | None = None) -> None:
+    """Write ``text`` to ``path`` through a temporary file renamed into place
+    (:func:`write_atomic`: created without following a link, and a
+    link at ``path`` is replaced, never written through): on any failure (a full disk)
+    the old file stays as it was and no temporary is left. ``newline``: as ``open``'s
+    (None writes ``\n`` line ends, as on POSIX)."""
+    if newline not in (None, "", "\n"):
+        text = text.replace("\n", newline)
+    write_atomic(Path(path), text.encode(encoding))
 
 
-__all__ = ["MAX_DEPTH", "MAX_SIDE_BYTES", "check_run_folder", "exists", "new_file",
-           "no_links_under",
-           "open_append", "open_fd", "open_read", "read_bytes", "read_json", "read_json_lines", "real_dir",
-           "truncate", "write_atomic", "write_text", "write_with"]
+def save_figure(fig, path: str | Path, **savefig_kwargs) -> None:
+    """``fig.savefig`` to ``path`` (the format taken from ``path``'s suffix) through a
+    temporary file renamed into place (:func:`write_with`: opened
+    without following a link and handed to matplotlib as an open file): a full disk
+    leaves the old picture or none, never an empty or torn one."""
+    path = Path(path)
+    savefig_kwargs.setdefault("format", path.suffix.lstrip(".") or "png")
+    write_with(path, lambda fh: fig.savefig(fh, **savefig_kwargs))
+
+
+__all__ = ["MAX_DEPTH", "MAX_SIDE_BYTES", "exists", "new_file", "no_links_under", "open_append",
+           "open_fd", "open_read", "read_bytes", "read_json", "read_json_lines", "real_dir",
+           "save_figure", "truncate", "write_atomic", "write_text", "write_text_atomic",
+           "write_with"]

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from otrio.agents.records import RECORDS_FILE, REJECTED_FILE, read_records
-from otrio.agents.run_lock import LOCK_FILE, RunLock
-from otrio.agents.stats import ranks
+from otrio.arena.records import RECORDS_FILE, REJECTED_FILE, read_records
+from otrio.arena.run_lock import LOCK_FILE, RunLock
+from otrio.arena.stats import ranks
 from otrio.benchmarks.balance import sweep
 from otrio.benchmarks.tournament import tournament
 from otrio.envs.core.errors import ConfigError
@@ -46,7 +46,7 @@ def dead_pid() -> int:
 def holder(tmp_path):
     """Another live process holding the lock of tmp_path / 'run'."""
     folder = tmp_path / "run"
-    code = ("import sys, time\nfrom pathlib import Path\nfrom otrio.agents.run_lock import RunLock\n"
+    code = ("import sys, time\nfrom pathlib import Path\nfrom otrio.arena.run_lock import RunLock\n"
             "with RunLock(Path(sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(120)\n")
     child = subprocess.Popen([sys.executable, "-c", code, str(folder)], cwd=ROOT,
                              stdout=subprocess.PIPE, text=True)
@@ -164,7 +164,7 @@ def test_a_resume_drops_duplicate_game_ids_and_counts_each_game_once(tmp_path):
 
 
 def test_only_records_of_the_same_identity_are_duplicates(tmp_path):
-    from otrio.agents.records import open_run
+    from otrio.arena.records import open_run
 
     folder = tmp_path / "run"
     folder.mkdir()

@@ -21,7 +21,7 @@ seating, tags, the replay's env and config: a game id outside the run, ``"3"`` f
 The reader here applies it to every line: a line that is not JSON, is nested deeper
 than :data:`MAX_DEPTH`, is longer than :data:`MAX_LINE_BYTES`, holds ``NaN``/``Infinity``
 or fails its schema is *bad*, named by file and line number. Where records keep their
-actions (``replay``, :mod:`otrio.agents.replay`), a resume also re-plays every one of them
+actions (``replay``, :mod:`otrio.arena.replay`), a resume also re-plays every one of them
 through the engine (``verify="all"``, the default: no agent runs, so it costs seconds
 per thousand games, measured in ``benchmarks/results/verify/``); a record whose replay
 does not reach its recorded result is bad too, and a record without actions (written
@@ -39,7 +39,7 @@ folder, before folders were locked) is never counted twice: the first one stays 
 later ones are moved to the side file, with a warning naming their lines. Only a torn
 final line (no newline: a crash mid-write) is cut off silently.
 
-One writer per folder: :class:`otrio.agents.run_lock.RunLock` (``run.lock``) locks a run
+One writer per folder: :class:`otrio.arena.run_lock.RunLock` (``run.lock``) locks a run
 folder while a tournament, sweep or training run writes it.
 """
 
@@ -59,9 +59,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from otrio.envs.core.errors import ConfigError, StateError
+from otrio.envs.core.files import new_file, open_append, open_read, truncate, write_atomic
 
 from .replay import ReplayError, replay_record
-from .run_folder import new_file, open_append, open_read, truncate, write_atomic
 
 RUN_FILE = "run.json"
 RECORDS_FILE = "games.jsonl"
@@ -149,7 +149,7 @@ class Fields(dict):
 
 class ReplayField(RecordModel):
     """The ``replay`` field of a record as the reader checks it: the shape
-    :func:`otrio.agents.replay.replay_field` writes, before anything is re-played."""
+    :func:`otrio.arena.replay.replay_field` writes, before anything is re-played."""
 
     format: Literal[1]
     env_id: str = Field(max_length=200)
@@ -171,7 +171,7 @@ def plain(value: Any) -> Any:
 
 
 # ------------------------------------------------------------------ opening files
-# The files of a run folder are opened by otrio.agents.run_folder (no link followed, bounded
+# The files of a run folder are opened by otrio.envs.core.files (no link followed, bounded
 # reads, atomic replace); its functions are re-exported here for the callers of old.
 
 

@@ -9,17 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from otrio.agents.outputs import (
+from otrio.arena.outputs import (
     OutputError,
     check_output_file,
     check_output_folder,
     make_output_folder,
     os_error_message,
-    save_figure,
-    write_text_atomic,
 )
-from otrio.agents.run_lock import RunLock
+from otrio.arena.run_lock import RunLock
 from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.files import save_figure, write_text_atomic
 
 
 def test_an_output_error_is_a_config_error():
@@ -99,7 +98,7 @@ def test_the_run_lock_makes_no_missing_parent(tmp_path):
 # --------------------------------------------------------------- whole files
 def _disk_full_after(limit: int, real_open=open):
     """An ``open`` (or, given ``real_open=os.fdopen``, an ``os.fdopen``: how run files
-    are opened, agents/run_folder.py) whose files take ``limit`` bytes, then fail with
+    are opened, envs/core/files.py) whose files take ``limit`` bytes, then fail with
     ENOSPC."""
 
     class Full:
