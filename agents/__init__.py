@@ -6,6 +6,12 @@ from __future__ import annotations
 from otrio.envs.core.errors import ConfigError
 
 from .base import Agent, RandomAgent
+from .greedy import greedy_agent
+from .human import HumanAgent
+from .mcts import MCTSAgent
+from .ppo import PPOAgent
+from .search_options import given_option, parse_options
+from .value_agent import ValueAgent
 
 SPECS = ("random", "greedy", "human", "net:PATH", "ppo:PATH", "mcts[:key=value,...]",
          "value:PATH[,top=K,margin=D,net=NET,worlds=W,depth=N]")
@@ -47,25 +53,14 @@ def make(spec: str, env) -> Agent:
     if kind == "random" and not arg:
         agent: Agent = RandomAgent()
     elif kind == "greedy" and not arg:
-        from .greedy import greedy_agent
-
         agent = greedy_agent(env)
     elif kind == "human" and not arg:
-        from .human import HumanAgent
-
         agent = HumanAgent(env)
     elif kind in ("ppo", "net") and arg:
-        from .ppo import PPOAgent
-
         agent = PPOAgent(arg, env, safe_only=kind == "net")
     elif kind == "value" and arg:
-        from .value_agent import ValueAgent
-
         agent = ValueAgent(env, arg)
     elif kind == "mcts":
-        from .mcts import MCTSAgent
-        from .search_options import parse_options
-
         agent = MCTSAgent(env, parse_options(arg, _game_name(env)))
     else:
         raise ConfigError(f"unknown agent spec {spec!r}; known: {', '.join(SPECS)}")
@@ -92,7 +87,6 @@ def is_reference(spec: str) -> bool:
     kind, _, arg = spec.partition(":")
     if kind != "mcts":
         return False
-    from .search_options import given_option
 
     # the flag alone: the other options are checked with the game's defaults by make()
     return bool(given_option(arg, "clairvoyant"))

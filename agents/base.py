@@ -1,8 +1,24 @@
-"""One small interface for every agent.
+"""One small interface for every agent, and what an agent may read.
 
-An agent sees only what its seat's player could see at the table: the observation
-dict that ``env.last()`` returns for the acting seat (``observation`` and
-``action_mask``). It never reads the game state.
+An agent chooses from what its seat's player could know at the table:
+
+- ``act(observation)`` gets the observation dict that ``env.last()`` returns for the
+  acting seat (``observation`` and ``action_mask``). Most agents read nothing else:
+  random, greedy, the networks (``net:``, ``ppo:``), a person at the terminal.
+- An agent that looks ahead -- the search (``mcts``) and the value agent (``value:``) --
+  also holds the env and reads its state (``env.unwrapped.state_``) for two purposes
+  only: to hand it to ``Game.resample_hidden(state, seat, rng)``, which returns a world
+  with everything the seat cannot see drawn anew, where it then plays its look-ahead,
+  and to ``Game.view(state, seat)``, the seat's own view. It never reads a field of the
+  true state itself. (OpenSpiel's bots take the state for the same reason,
+  ``Bot.step(state)``, and its IS-MCTS re-draws it through ``ResampleFromInfostate``.)
+- The one exception is named as such: the clairvoyant reference
+  (``mcts:...,clairvoyant=1``), a research cheat that sees the true present, which
+  tournaments, ladders and balance sweeps refuse unless a config says ``reference: true``.
+
+``tests/agents/test_agent_contract.py`` holds every honest agent kind to this: from the
+same seed it plays the same move in the true state and in a twin that differs only in
+what the seat cannot see, and a cheat that reads the true state is caught.
 """
 
 from __future__ import annotations

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .greedy import greedy_agent
+
 HINT_KINDS = ("greedy",)
 BLOCKS = ("best", "closeness")  # per action id, in this order
 TIE_TOLERANCE = 1e-9  # values this close to the best are best (as Agent.choose_best ties them)
@@ -64,8 +66,6 @@ class GreedyHints:
     """The hints of one seat's view (a greedy agent of its own: its caches follow one game)."""
 
     def __init__(self, env):
-        from .greedy import greedy_agent
-
         self.num_actions = env.unwrapped.game.info.num_actions
         self.size = hint_size(self.num_actions)
         self.greedy = greedy_agent(env)

@@ -56,7 +56,11 @@ from otrio.envs.core.rewards import end_rewards
 from otrio.envs.core.rng import clone_rng, make_rng
 
 from .base import Agent
+from .greedy import greedy_agent
+from .hints import encode
+from .net import load_net
 from .search_options import SearchOptions
+from .value import load_value_model
 
 
 @dataclass(frozen=True)
@@ -115,22 +119,16 @@ class MCTSAgent(Agent):
         self.net = None
         self.hinted = False  # the network reads greedy's hints (prior=net alone: load_net)
         if options.uses_net():
-            from .net import load_net
-
             self.net, manifest = load_net(options.net, env, hints_ok=not (
                 options.rollout == "net" or options.leaf == "net"))
             self.hinted = manifest.hints is not None
             self.seat_rows = np.zeros((self.num_players, info.observation_size), np.float32)
         self.value_model = None
         if options.leaf == "value":
-            from .value import load_value_model
-
             self.value_model = load_value_model(options.value, env)
             self.value_rows = np.zeros((self.num_players, info.observation_size), np.float32)
         self.greedy = None
         if options.uses_greedy() or self.hinted:
-            from .greedy import greedy_agent
-
             self.greedy = greedy_agent(env)
         # the worlds searched: re-drawn from what the seat may know, or (clairvoyant, a
         # research cheat) from the true present with only the future re-drawn
@@ -387,8 +385,6 @@ class MCTSAgent(Agent):
         """The network's logits for one observation vector; a hinted network reads it
         with the hints of ``greedy_values`` (greedy's values of the same position)."""
         if self.hinted:
-            from .hints import encode
-
             observation = np.concatenate(
                 [observation, encode(greedy_values, self.game.info.num_actions)])
         return self.net.logits(observation)

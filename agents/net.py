@@ -23,9 +23,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, where_looked
+
+from .weights import load_policy, misfit
 
 ACTIVATIONS = {"ReLU": lambda x: np.maximum(x, 0.0, out=x), "Tanh": lambda x: np.tanh(x, out=x)}
 MASKED = -1e9  # the logit of an illegal action (sb3's masked categorical uses -1e8)
@@ -34,7 +37,7 @@ MASKED = -1e9  # the logit of an illegal action (sb3's masked categorical uses -
 def _layers(module) -> list[tuple]:
     """``[(weight (in, out), bias), activation name, ...]`` of a Sequential of Linear
     and activation modules; ValueError for any other module."""
-    from torch import nn
+    from torch import nn  # deferred: torch (~1 s)
 
     out: list = []
     for layer in module.children() if isinstance(module, nn.Sequential) else [module]:
@@ -64,9 +67,9 @@ class NetForward:
     :meth:`logits` and :meth:`value` of one observation, :meth:`values` of a batch."""
 
     def __init__(self, policy):
-        from stable_baselines3.common.torch_layers import FlattenExtractor
+        from stable_baselines3.common.torch_layers import FlattenExtractor  # deferred: torch (~1 s)
 
-        from .encoders import Hinted, Trunk
+        from .encoders import Hinted, Trunk  # deferred: torch (~1 s)
 
         if not policy.share_features_extractor:
             raise ValueError("a value head with an encoder of its own has no numpy forward")
@@ -148,8 +151,6 @@ def _one_blas_thread() -> None:
     256 product was seen taking 0.14 s with both cores taken by search workers)."""
     global _BLAS_LIMITED
     if not _BLAS_LIMITED:
-        from threadpoolctl import threadpool_limits
-
         threadpool_limits(limits=1, user_api="blas")
         _BLAS_LIMITED = True
 
@@ -168,7 +169,6 @@ def load_net(path: str | Path, env, hints_ok: bool = False) -> tuple[NetForward,
     network options: a :class:`ConfigError` if it is another game's, has no numpy
     forward, or reads teacher hints where the caller cannot afford them (``hints_ok``:
     the search's root prior, whose greedy values it computes anyway)."""
-    from .weights import load_policy, misfit
 
     path = find_file(path)  # a relative path: here, else the installed package
     if not path.exists():

@@ -25,7 +25,11 @@ from otrio.envs.core.bounded import clip, read_json, short_repr
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, where_looked
 
+from . import weights
 from .base import Agent
+from .hints import make_hints, observation_size
+from .net import forward_of
+from .weights import MAX_MANIFEST_BYTES, MAX_MANIFEST_DEPTH, MAX_MANIFEST_VALUES
 
 
 def metadata_path(path: Path) -> Path:
@@ -36,7 +40,6 @@ def metadata_path(path: Path) -> Path:
 def read_metadata(path: Path) -> dict:
     """The metadata beside a checkpoint; a clear error if it is missing or corrupt (read
     within the limits of an agent manifest: ``agents/weights.py``)."""
-    from .weights import MAX_MANIFEST_BYTES, MAX_MANIFEST_DEPTH, MAX_MANIFEST_VALUES
 
     meta_file = metadata_path(path)
     meta = read_json(meta_file, MAX_MANIFEST_BYTES, f"PPO checkpoint metadata {meta_file}",
@@ -54,7 +57,6 @@ class PPOAgent(Agent):
     def __init__(self, path: str, env, deterministic: bool = True, trust: bool | None = None,
                  safe_only: bool = False):
         super().__init__()
-        from . import weights
 
         self.path = find_file(path)  # a relative path: here, else the installed package
         what = "network" if safe_only else "PPO checkpoint"  # as the spec names it
@@ -64,7 +66,7 @@ class PPOAgent(Agent):
             raise ConfigError(f"net:{self.path} names an SB3 zip; net: plays exported agents "
                               f"(X.json + X.safetensors; otrio export-checkpoint writes them), "
                               f"ppo:{self.path} {weights.TRUST_FLAG} plays a zip you trust")
-        import torch
+        import torch  # deferred: torch (~1 s)
 
         torch.set_num_threads(1)
         zipped = weights.is_sb3_zip(self.path)
@@ -81,7 +83,6 @@ class PPOAgent(Agent):
         if zipped:  # refused here unless trusted
             self.policy = weights.load_sb3_zip(self.path, trust, device="cpu").policy
         self.deterministic = deterministic
-        from .hints import make_hints, observation_size
 
         try:
             self.hints = make_hints(meta.get("hints"), env)
@@ -91,7 +92,6 @@ class PPOAgent(Agent):
         if self.policy.observation_space.shape != (size,):
             raise ConfigError(f"{what} {self.path} reads {self.policy.observation_space.shape} "
                               f"observations, its metadata promises ({size},)")
-        from .net import forward_of
 
         # numpy's forward pass where the network has one (agents/net.py): the same
         # choices as torch's at a fraction of the cost of one small forward pass there.

@@ -119,7 +119,7 @@ class TensorFile:
     def header(self) -> dict[str, tuple[tuple[int, ...], Any]]:
         """The tensors the header promises, name -> (shape, torch dtype), checked (a
         clear error for a corrupt header); ``__metadata__`` is left out."""
-        import torch
+        import torch  # deferred: torch (~1 s)
 
         corrupt = self.corrupt
         if self.size < 8:
@@ -187,7 +187,7 @@ class TensorFile:
 
 def non_finite(tensors: dict[str, Any]) -> list[str]:
     """The names of the floating-point tensors that hold a NaN or an infinity."""
-    import torch
+    import torch  # deferred: torch (~1 s)
 
     bad = []
     for name, tensor in tensors.items():

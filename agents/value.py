@@ -26,12 +26,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import safetensors.numpy
 from pydantic import Field
 
 from otrio.envs.core.bounded import read_json
 from otrio.envs.core.config import StrictModel, validate
 from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.files import write_atomic
 from otrio.envs.core.paths import find_file, where_looked
+
+from .tensor_file import TensorFile, compare, non_finite, specs
 
 FORMAT = "otrio-value"
 FORMAT_VERSION = 1
@@ -116,9 +120,9 @@ class ValueModel:
 
 def check_players(manifest: ValueManifest, num_players: int, file: Path) -> None:
     """Refuse a model at a player count its data never held (its manifest's
-    ``made.players``; a model that names none is taken at its word): the shipped Otys
-    model of 2- and 3-player games judged 4-player leaves worse than the score margin
-    and its search won 0.13 among three greedy players (fair 0.25)."""
+    ``made.players``; a model that names none is taken at its word): a model judges
+    positions of another count worse than the score margin does
+    (``benchmarks/results/values/README.md``)."""
     counts = manifest.made.get("players")
     if isinstance(counts, list) and counts and num_players not in counts:
         raise ConfigError(f"value model {file} was fitted on games of "
@@ -130,10 +134,6 @@ def check_players(manifest: ValueManifest, num_players: int, file: Path) -> None
 def save_value_model(target: str | Path, env_id: str, score_scale: float,
                      tensors: dict[str, np.ndarray], made: dict[str, Any]) -> Path:
     """Write ``STEM.safetensors`` and the manifest ``STEM.json``; the manifest's path."""
-    import safetensors.numpy
-
-    from otrio.envs.core.files import write_atomic
-
     stem = Path(target).with_suffix("")
     hidden = [int(tensors[f"w{k}"].shape[1]) for k in range(len(tensors) // 2 - 1)]
     data = safetensors.numpy.save({k: np.ascontiguousarray(v, np.float32)
@@ -157,10 +157,9 @@ def load_value_model(path: str | Path, env=None, any_players: bool = False) -> V
     unless it was fitted for that env's game and, unless ``any_players`` (the gate, which
     may measure a model anywhere), at that env's player count. Every problem is one
     ConfigError line."""
-    import safetensors.torch
-    import torch
+    import safetensors.torch  # deferred: torch (~1 s)
+    import torch  # deferred: torch (~1 s)
 
-    from .tensor_file import TensorFile, compare, non_finite, specs
 
     file = find_file(Path(path).with_suffix(".json"))
     if not file.exists():

@@ -1,36 +1,30 @@
 """The fast value agent: ``value:PATH[,top=K,margin=D,net=NET,worlds=W,depth=N,judge=J]``.
 
 At a decision with a choice it takes greedy's ``top`` best moves (with ``net=NET``, an
-exported network's: its favourite first, by its logits), plays each in one
-re-drawn world (``Game.resample_hidden``: what the seat cannot see is drawn anew) and
-lets greedy finish the seat's own turn after it, then asks the value model (PATH, an
-exported :mod:`otrio.agents.value` model) for the seat's chance to win from its observation
-there. Judging after the rest of the turn, not right after the move, matters: mid-turn
-positions are ones the model saw only as passing states (a probe that judged the
-position one move ahead lost every game to greedy). Greedy's own favourite is kept
-(or the network's) unless another candidate's chance is higher by more than ``margin``
-(default 0.1), so
-the model overrules greedy only where it sees a clear difference: a value fitted on
-greedy's games is exploited by an argmax over it, which finds the positions where it is
-wrong (0.17 against greedy at margin 0 in Otys). With ``worlds=W`` each candidate's
-chance is the mean over ``W`` re-drawn worlds (every candidate played in the same
-worlds), and with ``depth=N`` greedy plays ``N`` more decisions (every seat's) after the
-seat's turn ends before the model judges. In Otys more worlds changed nothing, and
-``depth=8`` lifts the agent from 0.577 to 0.657 against greedy at 2 players and from
-0.380 to 0.453 at 3 (not at 4), at about 2.3-2.7 ms a decision against the default's
-0.8-1.2 ms (``benchmarks/results/values/README.md``). The defaults, 1 and 0, are the
-fast agent. ``judge=`` says which decisions are judged: ``all`` (the default) every one
-with a choice; ``turn`` only the first of each of the seat's turns (the first after
-another seat's decision, or the game's first), the rest of the turn taking the
-favourite; ``mixed`` every one, with the ``depth`` look-ahead at the turn's first only.
-In Otys the turn's first decision (which key, so which level) is where the look-ahead
-overrules greedy most (32 of 49 overrulings in a probe of 1,201 decisions at 2
-players), so ``depth=8,judge=mixed`` keeps ``depth=8``'s strength at 3 players (0.443
-against 0.453; ``turn``: 0.367) at 1.6-1.9 ms a decision against its 2.3-2.7; over 600
-fresh games it reads 0.613 at 2 players and 0.453 at 3 (0.423 over 1,200 with a third
-seed). At 2 players ``judge=turn`` is the stronger and the cheaper (0.647 over 1,200
-fresh games, ~0.7 ms a decision); at 3 it loses the gain (the rest of the turn matters
-there), so each count has its own.
+exported network's: its favourite first, by its logits), plays each in one re-drawn
+world (``Game.resample_hidden``: what the seat cannot see is drawn anew) and lets greedy
+finish the seat's own turn after it, then asks the value model (PATH, an exported
+:mod:`otrio.agents.value` model) for the seat's chance to win from its observation there.
+Judging after the rest of the turn, not right after the move, matters: mid-turn
+positions are ones the model saw only as passing states. Greedy's own favourite (or the
+network's) is kept unless another candidate's chance is higher by more than ``margin``
+(default 0.1), so the model overrules greedy only where it sees a clear difference: a
+value fitted on greedy's games is exploited by an argmax over it, which finds the
+positions where it is wrong.
+
+- ``worlds=W``: each candidate's chance is the mean over ``W`` re-drawn worlds (every
+  candidate played in the same worlds);
+- ``depth=N``: greedy plays ``N`` more decisions (every seat's) after the seat's turn
+  ends before the model judges;
+- ``judge=``: which decisions are judged: ``all`` (the default) every one with a choice;
+  ``turn`` only the first of each of the seat's turns (the first after another seat's
+  decision, or the game's first), the rest of the turn taking the favourite; ``mixed``
+  every one, with the ``depth`` look-ahead at the turn's first only.
+
+The defaults (one world, no look-ahead) are the fast agent. Which options each game and
+player count plays best, measured on fresh seeds with their cost a decision, is
+``benchmarks/results/values/README.md`` (the levers table) and the agent table of
+docs/agents.md; they are not repeated here.
 
 All the candidates are judged in one batch forward; a decision costs ``top`` short
 greedy turns a world and one small matrix product (about a millisecond in Otys at one
@@ -38,7 +32,8 @@ world).
 
 It reads the true state only to hand it to ``resample_hidden`` and to the seat's view
 (``Game.view``: what the seat may know), like the search, so it is honest by
-construction (``tests/training/test_value.py`` runs the twin-state check).
+construction (the agent contract, :mod:`otrio.agents.base`;
+``tests/agents/test_agent_contract.py`` runs the twin-state check).
 """
 
 from __future__ import annotations
@@ -51,11 +46,15 @@ import numpy as np
 from otrio.envs.core.errors import ConfigError
 
 from .base import Agent
+from .greedy import greedy_agent
+from .hints import encode
+from .net import load_net
+from .value import load_value_model
 
 MAX_TOP = 64
 # greedy's favourite is kept unless another candidate's chance is higher by this much;
 # chosen on Otys' tuning seeds (benchmarks/results/values/README.md): at 0 the model's
-# argmax is exploited (0.17 against greedy), at 0.1 it overrules greedy where it is sure
+# argmax is exploited, at 0.1 it overrules greedy where it is sure
 DEFAULT_MARGIN = 0.1
 MAX_TURN = 200  # decisions of the seat's own turn played out after a candidate
 MAX_WORLDS = 64
@@ -125,8 +124,6 @@ class ValueAgent(Agent):
 
     def __init__(self, env, argument: str):
         super().__init__()
-        from .greedy import greedy_agent
-        from .value import load_value_model
 
         spec = parse_value_spec(argument)
         path, self.top, self.margin, net, self.worlds, self.depth = spec[:6]
@@ -139,8 +136,6 @@ class ValueAgent(Agent):
         self.rows = np.zeros((self.top, self.game.info.observation_size), np.float32)
         self.net, self.hinted = None, False
         if net is not None:
-            from .net import load_net
-
             self.net, manifest = load_net(net, env, hints_ok=True)
             self.hinted = manifest.hints is not None
 
@@ -180,8 +175,6 @@ class ValueAgent(Agent):
         self.game.observe(state, seat, self.rows[0])
         observation = self.rows[0]
         if self.hinted:
-            from .hints import encode
-
             observation = np.concatenate([observation, encode(values, self.game.info.num_actions)])
         logits = self.net.logits(observation)
         return sorted(legal, key=lambda a: -logits[a])

@@ -62,19 +62,28 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import importlib
 import json
 import os
+import platform
 import re
+import sys
 from collections.abc import Iterator
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import gymnasium
+import numpy as np
 from pydantic import Field, StrictBool, StrictInt, ValidationInfo, field_validator
 
 from otrio.envs.core.bounded import clip, read_json, short_repr
 from otrio.envs.core.config import StrictModel, validate
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.files import write_atomic
+from otrio.envs.core.registry import ENV_MODULES, config_model
+
+from .tensor_file import TensorFile, compare, non_finite, specs
 
 FORMAT = "otrio-policy"
 FORMAT_VERSION = 1
@@ -146,7 +155,7 @@ def load_sb3_zip(path: str | Path, trust: bool | None = None, **kwargs: Any):
     :class:`ConfigError` saying why and how to allow it; a zip that fails to load is a
     :class:`ConfigError` too."""
     require_trust(path, trust)
-    from sb3_contrib import MaskablePPO
+    from sb3_contrib import MaskablePPO  # deferred: torch (~1 s)
 
     try:
         with _moved_modules():
@@ -160,8 +169,6 @@ def _moved_modules() -> Iterator[None]:
     """While a zip loads, each old module name of :data:`MOVED_MODULES` names its new
     home, so that a zip pickled before the move finds its classes (a structured encoder
     of training/encoders.py, now agents/encoders.py); the old names go afterwards."""
-    import importlib
-    import sys
 
     added = []
     for old, new in MOVED_MODULES.items():
@@ -286,7 +293,6 @@ class Manifest(StrictModel):
         """``game_config`` must be a config that ``env_id``'s game accepts (its config
         model: keys, types, ranges such as the player count); an env id this checkout
         does not know is left to the check of the network against the game it plays."""
-        from otrio.envs.core.registry import ENV_MODULES, config_model
 
         env_id = info.data.get("env_id")
         if env_id not in ENV_MODULES:
@@ -302,7 +308,7 @@ class Manifest(StrictModel):
 
 def encoder_names() -> tuple[str, ...]:
     """The encoders a manifest may name: ``mlp`` and those of ``agents/encoders.py``."""
-    from otrio.agents.encoders import ENCODERS
+    from otrio.agents.encoders import ENCODERS  # deferred: torch (~1 s)
 
     return (FLAT_ENCODER, *ENCODERS)
 
@@ -346,7 +352,7 @@ def read_manifest(path: str | Path) -> Manifest:
 
 # ----------------------------------------------------------------- network
 def _activation(name: str):
-    from torch import nn
+    from torch import nn  # deferred: torch (~1 s)
 
     return getattr(nn, name)  # name is one of ACTIVATIONS (validated)
 
@@ -363,7 +369,7 @@ def policy_kwargs_of(manifest: Manifest) -> dict[str, Any]:
         "ortho_init": False,  # every weight is loaded next
     }
     if arch.encoder != FLAT_ENCODER:
-        from otrio.agents.encoders import ENCODERS
+        from otrio.agents.encoders import ENCODERS  # deferred: torch (~1 s)
 
         kwargs["features_extractor_class"] = ENCODERS[arch.encoder]
         kwargs["features_extractor_kwargs"] = dict(arch.encoder_kwargs)
@@ -380,10 +386,10 @@ def build_policy(manifest: Manifest, meta: bool = False):
     With ``meta``, on torch's meta device: every tensor has its shape and dtype but no
     storage, so the network a manifest declares can be measured (:func:`network_shapes`)
     at no cost, whatever it declares."""
-    import gymnasium
-    import numpy as np
-    import torch
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    import torch  # deferred: torch (~1 s)
+    from sb3_contrib.common.maskable.policies import (  # deferred: torch (~1 s)
+        MaskableActorCriticPolicy,
+    )
 
     kwargs = policy_kwargs_of(manifest)
     observation_space = gymnasium.spaces.Box(-np.inf, np.inf, (manifest.policy_observation_size,),
@@ -406,7 +412,9 @@ def build_policy(manifest: Manifest, meta: bool = False):
 
 @functools.cache
 def _meta_policy_class():
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from sb3_contrib.common.maskable.policies import (  # deferred: torch (~1 s)
+        MaskableActorCriticPolicy,
+    )
 
     class MetaPolicy(MaskableActorCriticPolicy):
         """The policy built on the meta device (sb3 moves its heads to ``self.device``,
@@ -414,7 +422,7 @@ def _meta_policy_class():
 
         @property
         def device(self):
-            import torch
+            import torch  # deferred: torch (~1 s)
 
             return torch.device("meta")
 
@@ -457,10 +465,12 @@ def _json_value(value):
 def policy_arch(policy) -> dict:
     """The manifest's ``policy`` block for an sb3 policy; a clear error for a network
     the safe format cannot rebuild."""
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-    from stable_baselines3.common.torch_layers import FlattenExtractor
+    from sb3_contrib.common.maskable.policies import (  # deferred: torch (~1 s)
+        MaskableActorCriticPolicy,
+    )
+    from stable_baselines3.common.torch_layers import FlattenExtractor  # deferred: torch (~1 s)
 
-    from otrio.agents.encoders import ENCODERS
+    from otrio.agents.encoders import ENCODERS  # deferred: torch (~1 s)
 
     if type(policy) is not MaskableActorCriticPolicy:
         raise ConfigError(f"only a {POLICY_CLASS} can be exported, not {type(policy).__name__}")
@@ -496,8 +506,6 @@ def policy_arch(policy) -> dict:
 
 def library_versions() -> dict[str, str]:
     """The versions of what wrote an export (for the record; loading does not depend on them)."""
-    import platform
-    from importlib.metadata import PackageNotFoundError, version
 
     out = {"python": platform.python_version()}
     for package in ("otrio", "torch", "stable_baselines3", "sb3_contrib", "safetensors", "numpy"):
@@ -511,7 +519,7 @@ def library_versions() -> dict[str, str]:
 def save_policy(policy, target: str | Path, meta: dict) -> Path:
     """Write ``policy`` as ``STEM.safetensors`` and its manifest ``STEM.json`` (``meta``:
     the checkpoint metadata, ``env_id`` ... ``hints``); return the manifest's path."""
-    import safetensors.torch
+    import safetensors.torch  # deferred: torch (~1 s)
 
     stem = agent_stem(target)
     arch = policy_arch(policy)
@@ -562,9 +570,8 @@ def load_policy(path: str | Path):
     """``(policy, manifest)`` of an exported agent named by its ``.json`` or
     ``.safetensors``; nothing in the files is executed, and nothing is built or read in
     full before its size is known to be bounded (see the module docstring)."""
-    import safetensors.torch
+    import safetensors.torch  # deferred: torch (~1 s)
 
-    from .tensor_file import TensorFile, compare, non_finite, specs
 
     path = Path(path)
     manifest = read_manifest(path)

@@ -129,6 +129,19 @@ def make_output_folder(path: str | Path, what: str = "output folder") -> Path:
     return folder
 
 
+def pyplot():
+    """matplotlib's ``pyplot`` on its file-only backend (Agg), for the reports' figures
+    (written with :func:`otrio.envs.core.files.save_figure`). matplotlib is imported here,
+    on the first figure: it costs about half a second, which a command that draws nothing
+    (``otrio --help``, a tournament asked for its records only) does not pay."""
+    import matplotlib  # deferred: matplotlib (~0.5 s)
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # deferred: matplotlib (~0.5 s)
+
+    return plt
+
+
 DISK_FULL = {errno.ENOSPC} | ({errno.EDQUOT} if hasattr(errno, "EDQUOT") else set())
 
 
@@ -148,4 +161,4 @@ def os_error_message(err: OSError) -> str:
 
 
 __all__ = ["OutputError", "check_output_file", "check_output_folder", "make_output_folder",
-           "os_error_message"]
+           "os_error_message", "pyplot"]

@@ -11,6 +11,7 @@ map; the callers live above it (``benchmarks/``, ``training/``).
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import os
 import signal
 import sys
@@ -18,6 +19,8 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
+
+from threadpoolctl import threadpool_limits
 
 BACKENDS = ("local", "ray")
 
@@ -41,7 +44,6 @@ def run_ordered(fn: Callable[[Any], Any], tasks: Sequence[Any], workers: int = 1
         for task in tasks:
             yield fn(task)
         return
-    import multiprocessing as mp
 
     ctx = mp.get_context("spawn" if mp.get_start_method(allow_none=True) == "spawn" else "fork")
     pools: list = []  # filled as soon as the pool exists: a Ctrl-C anywhere ends it
@@ -79,7 +81,6 @@ def _worker_init(parent: int | None = None) -> None:
     torch only if it is already loaded: importing it costs each worker a second or
     two, and the agents that use torch set one thread themselves when they load.
     """
-    from threadpoolctl import threadpool_limits
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threadpool_limits(limits=1, user_api="blas")  # the parallelism is the processes
@@ -105,7 +106,7 @@ def _end_with_parent(parent: int) -> None:
     pid twice a second and exits without a word once it changes."""
     if sys.platform.startswith("linux"):
         try:
-            import ctypes
+            import ctypes  # optional: Linux only
 
             libc = ctypes.CDLL(None, use_errno=True)
             armed = libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
@@ -127,7 +128,7 @@ def _end_with_parent(parent: int) -> None:
 
 def _run_ray(fn, tasks: Sequence[Any], workers: int, address: str | None) -> Iterator[Any]:
     try:
-        import ray
+        import ray  # optional: the [ray] extra
     except ImportError:
         raise RuntimeError("backend 'ray' needs Ray: pip install 'otrio[ray]'") from None
     started_here = not ray.is_initialized()

@@ -13,6 +13,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from otrio import agents, envs
+from otrio.envs.core.aec import live_turns
 from otrio.envs.core.paths import find_file
 from otrio.envs.core.rng import derive_seed
 
@@ -50,8 +52,6 @@ def spec_identity(spec: str) -> tuple:
 def env_and_agents(task: GameTask) -> tuple[Any, list]:
     """The task's env and one agent per seat, built once per process and reused (an
     agent whose spec names a file is built again once the file changes)."""
-    from otrio import envs
-    from otrio.agents import make
 
     key = task.env_id + json.dumps(task.config, sort_keys=True)
     env = _ENV_CACHE.get(key)
@@ -64,7 +64,7 @@ def env_and_agents(task: GameTask) -> tuple[Any, list]:
         identity = spec_identity(spec)
         cached = _AGENT_CACHE.get(akey)
         if cached is None or cached[0] != identity:
-            cached = _AGENT_CACHE[akey] = (identity, make(spec, env))
+            cached = _AGENT_CACHE[akey] = (identity, agents.make(spec, env))
         seat_agents.append(cached[1])
     return env, seat_agents
 
@@ -76,11 +76,7 @@ def play_seated(env, seat_agents: list, on_action=None) -> int:
     """
     seats = {agent: k for k, agent in enumerate(env.possible_agents)}
     decisions = 0
-    for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
+    for agent, obs in live_turns(env):
         action = seat_agents[seats[agent]].act(obs)
         if on_action is not None:
             on_action(agent, action)

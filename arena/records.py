@@ -45,6 +45,7 @@ folder while a tournament, sweep or training run writes it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -57,6 +58,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from tqdm import tqdm
 
 from otrio.envs.core.errors import ConfigError, StateError
 from otrio.envs.core.files import new_file, open_append, open_read, truncate, write_atomic
@@ -207,7 +209,6 @@ def run_identity(config: dict[str, Any]) -> dict[str, Any]:
     agent file it names (``ppo:PATH``, ``net:PATH``, mcts's ``net=PATH``, in its agents,
     tiers, opponent or search options): a network retrained or replaced in place is
     another agent, so its old records must not be resumed as its own."""
-    import hashlib
 
     digests = {}
     for text in sorted(set(_strings(config))):
@@ -464,8 +465,6 @@ def _verify(found: _Scan, schema: RecordSchema, verify: Verify, progress: bool) 
     failed = set()
     bar = None
     if progress and chosen:
-        from tqdm import tqdm
-
         bar = tqdm(total=len(chosen), unit="record", desc=f"verifying {schema.name}s")
     for number, record in chosen:
         if bar:

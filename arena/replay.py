@@ -23,7 +23,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from otrio.envs.core.errors import StateError
+from otrio import envs
+from otrio.arena.stats import ranks
+from otrio.envs.core.errors import ConfigError, StateError
 
 REPLAY_FORMAT = 1
 DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -123,8 +125,6 @@ def replay_record(record: dict[str, Any], visit: Visit | None = None):
     it, or a final result (scores, winners, decisions, truncation, summary) that is not
     the recorded one.
     """
-    from otrio import envs
-    from otrio.envs.core.errors import ConfigError
 
     env_id, config, seed, actions = record_actions(record)
     game = record.get("game", "?")
@@ -169,7 +169,6 @@ def _name(game_def, action: int) -> str:
 
 def final_result(env) -> dict[str, Any]:
     """What a record says of a finished game, computed from the env at its end."""
-    from otrio.arena.stats import ranks
 
     state = env.unwrapped.state_
     truncated = not state.is_terminal()

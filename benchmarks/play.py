@@ -15,11 +15,12 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
+from tqdm import tqdm
 
 from otrio.arena.parallel import run_ordered
 from otrio.arena.play import GameTask, outcome, play_task
-from otrio.arena.records import Fields, RecordModel, ReplayField, plain
-from otrio.arena.replay import REPLAY_FORMAT
+from otrio.arena.records import Fields, RecordModel, RecordWriter, ReplayField, plain
+from otrio.arena.replay import REPLAY_FORMAT, replay_field
 from otrio.arena.stats import ranks
 from otrio.envs.core.config import StrictModel
 
@@ -64,7 +65,6 @@ def game_record(env, game: int, seed: int, seating, env_id: str, config: dict[st
                 actions: list[int], wall_time: float) -> dict[str, Any]:
     """The record of a game ``env`` has finished (what :class:`GameRecord` checks): its
     result, and the ``replay`` field that replays it with ``seed`` (:mod:`otrio.arena.replay`)."""
-    from otrio.arena.replay import replay_field
 
     state = env.unwrapped.state_
     scores, winners, truncated = outcome(state)
@@ -127,6 +127,21 @@ class GameRecord(RecordModel):
         return self
 
 
+class RotatedRecord(GameRecord):
+    """A record of a run whose games rotate one lineup through the seats (a balance
+    sweep, a setup search): its player count and rotation, checked against its seating."""
+
+    players: int = Field(ge=1)
+    rotation: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _rotation_fits_the_seats(self):
+        if self.players != len(self.seating) or self.rotation >= self.players:
+            raise ValueError(f"{self.players} players and rotation {self.rotation} for "
+                             f"{len(self.seating)} seats")
+        return self
+
+
 def task_fields(task: GameTask) -> dict[str, Any]:
     """The fields of a game's record that its task fixes (see :class:`GameRecord`)."""
     return {**plain({"game": task.game, "seed": task.seed, "seating": list(task.seating),
@@ -165,12 +180,9 @@ def play_into(path, tasks: list[GameTask], execution: ExecutionOptions, already:
     """Play ``tasks`` and append each record to the JSONL file ``path`` as it lands
     (flushed: an interruption loses no finished game), with a progress bar that counts
     the ``already`` recorded games too."""
-    from otrio.arena.records import RecordWriter
 
     bar = None
     if progress and tasks:
-        from tqdm import tqdm
-
         bar = tqdm(total=len(tasks) + already, initial=already, unit="game", desc=desc)
     with RecordWriter(path) as writer:
         for record in run_tasks(tasks, execution.workers, execution.backend,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from openskill.models import PlackettLuce
+
 
 def openskill_ratings(games: list[dict]) -> dict[str, tuple[float, float]]:
     """OpenSkill (Plackett-Luce) mu and sigma per agent, games taken in id order.
@@ -12,7 +14,6 @@ def openskill_ratings(games: list[dict]) -> dict[str, tuple[float, float]]:
     Each seat is a team of one. An agent that holds several seats of one game is
     updated with the mean of its seats' new ratings.
     """
-    from openskill.models import PlackettLuce
 
     model = PlackettLuce()
     ratings: dict[str, object] = {}

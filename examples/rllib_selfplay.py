@@ -30,14 +30,15 @@ import time
 
 import numpy as np
 
+from otrio import envs
+from otrio.integrations import rllib_keys
+
 
 def env_creator(config: dict):
     """One RLlib multi-agent env (imports inside: env runners build it in their own
     processes, possibly on other machines)."""
-    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv  # optional: the [ray] extra
 
-    from otrio import envs
-    from otrio.integrations import rllib_keys
 
     return PettingZooEnv(rllib_keys(envs.make(config["env_id"],
                                               num_players=config["players"],
@@ -46,13 +47,15 @@ def env_creator(config: dict):
 
 def build(args):
     """The PPO algorithm: one shared masked policy for every seat."""
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
+    from ray.rllib.algorithms.ppo import PPOConfig  # optional: the [ray] extra
+    from ray.rllib.core.rl_module.multi_rl_module import (  # optional: the [ray] extra
+        MultiRLModuleSpec,
+    )
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # optional: the [ray] extra
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (  # optional: the [ray] extra
         ActionMaskingTorchRLModule,
     )
-    from ray.tune.registry import register_env
+    from ray.tune.registry import register_env  # optional: the [ray] extra
 
     register_env("otrio_selfplay", env_creator)
     config = (
@@ -75,7 +78,7 @@ def build(args):
 
 def masked_action(module, obs: dict) -> int:
     """The shared policy's greedy legal action for one observation."""
-    import torch
+    import torch  # deferred: torch (~1 s)
 
     batch = {"obs": {"observations": torch.as_tensor(obs["observations"][None]),
                      "action_mask": torch.as_tensor(obs["action_mask"][None])}}
@@ -88,8 +91,6 @@ def masked_action(module, obs: dict) -> int:
 def evaluate(module, env_id: str, players: int, games: int, seed: int) -> float:
     """The policy's win share in seat 0 (rotated over the seats) against random
     opponents; a shared win counts as half."""
-    from otrio import envs
-    from otrio.integrations import rllib_keys
 
     rng = np.random.default_rng(seed)
     score = 0.0
@@ -135,8 +136,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--quiet", action="store_true", help="no line after each iteration")
     args = parser.parse_args(argv)
 
-    import ray
-    import torch
+    import ray  # optional: the [ray] extra
+    import torch  # deferred: torch (~1 s)
 
     torch.set_num_threads(args.threads)
 

@@ -88,7 +88,7 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``otrio play``: a new game, or (``--resume``) a saved one continued."""
-    from otrio import agents
+    from otrio import agents  # deferred: start-up
 
     if args.resume is not None:
         given = [name for name, value in (("GAME", args.game), ("--seats", args.seats),
@@ -123,10 +123,10 @@ def play_in_terminal(env_id: str, seats: list[str], seed: int, record: str | Non
     ``GAME_seedSEED.save.json``. With ``record``, the finished game's record (as a
     tournament writes it, game 0) is written there as one JSON line, which
     ``otrio replay FILE`` replays. Returns that record, or None when a human quit."""
-    from otrio import agents, envs
-    from otrio.agents.human import QuitGame
-    from otrio.arena.play import play_seated
-    from otrio.envs.core.rng import derive_seed
+    from otrio import agents, envs  # deferred: start-up
+    from otrio.agents.human import QuitGame  # deferred: start-up
+    from otrio.arena.play import play_seated  # deferred: start-up
+    from otrio.envs.core.rng import derive_seed  # deferred: start-up
 
     config = {"num_players": len(seats)}
     env = envs.make(env_id, **config)
@@ -229,7 +229,7 @@ def _digest(save: dict[str, Any]) -> str:
 def _canonical_seat(spec: str) -> str:
     """A seat's spec with each file it names beside the current folder made absolute,
     so that a save resumes from any folder."""
-    from otrio.envs.core.paths import rebase_spec
+    from otrio.envs.core.paths import rebase_spec  # deferred: start-up
 
     return rebase_spec(spec, Path.cwd())
 
@@ -251,9 +251,9 @@ def load_save(path: str | Path) -> PlaySave:
     """The game saved at ``path``, checked whole: one :class:`StateError` line for a file
     that is missing, too large, not JSON, another kind of file, damaged (its digest),
     or whose moves do not replay (an illegal move, a game already over)."""
-    from pydantic import ValidationError
+    from pydantic import ValidationError  # deferred: start-up
 
-    from otrio.envs.core.config import format_validation_error
+    from otrio.envs.core.config import format_validation_error  # deferred: start-up
 
     what = f"the saved game {path}"
     data = read_json(path, MAX_PLAY_SAVE_BYTES, what, StateError)
@@ -277,7 +277,7 @@ def load_save(path: str | Path) -> PlaySave:
 def _check_moves(saved: PlaySave, what: str) -> None:
     """That the saved moves replay from the seed, every one legal, and leave the game
     on (a bare env: no agent is loaded for it)."""
-    from otrio import envs
+    from otrio import envs  # deferred: start-up
 
     replay = saved.replay
     try:

@@ -25,7 +25,7 @@ from .cli_args import (
 
 
 def _tournament(args: argparse.Namespace) -> int:
-    from otrio.benchmarks.tournament.tournament import load_config, run
+    from otrio.benchmarks.tournament.tournament import load_config, run  # deferred: start-up
 
     cfg = load_config(args.config, workers=args.workers, backend=args.backend,
                       output=args.output, games_per_seating=args.games_per_seating)
@@ -38,7 +38,11 @@ def _tournament(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from otrio.benchmarks.speed.bench import format_table, run_bench, write_json
+    from otrio.benchmarks.speed.bench import (  # deferred: start-up
+        format_table,
+        run_bench,
+        write_json,
+    )
 
     check_output_file(args.json, "--json file")  # before the benchmark, not after it
     print(f"otrio bench: {args.rounds} round(s) of {args.steps} AEC steps a measurement; "
@@ -57,9 +61,9 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _search_bench(args: argparse.Namespace) -> int:
-    from otrio.benchmarks.speed.search import SearchBenchConfig, run
-    from otrio.envs.core.config import validate
-    from otrio.envs.core.errors import ConfigError
+    from otrio.benchmarks.speed.search import SearchBenchConfig, run  # deferred: start-up
+    from otrio.envs.core.config import validate  # deferred: start-up
+    from otrio.envs.core.errors import ConfigError  # deferred: start-up
 
     try:
         budgets = [int(b) for b in args.budgets.split(",") if b.strip()]
@@ -82,9 +86,10 @@ def _search_bench(args: argparse.Namespace) -> int:
 
 
 def _balance(args: argparse.Namespace) -> int:
-    from otrio.benchmarks.balance import search, sweep
+    from otrio.benchmarks.balance import search, sweep  # deferred: start-up
+    from otrio.benchmarks.balance.config import load_config  # deferred: start-up
 
-    cfg = sweep.load_config(args.config, workers=args.workers, backend=args.backend,
+    cfg = load_config(args.config, workers=args.workers, backend=args.backend,
                             output=None if args.search else args.output,
                             games_per_setup=args.games_per_setup)
     options = dict(progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]),
@@ -128,7 +133,7 @@ def balance_plan(cfg, setups) -> list[str]:
 
 
 def _skill_ceiling(args: argparse.Namespace) -> int:
-    from otrio.benchmarks.balance import skill_ceiling
+    from otrio.benchmarks.balance import skill_ceiling  # deferred: start-up
 
     cfg = skill_ceiling.load_config(args.config, workers=args.workers, output=args.output,
                                     games_per_lineup=args.games_per_lineup)
@@ -141,7 +146,7 @@ def _skill_ceiling(args: argparse.Namespace) -> int:
 
 
 def _dossier(args: argparse.Namespace) -> int:
-    from otrio.benchmarks.balance.dossier import write_dossier
+    from otrio.benchmarks.balance.dossier import write_dossier  # deferred: start-up
 
     for env_id in dict.fromkeys(args.games):  # env ids (game_arg); the dossier names games
         print(f"dossier: {write_dossier(game_name(env_id), Path(args.results), args.output)}")

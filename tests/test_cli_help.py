@@ -157,7 +157,8 @@ CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
 def _load(path: Path):
     """A shipped config, read by the loader of the command that runs it."""
-    from otrio.benchmarks.balance import skill_ceiling, sweep
+    from otrio.benchmarks.balance import skill_ceiling
+    from otrio.benchmarks.balance.config import load_config
     from otrio.benchmarks.tournament import tournament
     from otrio.envs.core.config import load_yaml, validate
     from otrio.training.config import load_train_config
@@ -172,7 +173,7 @@ def _load(path: Path):
         return tournament.load_config(path)
     if "baseline" in (load_yaml(path) or {}):  # the key a skill-ceiling config names
         return skill_ceiling.load_config(path)
-    return sweep.load_config(path)
+    return load_config(path)
 
 
 def _games(value) -> list[str]:

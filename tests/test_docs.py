@@ -141,7 +141,7 @@ def test_the_first_game_loop_runs_and_its_comments_hold():
 @pytest.mark.parametrize("page, model", [
     ("training.md", "otrio.training.config:TrainConfig"),
     ("tournaments.md", "otrio.benchmarks.tournament.tournament:TournamentConfig"),
-    ("balance.md", "otrio.benchmarks.balance.sweep:BalanceConfig"),
+    ("balance.md", "otrio.benchmarks.balance.config:BalanceConfig"),
 ])
 def test_the_config_examples_validate(page, model):
     import importlib

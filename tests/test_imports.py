@@ -270,3 +270,40 @@ def test_the_graph_reads_mapped_folders_relative_and_function_level_imports(tmp_
     assert graph == {"p": {"p.sub.a": 1}, "p.sub": {}, "p.sub.a": {"p.sub.b": 2},
                      "p.sub.b": {"p": 2}}
     assert find_cycles(graph) == [["p", "p.sub.a", "p.sub.b", "p"]]
+
+
+# ------------------------------------------------------------------ imports at the top
+# An import inside a function says why on its line: "# deferred: ..." (a heavy module that
+# would load at start-up: torch, matplotlib, or a command's modules in the CLI), "# optional:
+# ..." (an extra that may be missing) or "# circle: ..." (a circle the layers do not allow).
+REASONS = ("# deferred:", "# optional:", "# circle:")
+CHECKED = (*SUB_PACKAGES, "otrio", "tools", "examples")
+
+
+def function_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, text) of every import statement inside a function of ``path``."""
+    text = path.read_text(encoding="utf-8")
+    tree, lines = ast.parse(text), text.splitlines()
+    found = []
+    for func in ast.walk(tree):
+        if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(func):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    found.append((node.lineno, lines[node.lineno - 1].strip()))
+    return sorted(set(found))
+
+
+def test_an_import_inside_a_function_says_why():
+    unexplained = [f"{path.relative_to(ROOT)}:{line}: {text}"
+                   for path in _tracked() if path.suffix == ".py" and path.is_file()
+                   and path.relative_to(ROOT).parts[0] in CHECKED
+                   for line, text in function_imports(path)
+                   if not any(reason in text for reason in REASONS)]
+    assert not unexplained, ("imports inside functions without a reason (move them to the top, "
+                             "or say why on the line):\n" + "\n".join(unexplained))
+
+
+def test_the_function_import_scan_finds_one(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text("import os\n\ndef f():\n    import json\n    import torch  # deferred: x\n")
+    assert function_imports(path) == [(4, "import json"), (5, "import torch  # deferred: x")]

@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tools import tiny_runs
-from tools.tiny_runs import timeless
+from tests.attacks import tiny_runs
+from tests.attacks.tiny_runs import timeless
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from otrio.envs.core.errors import ConfigError, OtrioError, StateError
-from tools.tiny_runs import (
+from tests.attacks.tiny_runs import (
     balance,
     distillation,
     evaluation,
@@ -162,7 +162,7 @@ def test_a_preregistration_that_is_not_one_is_a_one_line_error(content, finished
 
 @pytest.mark.parametrize("kind", ["balance", "setup search"])
 def test_a_timing_line_that_is_not_one_is_a_one_line_error(kind, finished, tmp_path):
-    """Found by tools/run_folder_attack.py: a timing.jsonl line without its seconds
+    """Found by tests/attacks/run_folder_attack.py: a timing.jsonl line without its seconds
     (or games) was a KeyError in the report's wall-time sentence."""
     for n, line in enumerate(('{"games": 4, "workers": 1, "backend": "local"}',
                               '{"games": "4", "seconds": 0.0, "workers": 1, "backend": "x"}',

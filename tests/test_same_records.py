@@ -13,7 +13,7 @@ import json
 import pytest
 
 from otrio.arena.records import RECORDS_FILE, read_records
-from otrio.benchmarks.balance.sweep import BalanceConfig
+from otrio.benchmarks.balance.config import BalanceConfig
 from otrio.benchmarks.balance.sweep import run as run_sweep
 from otrio.benchmarks.tournament.tournament import TournamentConfig
 from otrio.benchmarks.tournament.tournament import run as run_tournament

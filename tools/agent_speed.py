@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 from otrio import agents, envs
+from otrio.envs.core.aec import live_turns
 from otrio.envs.core.rng import derive_seed
 
 
@@ -37,11 +38,7 @@ def measure(spec: str, env_id: str, players: int, games: int, opponent: str,
         for s, player in enumerate(seated):
             player.reset(derive_seed(game_seed, "agent", s))
         env.reset(seed=game_seed)
-        for name in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
+        for name, obs in live_turns(env):
             k = env.possible_agents.index(name)
             if k == seat:
                 start = time.perf_counter()

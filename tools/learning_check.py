@@ -27,6 +27,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from otrio.arena.stats import wilson  # noqa: E402
+from otrio.integrations import SelfPlay  # noqa: E402
 
 TARGET = 0.8
 
@@ -41,10 +42,9 @@ def _example(name: str):
 
 def run_sb3(args) -> dict:
     """MaskablePPO through integrations.SelfPlay (the learner's seat rotates at random)."""
-    import torch
-    from sb3_contrib import MaskablePPO
+    import torch  # deferred: torch (~1 s)
+    from sb3_contrib import MaskablePPO  # deferred: torch (~1 s)
 
-    from otrio.integrations import SelfPlay
 
     torch.set_num_threads(args.threads)
     recipe = _example("sb3_maskable_ppo")
@@ -66,7 +66,7 @@ def run_sb3(args) -> dict:
 
 def run_rllib(args) -> dict:
     """RLlib PPO self-play (one shared masked policy for both seats), in a local Ray."""
-    import ray
+    import ray  # optional: the [ray] extra
 
     recipe = _example("rllib_selfplay")
     options = recipe_args(recipe, args)
@@ -93,7 +93,7 @@ def run_rllib(args) -> dict:
 
 def run_torchrl(args) -> dict:
     """The TorchRL PPO recipe (examples/torchrl_ppo.py) through the gymnasium self-play id."""
-    import torch
+    import torch  # deferred: torch (~1 s)
 
     torch.set_num_threads(args.threads)
     recipe = _example("torchrl_ppo")

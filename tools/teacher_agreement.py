@@ -24,6 +24,7 @@ import argparse
 import time
 
 from otrio import agents, envs
+from otrio.envs.core.aec import live_turns
 from otrio.envs.core.rng import derive_seed
 
 
@@ -42,11 +43,7 @@ def measure(env_id: str, players: int, games: int, teacher: str, students: list[
         seat = env.agents[g % players]
         for k, agent in enumerate([*runs, *pupils, other]):
             agent.reset(seed=derive_seed(seed, "agent", g, k))
-        for name in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
+        for name, obs in live_turns(env):
             if name != seat:
                 env.step(other.act(obs))
                 continue

@@ -13,7 +13,11 @@ from __future__ import annotations
 
 import argparse
 
+import gymnasium as gym
+import numpy as np
 import torch
+
+from otrio.agents.weights import load_policy, save_policy
 
 
 def widen_linear(layer: torch.nn.Linear, at: int, count: int) -> torch.nn.Linear:
@@ -33,10 +37,7 @@ def main() -> None:
     parser.add_argument("--at", type=int, required=True, help="offset of the new values")
     parser.add_argument("--count", type=int, required=True, help="how many values were inserted")
     args = parser.parse_args()
-    import gymnasium as gym
-    import numpy as np
 
-    from otrio.agents.weights import load_policy, save_policy
 
     policy, manifest = load_policy(args.agent)
     if manifest.policy.encoder != "mlp" or manifest.hints:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from otrio.envs.core.errors import StateError
+from otrio.envs.core.files import exists, open_read, read_json, write_text
 
 ROUND_FILE = "round.json"
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -38,7 +39,6 @@ _KEYS = {"fit": str, "net": str, "weights": str, "eval": dict}
 def digest(path: Path, root: Path) -> str:
     """The sha256 of ``path``, read without following a link (nor a linked folder
     between the run folder ``root`` and it)."""
-    from otrio.envs.core.files import open_read
 
     sha = hashlib.sha256()
     with open_read(path, root) as fh:
@@ -49,7 +49,6 @@ def digest(path: Path, root: Path) -> str:
 
 def read_round(here: Path, root: Path) -> dict[str, Any]:
     """The round's record (empty if it has none yet), each entry checked for shape."""
-    from otrio.envs.core.files import exists, read_json
 
     path = here / ROUND_FILE
     if not exists(path):
@@ -74,7 +73,6 @@ def read_round(here: Path, root: Path) -> dict[str, Any]:
 
 def write_round(here: Path, root: Path, record: dict[str, Any]) -> None:
     """Replace the round's record (after the files it names are written)."""
-    from otrio.envs.core.files import write_text
 
     write_text(here / ROUND_FILE, json.dumps(record, indent=1, sort_keys=True) + "\n", root)
 
@@ -83,7 +81,6 @@ def bound(path: Path, root: Path, want: str | None) -> bool:
     """Whether ``path`` is the file of sha256 ``want`` that its round's record names:
     False if the record names none or the file is missing (the run computes it again),
     True if it is the one; a :class:`StateError` if it is there but has changed."""
-    from otrio.envs.core.files import exists
 
     if want is None or not exists(path):
         return False

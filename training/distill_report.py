@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from otrio.arena.outputs import pyplot
 from otrio.envs.core.files import save_figure, write_text_atomic
 
 from .config import TrainConfig
@@ -53,10 +54,7 @@ def _num(value) -> str:
 
 def plot(cfg: TrainConfig, lines: list[dict], path: Path) -> None:
     """Each opponent's win rate (with its interval) against cumulative compute."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     hours = compute_hours(lines)
     fig, ax = plt.subplots(figsize=(5.5, 3.6))

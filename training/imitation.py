@@ -17,9 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import torch
+from tqdm import tqdm
 
 from otrio import agents, envs
 from otrio.agents.hints import make_hints
+from otrio.envs.core.aec import live_turns
 from otrio.envs.core.rng import derive_seed, make_rng
 
 HELD_OUT_SHARE = 0.05  # games kept aside to report the clone's accuracy
@@ -61,7 +64,6 @@ def collect(env_id: str, game_config: dict, teacher: str, games: int, seed: int,
     With ``hints`` each recorded observation carries them (``agents/hints.py``), as
     the hinted learner will see it.
     """
-    from tqdm import tqdm
 
     dtype = np.dtype(storage)
     env = envs.make(env_id, **game_config)
@@ -80,11 +82,7 @@ def collect(env_id: str, game_config: dict, teacher: str, games: int, seed: int,
         decisions: list[tuple[str, float]] = []  # (agent, reward received before it)
         has_decided: set[str] = set()
         obs_rows = []
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
+        for agent, obs in live_turns(env):
             seat = env.possible_agents.index(agent)
             teacher_agent, seat_hint = seat_agents[seat], seat_hints[seat]
             if seat_hint is not None and teacher == hints:
@@ -146,8 +144,6 @@ def clone(policy, demos: Demonstrations, epochs: int, batch_size: int, learning_
     Returns one line per epoch: training loss, and the held-out action accuracy and
     value error on the last 5% of games.
     """
-    import torch
-    from tqdm import tqdm
 
     held = max(1, int(round((demos.game_index.max() + 1) * HELD_OUT_SHARE)))
     train_set, test_set = demos.split(held)
@@ -182,7 +178,6 @@ def clone(policy, demos: Demonstrations, epochs: int, batch_size: int, learning_
 
 def evaluate_clone(policy, demos: Demonstrations) -> dict[str, float]:
     """How often the clone's most likely action is the teacher's; its value RMSE."""
-    import torch
 
     policy.set_training_mode(False)
     obs, masks, acts, rets = _tensors(demos)
@@ -196,7 +191,5 @@ def evaluate_clone(policy, demos: Demonstrations) -> dict[str, float]:
 
 
 def _tensors(demos: Demonstrations):
-    import torch
-
     return (torch.as_tensor(demos.observations), torch.as_tensor(demos.masks),
             torch.as_tensor(demos.actions), torch.as_tensor(demos.returns))

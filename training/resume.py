@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 
 from otrio.envs.core.errors import OtrioError, StateError
 
@@ -60,7 +61,6 @@ def save(stem: Path, model, run: dict[str, Any],
     caller's JSON-able block) as ``stem.safetensors`` + ``stem.json``.
     ``snapshot_name`` maps the path of a self-play snapshot to what the record keeps
     (a name relative to the run folder, so that the folder can move)."""
-    import torch
 
     vec = model.get_env()
     envs = None
@@ -128,7 +128,6 @@ def apply(model, meta: dict[str, Any], extra: dict[str, Any],
           snapshot_path: Callable[[str], str] = str) -> None:
     """Put :func:`read`'s record back into ``model`` and its envs (``snapshot_path``:
     the inverse of :func:`save`'s ``snapshot_name``; it may refuse a name)."""
-    import torch
 
     vec = model.get_env()
     try:

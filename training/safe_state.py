@@ -29,6 +29,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+import safetensors.torch
+import torch
+
+from otrio.agents.tensor_file import TensorFile, compare, non_finite, specs
+from otrio.agents.weights import tensor_aliases
 from otrio.envs.core.bounded import clip, read_json
 from otrio.envs.core.errors import StateError
 from otrio.envs.core.files import write_atomic
@@ -55,11 +60,6 @@ def save_state(stem: Path, module, optimizer, meta: dict[str, Any],
     ``meta`` (JSON-able) as ``stem.safetensors`` and ``stem.json`` (the JSON last: it
     names the tensors' hash, so a crash between the two leaves the old pair readable or
     none)."""
-    import safetensors.torch
-    import torch
-
-    from otrio.agents.weights import tensor_aliases
-
     aliases = tensor_aliases(module)  # a shared encoder appears under several names
     tensors = {f"module.{k}": v.detach().cpu().contiguous()
                for k, v in module.state_dict().items() if k not in aliases}
@@ -104,11 +104,6 @@ def load_state(stem: Path, module, optimizer, extra: dict[str, Any] | None = Non
     ``meta`` saved with them (see the module docstring for the checks). The ``extra``
     tensors saved with them are put into the ``extra`` dict when one is given (their
     shapes are the caller's to check)."""
-    import safetensors.torch
-
-    from otrio.agents.tensor_file import TensorFile, compare, non_finite, specs
-    from otrio.agents.weights import tensor_aliases
-
     doc_file = stem.with_suffix(".json")
     if doc_file.is_symlink():
         raise StateError(f"training state {doc_file} is a symbolic link: a link is not a state file")

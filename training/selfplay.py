@@ -25,6 +25,8 @@ import numpy as np
 
 from otrio import agents, envs
 from otrio.agents.hints import make_hints, observation_bounds
+from otrio.agents.net import forward_of
+from otrio.agents.weights import is_sb3_zip, load_policy, read_manifest
 from otrio.envs.core.aec import MaskCache, offence
 from otrio.envs.core.errors import (
     ConfigError,
@@ -67,9 +69,6 @@ class SnapshotAgent(agents.Agent):
         """``(policy, numpy forward or None)`` of the snapshot at ``path`` (cached)."""
         key = (str(path), sha256)
         if key not in cls._policies:
-            from otrio.agents.net import forward_of
-            from otrio.agents.weights import is_sb3_zip, load_policy, read_manifest
-
             if is_sb3_zip(path):
                 raise ConfigError(f"self-play snapshot {path} is a Stable-Baselines3 zip, which "
                                   "runs code when loaded: snapshots are exported agents "
@@ -97,7 +96,7 @@ class SnapshotAgent(agents.Agent):
         if self.forward is not None:
             logits = self.forward.logits(observation["observation"], mask).astype(np.float64)
         else:
-            import torch
+            import torch  # deferred: torch (~1 s)
 
             if self.hints is not None:
                 observation = self.hints.augment(observation)
@@ -172,7 +171,6 @@ class SelfPlayEnv(gymnasium.Env):
         """The frozen learner snapshots that ``self`` opponents draw from: exported
         agents (``X.json``), each with the sha256 of its weights when ``sha256`` is given
         (a snapshot whose manifest names other weights is then refused when drawn)."""
-        from otrio.agents.weights import is_sb3_zip
 
         digests = list(sha256) if sha256 is not None else [None] * len(paths)
         if len(digests) != len(paths):

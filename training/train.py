@@ -31,14 +31,56 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import tempfile
 import time
 from pathlib import Path
 
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+from otrio import agents, envs
+from otrio.agents import weights
+from otrio.agents.encoders import policy_kwargs
+from otrio.agents.hints import hint_size
+from otrio.agents.ppo import metadata_path, read_metadata
+from otrio.agents.weights import (
+    agent_stem,
+    is_sb3_zip,
+    load_policy,
+    load_sb3_zip,
+    misfit,
+    policy_kwargs_of,
+    read_manifest,
+    require_trust,
+    save_policy,
+)
+from otrio.arena.play import GameTask, outcome, play_task
+from otrio.arena.run_folder import check_run_folder
+from otrio.arena.run_lock import RunLock
+from otrio.arena.stats import wilson
 from otrio.envs.core.config import validate
 from otrio.envs.core.errors import ConfigError, StateError
+from otrio.envs.core.files import (
+    exists,
+    no_links_under,
+    open_append,
+    read_bytes,
+    read_json,
+    read_json_lines,
+    real_dir,
+    truncate,
+    write_text,
+)
+from otrio.envs.core.paths import find_file
 from otrio.envs.core.rng import derive_seed
 
-from .config import TrainConfig
+from . import resume, safe_state
+from .config import TrainConfig, plan
+from .imitation import clone, collect
+from .selfplay import SelfPlayEnv
 
 CHECKPOINT_DIR = "checkpoints"
 SNAPSHOT_DIR = "snapshots"
@@ -55,7 +97,6 @@ RESUMABLE_CHANGES = ("total_timesteps", "eval", "output")
 
 def checkpoint_meta(model, cfg: TrainConfig) -> dict:
     """The metadata that ties a model of this run to its game."""
-    from otrio import envs
 
     info = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info
     return {
@@ -84,18 +125,12 @@ def save_checkpoint(model, path: Path, cfg: TrainConfig) -> None:
 def save_agent(model, path: Path, cfg: TrainConfig) -> Path:
     """Save the model's policy in the safe format (``PATH.json`` and
     ``PATH.safetensors``, ``agents/weights.py``); return the manifest's path."""
-    from otrio.agents.weights import save_policy
 
     return save_policy(model.policy, path, checkpoint_meta(model, cfg))
 
 
 def make_vec_env(cfg: TrainConfig):
     """``num_envs`` self-play envs, each seeded from the run seed."""
-    from stable_baselines3.common.monitor import Monitor
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
-
-    from .selfplay import SelfPlayEnv
-
     def factory(i: int):
         def build():
             return Monitor(SelfPlayEnv(cfg.game, cfg.game_config, cfg.opponents,
@@ -109,9 +144,6 @@ def make_vec_env(cfg: TrainConfig):
 
 def evaluate(checkpoint: Path, cfg: TrainConfig, games: int, seed: int) -> dict[str, dict]:
     """Win rate of a checkpoint against each eval opponent, seats rotated."""
-    from otrio import envs
-    from otrio.arena.play import GameTask, outcome, play_task
-    from otrio.arena.stats import wilson
 
     n = envs.make(cfg.game, **cfg.game_config).unwrapped.num_players
     results = {}
@@ -133,10 +165,6 @@ def evaluate(checkpoint: Path, cfg: TrainConfig, games: int, seed: int) -> dict[
 
 def _callback(cfg: TrainConfig, folder: Path, run: dict | None = None):
     """The training callback; ``run``: the run block of a resume state to go on from."""
-    from stable_baselines3.common.callbacks import BaseCallback
-
-    from otrio.agents.weights import read_manifest
-
     class TrainingCallback(BaseCallback):
         """Checkpoints (at rollout boundaries, the points a run restores exactly),
         self-play snapshots and periodic evaluation."""
@@ -198,7 +226,6 @@ def _run_block(cfg: TrainConfig, folder: Path, counters: dict | None, snapshots:
     """The run's own part of a resume state: the config it belongs to, the callback's
     counters, every snapshot written (the self-play pool is its tail) and how much of
     ``eval.jsonl`` had been written."""
-    from otrio.envs.core.files import exists, read_bytes
 
     log = folder / EVAL_LOG
     data = read_bytes(log, folder, limit=MAX_LOG_BYTES) if exists(log) else b""
@@ -211,7 +238,6 @@ def write_checkpoint(model, cfg: TrainConfig, folder: Path, run: dict) -> None:
     """Save the training state (``checkpoints/resume.*``, :mod:`otrio.training.resume`) and the
     policy as an agent (``checkpoints/last.*``); the state's JSON is written last, so a
     crash leaves the previous checkpoint whole."""
-    from . import resume
 
     save_agent(model, folder / CHECKPOINT_DIR / LAST, cfg)
     snapshots = folder / SNAPSHOT_DIR
@@ -225,8 +251,6 @@ def write_checkpoint(model, cfg: TrainConfig, folder: Path, run: dict) -> None:
 
 
 def _run_eval(model, cfg: TrainConfig, folder: Path, timesteps: int, logger=None) -> dict:
-    from otrio.envs.core.files import open_append
-
     # the safe format: playing it needs no trust, in this process or the workers
     path = save_agent(model, folder / "eval_current.json", cfg)
     results = evaluate(path, cfg, cfg.eval.games, derive_seed(cfg.seed, "eval", timesteps))
@@ -251,10 +275,6 @@ def _warm_start(model, cfg: TrainConfig, folder: Path, progress: bool) -> None:
     """Clone the teacher into the fresh policy, save it and evaluate it (timestep 0);
     then the value warm-up, if any, and a checkpoint (a later interruption resumes
     after the warm start)."""
-    from otrio.envs.core.files import write_text
-
-    from .imitation import clone, collect
-
     im = cfg.imitation
     start = time.perf_counter()
     demos = collect(cfg.game, cfg.game_config, im.teacher, im.games,
@@ -301,7 +321,6 @@ def _value_warmup(model, timesteps: int, progress: bool) -> None:
 def check_before_start(cfg: TrainConfig) -> None:
     """Every problem of the config that would stop the run, raised before the output
     folder is made: the game and its config, the learner's seat, the agents named."""
-    from otrio import agents, envs
 
     env = envs.make(cfg.game, **cfg.game_config)  # unknown game, bad config, player count
     players = env.unwrapped.num_players
@@ -321,10 +340,6 @@ def train(cfg: TrainConfig, progress: bool = True) -> Path:
 
     The config is checked before the output folder is made, and the folder is locked
     (:class:`~otrio.arena.run_lock.RunLock`: one run per folder) while the run trains."""
-    from otrio.arena.run_lock import RunLock
-
-    from .config import plan
-
     check_before_start(cfg)
     print(f"{plan(cfg)}; into {cfg.output}", flush=True)
     _check_folder(Path(cfg.output), cfg)  # before the lock: a folder that is no run gets no lock
@@ -352,8 +367,6 @@ def _refuse_zips(folder: Path) -> None:
 def _check_folder(folder: Path, cfg: TrainConfig) -> None:
     """Refuse a folder this config cannot train in: another config's run, files of a run
     with no config.json, or an SB3 zip anywhere a run keeps its files."""
-    from otrio.arena.run_folder import check_run_folder
-    from otrio.envs.core.files import exists, read_json
 
     _refuse_zips(folder)
     config_file = folder / "config.json"
@@ -380,10 +393,6 @@ def _resume(model, cfg: TrainConfig, folder: Path, stem: Path) -> dict:
     checking that it is this run's (its config, the snapshots it lists and the log it
     saw); return its run block. Once it is restored, ``eval.jsonl`` loses the lines
     written after the checkpoint (the resumed run writes them again, identical)."""
-    from otrio.envs.core.files import exists, truncate
-
-    from . import resume
-
     try:
         meta, extra = resume.read(stem, model)
         run = meta["run"]
@@ -418,7 +427,6 @@ def _resume(model, cfg: TrainConfig, folder: Path, stem: Path) -> dict:
 def _check_snapshot(path: Path, digest: str) -> None:
     """A :class:`StateError` unless ``path`` is the snapshot the record lists (its
     manifest names weights of sha256 ``digest``, and those weights are there)."""
-    from otrio.agents.weights import read_manifest
 
     if path.is_symlink():
         raise StateError(f"its snapshot {path.name} is a symbolic link: a run reads only its "
@@ -434,7 +442,6 @@ def _check_snapshot(path: Path, digest: str) -> None:
 def _checked_log(log: Path, saved, folder: Path) -> int:
     """How many bytes of ``eval.jsonl`` the checkpoint saw (a :class:`StateError` if
     that part has changed since)."""
-    from otrio.envs.core.files import exists, read_bytes
 
     if not isinstance(saved, dict) or not isinstance(saved.get("bytes"), int):
         raise StateError(f"its record of {log.name} is corrupt")
@@ -447,10 +454,6 @@ def _checked_log(log: Path, saved, folder: Path) -> int:
 
 def _new_model(cfg: TrainConfig, vec, tb: str):
     """The MaskablePPO of this config, freshly initialised from its seed."""
-    from sb3_contrib import MaskablePPO
-
-    from otrio.agents.encoders import policy_kwargs
-
     p = cfg.ppo
     init = _initial_policy(cfg)
     model = MaskablePPO(
@@ -467,12 +470,6 @@ def _new_model(cfg: TrainConfig, vec, tb: str):
 
 def _train_in_locked_folder(cfg: TrainConfig, progress: bool) -> Path:
     """:func:`train` once its folder is locked."""
-    import torch
-
-    from otrio.envs.core.files import no_links_under, read_json_lines, real_dir, write_text
-
-    from . import safe_state
-
     torch.set_num_threads(cfg.torch_threads)
     folder = Path(cfg.output)
     _check_folder(folder, cfg)
@@ -525,9 +522,6 @@ def starting_network(path: str, cfg: TrainConfig, key: str):
     """``(policy, manifest)`` of an exported network a run starts from (``key`` names the
     config key in errors: ``init_policy``, ``distill.init``), refused unless it plays
     this run's game and reads its observation (size and hints)."""
-    from otrio import envs
-    from otrio.agents.weights import load_policy, misfit
-    from otrio.envs.core.paths import find_file
 
     policy, manifest = load_policy(find_file(path))  # here, else the package
     info = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info
@@ -543,7 +537,6 @@ def _initial_policy(cfg: TrainConfig):
     (``init_policy``), checked against the game; None without one."""
     if cfg.init_policy is None:
         return None
-    from otrio.agents.weights import policy_kwargs_of
 
     policy, manifest = starting_network(cfg.init_policy, cfg, "init_policy")
     return policy, policy_kwargs_of(manifest)
@@ -551,8 +544,6 @@ def _initial_policy(cfg: TrainConfig):
 
 def _hint_size(cfg: TrainConfig) -> int:
     """How many hint floats end the learner's observation (0: no hints)."""
-    from otrio import envs
-    from otrio.agents.hints import hint_size
 
     if cfg.hints is None:
         return 0
@@ -562,7 +553,6 @@ def _hint_size(cfg: TrainConfig) -> int:
 def _run_config(folder: Path) -> TrainConfig:
     """The config of the PPO training run in ``folder``; a one-line :class:`ConfigError`
     for a folder that is not one."""
-    from otrio.envs.core.files import read_json
 
     config_file = folder / "config.json"
     if not folder.is_dir() or not (config_file.is_file() or config_file.is_symlink()):
@@ -599,7 +589,6 @@ def _read_done(out: Path, folder: Path) -> set[tuple[str, int]]:
     """``(checkpoint, games)`` of every line of ``eval_snapshots.jsonl`` (read bounded,
     no link followed); a one-line :class:`ConfigError` naming a line that is not such a
     record."""
-    from otrio.envs.core.files import exists, read_json_lines
 
     done = set()
     if not exists(out):
@@ -630,18 +619,6 @@ def evaluate_snapshots(folder: Path, games: int | None = None,
     anything. SB3 zips of runs of older versions are loaded only if trusted (``trust``,
     or ``OTRIO_TRUST_CHECKPOINTS=1``), each once, here, and played from a safe copy.
     """
-    import tempfile
-
-    from otrio.agents.weights import (
-        is_sb3_zip,
-        load_sb3_zip,
-        read_manifest,
-        require_trust,
-        save_policy,
-    )
-    from otrio.arena.run_lock import RunLock
-    from otrio.envs.core.files import exists, open_append, read_json_lines, real_dir
-
     if games is not None and (isinstance(games, bool) or not isinstance(games, int) or games < 1):
         raise ConfigError(f"--games must be a whole number >= 1, got {games!r}")
     _run_config(folder)  # before the lock: a folder that is no run gets no run.lock
@@ -682,7 +659,6 @@ def checkpoint_metadata(path: Path) -> dict:
     """The metadata that ties an SB3 zip of an older run to its game: the ``.json``
     beside it, or, for a self-play snapshot (``RUN/snapshots/step_N.zip``, saved without
     one), the run's last checkpoint's with ``timesteps`` N."""
-    from otrio.agents.ppo import metadata_path, read_metadata
 
     beside = metadata_path(path)
     if beside.exists():
@@ -706,8 +682,6 @@ def export_checkpoint(source: Path, target: Path, trust: bool | None = None) -> 
     ``OTRIO_TRUST_CHECKPOINTS=1``; a snapshot's metadata is taken from its run).
     Returns the manifest's path.
     """
-    from otrio.agents import weights
-    from otrio.agents.weights import agent_stem, is_sb3_zip, load_policy, load_sb3_zip, save_policy
 
     stem = agent_stem(target)
     if is_sb3_zip(source):

@@ -30,8 +30,22 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
+from otrio import envs
+from otrio.agents.value import load_value_model
+from otrio.arena.outputs import make_output_folder, pyplot
+from otrio.arena.parallel import run_ordered
+from otrio.arena.play import GameTask, outcome, play_task
+from otrio.arena.stats import mcnemar_exact, wilson
+from otrio.envs.core.bounded import read_json
 from otrio.envs.core.errors import ConfigError, StateError
+from otrio.envs.core.files import write_atomic
+from otrio.envs.core.rng import derive_seed
+
+from . import value_fit, value_report
+from .value_data import first_tasks, load_rows, saved_run, shard_tasks, win_shares
+from .value_store import read_manifest
 
 CURVE_FILE = "curve.json"
 MAX_SIZES = 32
@@ -41,7 +55,6 @@ MAX_PLAY_GAMES = 100_000
 def prefix_cost(folder: str | Path, size: int) -> dict[str, Any]:
     """Games, positions and self-play core-seconds of the first shards of the run in
     ``folder`` that hold ``size`` games (whole shards, so at least ``size``)."""
-    from .value_data import first_tasks, saved_run, shard_tasks
 
     cfg, entries = saved_run(folder)
     tasks = first_tasks([t for t in shard_tasks(cfg) if t.index in entries], size)
@@ -65,10 +78,6 @@ def _model_digest(stem: Path) -> str:
 
 def play_share(task) -> float:
     """The win share (1/k in a k-way tie) of the seat named ``agent`` in one game."""
-    from otrio.arena.play import outcome, play_task
-
-    from .value_data import win_shares
-
     env, _ = play_task(task)
     _, winners, _ = outcome(env.unwrapped.state_)
     return win_shares(winners, len(task.seating))[task.seating.index("agent")]
@@ -78,12 +87,6 @@ def play_against_greedy(spec: str, env_id: str, players: int, games: int, seed: 
                         workers: int = 1, progress: bool = True) -> list[float]:
     """``spec`` in one seat among greedy players (game ``g``: seat ``g mod players``) on
     ``games`` seeded games; each game's win share of ``spec``'s seat, in game order."""
-    from tqdm import tqdm
-
-    from otrio.arena.parallel import run_ordered
-    from otrio.arena.play import GameTask
-    from otrio.envs.core.rng import derive_seed
-
     tasks = []
     for g in range(games):
         seating = ["greedy"] * players
@@ -96,8 +99,6 @@ def play_against_greedy(spec: str, env_id: str, players: int, games: int, seed: 
 
 
 def _load(path: Path) -> dict[str, Any]:
-    from otrio.envs.core.bounded import read_json
-
     if not path.exists():
         return {}
     saved = read_json(path, 64 << 20, "value curve record", StateError, follow_symlinks=False,
@@ -118,15 +119,6 @@ def run_curve(data: str | Path, fit_cfg, sizes: list[int], out: str | Path,
               seed: int = 0, workers: int = 1, progress: bool = True) -> dict[str, Any]:
     """Fit, gate and (with ``play``) play a model per size (see the module docstring);
     the curve's record, also written to ``out/curve.json``, ``curve.md`` and ``curve.png``."""
-    from otrio import envs
-    from otrio.agents.value import load_value_model
-    from otrio.arena.outputs import make_output_folder
-    from otrio.envs.core.files import write_atomic
-
-    from . import value_fit, value_report
-    from .value_data import load_rows
-    from .value_store import read_manifest
-
     if not sizes or len(sizes) > MAX_SIZES or any(s < 10 for s in sizes):
         raise ConfigError(f"curve sizes: 1 to {MAX_SIZES} sizes of at least 10 games each")
     if play is not None and "{model}" not in play:
@@ -213,8 +205,6 @@ def _sizes(record: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
 
 
 def _rate(shares: list[float]) -> tuple[float, float, float]:
-    from otrio.arena.stats import wilson
-
     lo, hi = wilson(sum(shares), len(shares))
     return sum(shares) / len(shares), lo, hi
 
@@ -222,7 +212,6 @@ def _rate(shares: list[float]) -> tuple[float, float, float]:
 def paired(a: list[float], b: list[float]) -> tuple[int, int, float]:
     """Games won (wholly or shared) by ``a``'s agent only and by ``b``'s only, and the
     exact McNemar p-value of the difference."""
-    from otrio.arena.stats import mcnemar_exact
 
     only_a = sum(1 for x, y in zip(a, b) if x > 0 and y == 0)
     only_b = sum(1 for x, y in zip(a, b) if y > 0 and x == 0)
@@ -282,10 +271,7 @@ def curve_markdown(record: dict[str, Any]) -> str:
 def curve_plot(record: dict[str, Any], path: str | Path) -> Path:
     """AUC per quarter against training games (the margin's dashed), and with play, the
     win rate with its interval."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     sizes = _sizes(record)
     counts = sorted({e["players"] for _, v in sizes for e in v["gate"]["table"]})

@@ -51,10 +51,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
+from tqdm import tqdm
 
+from otrio import agents, envs
+from otrio.agents.hints import encode
+from otrio.agents.net import load_net
+from otrio.agents.value_agent import parse_value_spec
+from otrio.arena.parallel import run_ordered
+from otrio.arena.run_lock import RunLock
 from otrio.envs.core.config import EnvId, StrictModel
 from otrio.envs.core.errors import ConfigError, StateError
+from otrio.envs.core.paths import find_file
 from otrio.envs.core.rng import derive_seed, make_rng
 
 from .value_store import (
@@ -102,8 +110,6 @@ class ValueDataConfig(StrictModel):
 
     @model_validator(mode="after")
     def _check(self) -> ValueDataConfig:
-        from otrio import envs
-
         if "num_players" in self.config:
             raise ValueError("config.num_players: give the counts in players")
         for n in self.players:  # each count with the game config: checked by the game
@@ -152,8 +158,6 @@ class _Seats:
     networks."""
 
     def __init__(self, env):
-        from otrio import agents
-
         self.env = env
         self.game = env.unwrapped.game
         self.cap = self.game.decision_cap(env.unwrapped.config)  # a game's most decisions
@@ -164,8 +168,6 @@ class _Seats:
 
     def value_agent(self, name: str):
         if name not in self.values:
-            from otrio import agents
-
             self.values[name] = agents.make(name, self.env)
         return self.values[name]
 
@@ -173,16 +175,12 @@ class _Seats:
         """``legal`` from the network's favourite down (``net:PATH``; its logits for the
         seat's observation, with greedy's hints where it reads them)."""
         if name not in self.nets:
-            from otrio.agents.net import load_net
-
             net, manifest = load_net(name[4:], self.env, hints_ok=True)
             self.nets[name] = (net, manifest.hints is not None)
         net, hinted = self.nets[name]
         self.game.observe(state, seat, self.row)
         observation = self.row
         if hinted:
-            from otrio.agents.hints import encode
-
             values = self.greedy.values_of_view(self.game.view(state, seat), legal)
             observation = np.concatenate([observation, encode(values, self.game.info.num_actions)])
         logits = net.logits(observation)
@@ -213,8 +211,6 @@ _SEATS: dict[str, _Seats] = {}
 
 
 def _env_for(task: ShardTask):
-    from otrio import envs
-
     key = f"{task.cfg.env}|{task.num_players}|{json.dumps(task.cfg.config, sort_keys=True)}"
     if key not in _SEATS:
         _SEATS[key] = _Seats(envs.make(task.cfg.env, num_players=task.num_players,
@@ -396,7 +392,6 @@ def verify_shard(task: ShardTask, arrays: dict[str, np.ndarray]) -> None:
 
 def _saved_config(path: Path, saved: dict[str, Any]) -> ValueDataConfig:
     """The config a manifest was written by (StateError if it is not one)."""
-    from pydantic import ValidationError
 
     try:
         return ValueDataConfig(**saved["config"])
@@ -422,8 +417,6 @@ def model_digests(cfg: ValueDataConfig) -> dict[str, str]:
     """The sha256 of each model the mixture seats (``value:PATH`` and the network of its
     ``net=`` option; ``net:PATH``): a model fitted again in place is another policy, so a
     run that seated it is another run."""
-    from otrio.agents.value_agent import parse_value_spec
-    from otrio.envs.core.paths import find_file
 
     out = {}
     for name in sorted(cfg.mixture):
@@ -446,11 +439,6 @@ def generate(cfg: ValueDataConfig, folder: str | Path, workers: int = 1, backend
              ray_address: str | None = None, progress: bool = True) -> dict[str, Any]:
     """Play (or resume) the run into ``folder``: every shard of the config, verified.
     Returns the summary (games, rows, positions a second)."""
-    from tqdm import tqdm
-
-    from otrio.arena.parallel import run_ordered
-    from otrio.arena.run_lock import RunLock
-
     folder = Path(folder)
     with RunLock(folder):
         saved = read_manifest(folder)
@@ -506,7 +494,6 @@ OBS_ITEM_BYTES = np.dtype(DTYPES["obs"]).itemsize
 
 def obs_width(cfg: ValueDataConfig) -> int:
     """The observation's length in a run of ``cfg``."""
-    from otrio import envs
 
     return envs.make(cfg.env, **cfg.config).unwrapped.game.info.observation_size
 

@@ -9,8 +9,8 @@ reads the raw observation); its loss is the binary cross-entropy of the win logi
 against the win share (a soft target) plus ``aux`` times the squared error of the
 margin head against the final margin over ``score_scale``. Adam with weight decay; the
 weights of the epoch with the lowest validation cross-entropy are kept, and the fit
-stops after ``patience`` epochs without a better one (the issue's probe saw an MLP
-fitted without early stopping overfit to AUC 0.54 in the first quarter).
+stops after ``patience`` epochs without a better one (an MLP fitted without early
+stopping overfits: ``benchmarks/results/values/README.md``).
 
 The fit is seeded (torch's generator and the batch order), so a run with the same data
 and config gives the same weights on one thread.
@@ -23,12 +23,25 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
+import torch.nn.functional as F
 from pydantic import Field
+from torch import nn
+from tqdm import tqdm
 
+from otrio import envs
+from otrio.agents.value import save_value_model
 from otrio.envs.core.config import StrictModel
 
 from .config import Device, resolve_device
-from .value_store import TEST, VALID, split_tail  # the split rule, in one place
+from .value_data import load_rows
+from .value_store import (  # the split rule, in one place
+    TEST,
+    VALID,
+    content_digest,
+    read_manifest,
+    split_tail,
+)
 
 SPREAD_FLOOR = 0.1
 
@@ -102,8 +115,6 @@ def fold(weight: np.ndarray, bias: np.ndarray, mean: np.ndarray,
 
 
 def _net(sizes: list[int]):
-    from torch import nn
-
     layers: list = []
     for k in range(len(sizes) - 1):
         layers.append(nn.Linear(sizes[k], sizes[k + 1]))
@@ -113,8 +124,6 @@ def _net(sizes: list[int]):
 
 
 def _losses(net, x, win, margin, aux: float):
-    import torch.nn.functional as F
-
     out = net(x)
     bce = F.binary_cross_entropy_with_logits(out[:, 0], win)
     return bce, bce + aux * F.mse_loss(out[:, 1], margin)
@@ -125,8 +134,6 @@ def fit(rows: dict[str, np.ndarray], score_scale: float, cfg: ValueFitConfig,
     """Fit on ``rows``' train split, stop on its validation split; ``(tensors, log)``:
     the weights as :func:`otrio.agents.value.save_value_model` takes them, and each epoch's
     losses."""
-    import torch
-    from tqdm import tqdm
 
     torch.manual_seed(cfg.seed)
     device = torch.device(resolve_device(cfg.device, "value fit device"))
@@ -188,12 +195,6 @@ def fit_and_export(data: list[str | Path], target: str | Path, cfg: ValueFitConf
                    players: list[int] | None = None, progress: bool = True) -> Path:
     """Load (and verify) every run folder in ``data``, fit, export to ``target``
     (``X.json`` beside ``X.safetensors``); the manifest's path."""
-    from otrio import envs
-    from otrio.agents.value import save_value_model
-
-    from .value_data import load_rows
-    from .value_store import content_digest, read_manifest
-
     resolve_device(cfg.device, "value fit device")  # before any row is read
     parts = [load_rows(folder, players, cfg.max_rows, max_games=cfg.max_games,
                        max_bytes=int(cfg.max_gib * 2**30)) for folder in data]

@@ -15,7 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from otrio.arena.outputs import make_output_folder
+
 from . import value_data, value_fit, value_report
+from .config import resolve_device
 
 
 def run_all(data_cfg: value_data.ValueDataConfig, fit_cfg: value_fit.ValueFitConfig,
@@ -24,10 +27,6 @@ def run_all(data_cfg: value_data.ValueDataConfig, fit_cfg: value_fit.ValueFitCon
     """Play (or resume) the self-play data into ``folder/data``, fit ``folder/model`` on
     it and write its gate into ``folder/gate``; the data summary, the model's manifest
     path and the gate's result."""
-    from otrio.arena.outputs import make_output_folder
-
-    from .config import resolve_device
-
     resolve_device(fit_cfg.device, "value fit device")  # before any game is played
     folder = make_output_folder(folder, "value run folder")
     data = folder / "data"

@@ -28,6 +28,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.stats import rankdata
+
+from otrio import envs
+from otrio.agents.value import load_value_model
+from otrio.arena.outputs import pyplot
+from otrio.envs.core.files import write_atomic
+
+from .value_data import load_rows
+from .value_fit import split
+from .value_store import read_manifest
 
 QUARTERS = ((0.0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.0001))
 MIN_GAIN = 0.02  # the AUC the model must add to the margin's in each half-game quarter
@@ -36,8 +46,6 @@ MIN_GAIN = 0.02  # the AUC the model must add to the margin's in each half-game 
 def auc(score: np.ndarray, label: np.ndarray) -> float:
     """Area under the ROC curve of ``score`` for the boolean ``label`` (ties count
     half); NaN if either class is empty."""
-    from scipy.stats import rankdata
-
     pos = int(label.sum())
     neg = len(label) - pos
     if pos == 0 or neg == 0:
@@ -86,7 +94,6 @@ def gate(rows: dict[str, np.ndarray], model, score_scale: float) -> dict[str, An
     :class:`otrio.agents.value.ValueModel`) on ``rows`` (a value-data run's rows; their
     ``obs`` either every row's or, as ``load_rows(..., obs_of="test")`` gives them, the
     test rows' alone, in order)."""
-    from .value_fit import split
 
     masks = split(rows)
     test_obs = _test_obs(rows, masks["test"])
@@ -136,12 +143,8 @@ def gate_markdown(result: dict[str, Any], title: str) -> str:
 def reliability_plot(rows: dict[str, np.ndarray], model, path: str | Path,
                      bins: int = 10) -> Path:
     """Predicted against observed win share on the test games, a line per player count."""
-    import matplotlib
+    plt = pyplot()
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from .value_fit import split
 
     test = split(rows)["test"]
     obs, players, wins = _test_obs(rows, test), rows["players"][test], rows["win"][test]
@@ -171,12 +174,6 @@ def write_gate(data: list[str | Path], model_path: str | Path, out: str | Path,
     ``data`` (with ``max_games``, of each run's first games only; refused before reading
     more than ``max_gib`` of rows, of which only the test games' keep their observations);
     write ``gate.json``, ``gate.md`` and ``reliability.png`` into ``out``."""
-    from otrio import envs
-    from otrio.agents.value import load_value_model
-
-    from .value_data import load_rows
-    from .value_store import read_manifest
-
     env_id = read_manifest(Path(data[0]))["config"]["env"]
     env = envs.make(env_id)
     model = load_value_model(model_path, env, any_players=True)  # anywhere, as measured
@@ -188,7 +185,6 @@ def write_gate(data: list[str | Path], model_path: str | Path, out: str | Path,
     result["model"] = str(model_path)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    from otrio.envs.core.files import write_atomic
 
     write_atomic(out / "gate.json", json.dumps(result, indent=1).encode())
     write_atomic(out / "gate.md", gate_markdown(result, f"Value gate: {Path(model_path).name}")

@@ -30,6 +30,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from otrio.arena.outputs import pyplot
 from otrio.envs.core.errors import ConfigError
 
 from .report import seat_effects
@@ -109,10 +110,7 @@ def _num(row: dict, key: str) -> float:
 
 def _plot_effects(rows: list[dict], path: Path, title: str) -> None:
     """A forest plot of win-share effects with their intervals."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(7, 0.3 * len(rows) + 1.2))
     ys = list(range(len(rows)))
@@ -137,10 +135,7 @@ def _ladder(group: dict) -> list[tuple[str, dict]]:
 
 def _plot_ceiling(groups: list[dict], path: Path) -> None:
     """Each agent's win share in its seat among greedy, per player count."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(7, 3.2))
     width = 0.8 / max(len(g["shares"]) for g in groups)

@@ -202,7 +202,7 @@ class TPE(Optimiser):
     def __init__(self, levels, seed, startup: int = 8, batch: int = 1):
         super().__init__(levels, seed)
         try:
-            import optuna
+            import optuna  # optional: the [search] extra
         except ImportError:
             raise ImportError("optimizer 'tpe' needs Optuna: pip install 'otrio[search]' "
                               "(or use optimizer: ntbea)") from None

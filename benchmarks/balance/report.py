@@ -10,6 +10,9 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from otrio.arena.outputs import pyplot
 from otrio.envs.core.files import save_figure, write_text_atomic
 
 from ..play import verification_text
@@ -401,11 +404,7 @@ def _write_csv(path: Path, columns: list[str], rows: list[dict[str, Any]]) -> No
 
 
 def _plots(folder: Path, analysis: dict[str, Any]) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
+    plt = pyplot()
 
     sweeps: dict[str, list] = {}
     tiered = {g["sweep"] for g in analysis.get("skill", [])}  # skill_plots draws those

@@ -1,5 +1,5 @@
 """The fairest setup: ``otrio balance CONFIG --search`` runs a config's ``search:``
-section (:class:`otrio.benchmarks.balance.sweep.SearchSpec`).
+section (:class:`otrio.benchmarks.balance.config.SearchSpec`).
 
 A designer states a target (:class:`~otrio.benchmarks.balance.sweep.SearchObjective`): every seat
 of every judged tier within ``seat_tolerance`` of its fair share, and optionally as
@@ -49,8 +49,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import Field, model_validator
+from pydantic import Field
+from tqdm import tqdm
 
+from otrio import agents, envs
 from otrio.arena.play import GameTask
 from otrio.arena.records import (
     RECORDS_FILE,
@@ -70,17 +72,16 @@ from otrio.envs.core.errors import ConfigError, StateError
 from otrio.envs.core.files import exists, read_json
 from otrio.envs.core.rng import derive_seed
 
-from ..play import GameRecord, run_tasks, task_fields
+from ..play import RESUME_IGNORES, RotatedRecord, run_tasks, task_fields
+from .config import BalanceConfig, Factor
 from .optimise import Trial, make_optimiser, pick, search_loop
+from .search_report import write_search_report
 from .skill import cell, lone_shares, matchup_name
 from .stats import seat_uniformity, win_shares, z_quantile
 from .summary import LINEUP
 from .sweep import (
-    RESUME_IGNORES,
     TIMING_FILE,
     TIMING_SCHEMA,
-    BalanceConfig,
-    Factor,
     _players,
     _text,
     deep_merge,
@@ -266,7 +267,7 @@ def tasks_for(plan: Plan, phase: str, slot: int, cand: Candidate) -> list[GameTa
     return out
 
 
-class SearchGameRecord(GameRecord):
+class SearchGameRecord(RotatedRecord):
     """A search's record (:func:`otrio.benchmarks.play.play_game` with the tags of
     :func:`tasks_for`): phase, slot (trial, finalist, or 0 = winner / 1 = default),
     lineup, rotation, player count, env and the setup's label."""
@@ -274,17 +275,8 @@ class SearchGameRecord(GameRecord):
     phase: Literal["search", "final", "confirm"]
     slot: int = Field(ge=0)
     lineup: str
-    rotation: int = Field(ge=0)
-    players: int = Field(ge=1)
     env: str
     setup: str
-
-    @model_validator(mode="after")
-    def _tags(self):
-        if self.players != len(self.seating) or self.rotation >= self.players:
-            raise ValueError(f"{self.players} players and rotation {self.rotation} for "
-                             f"{len(self.seating)} seats")
-        return self
 
 
 def record_schema(plan: Plan) -> RecordSchema:
@@ -501,7 +493,6 @@ def search_identity(cfg: BalanceConfig, plan: Plan) -> dict[str, Any]:
 def check_agents(plan: Plan, reference: bool = False) -> None:
     """Every agent of the search can play its game (before any game is played); a
     reference agent only where ``reference`` (the config's) allows it."""
-    from otrio import agents, envs
 
     env = envs.make(plan.env_id, **plan.default.config)
     for name, spec in sorted(plan.specs.items()):
@@ -528,8 +519,6 @@ class _Games:
         self.seconds = 0.0
         self.bar = None
         if progress:
-            from tqdm import tqdm
-
             self.bar = tqdm(total=total, initial=len(self.by_id), unit="game",
                             desc="balance search")
 
@@ -661,7 +650,6 @@ def _search(cfg: BalanceConfig, plan: Plan, folder: Path, progress: bool, comman
         with RecordWriter(folder / TIMING_FILE) as timing:
             timing.write({"games": games.played, "seconds": round(games.seconds, 1),
                           "workers": cfg.workers, "backend": cfg.backend})
-    from .search_report import write_search_report
 
     sessions = read_records(folder / TIMING_FILE, TIMING_SCHEMA)
     write_search_report(folder, cfg, result, sessions, command,

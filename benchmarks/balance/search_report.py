@@ -13,6 +13,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from otrio.arena.outputs import pyplot
 from otrio.envs.core.files import write_atomic
 
 from ..play import verification_text
@@ -190,10 +191,7 @@ def write_search_report(folder: Path, cfg, result: dict[str, Any], timing: list[
 
 
 def _plots(folder: Path, result: dict[str, Any], spec) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     rows = trace_rows(result)
     fig, ax = plt.subplots(figsize=(6.5, 3.5))

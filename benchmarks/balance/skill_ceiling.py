@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 from pydantic import Field, model_validator
 
+from otrio.agents import is_reference
 from otrio.arena.outputs import check_output_folder
 from otrio.arena.records import RECORDS_FILE, read_records
 from otrio.arena.stats import wilson
@@ -51,10 +52,10 @@ from otrio.envs.core.paths import find_file, rebase_spec, where_looked
 
 from ..play import ExecutionOptions
 from . import sweep
+from .config import BalanceConfig
 from .luck import RESAMPLES, focal_seat, luck_report, paired
 from .skill import cell
 from .stats import win_shares, z_quantile
-from .sweep import BalanceConfig
 
 SUMMARY_FILE = "summary.json"
 MAX_SUMMARY_BYTES = 16 << 20  # an earlier summary read back: a few KB a group
@@ -86,8 +87,6 @@ class SkillCeilingConfig(ExecutionOptions):
 
     @model_validator(mode="after")
     def _names(self):
-        from otrio.agents import is_reference
-
         groups = [group_name(entry, n) for entry in self.games for n in entry.players]
         if len(set(groups)) < len(groups):  # one folder a group: a pair named twice clashes
             twice = sorted({g for g in groups if groups.count(g) > 1})
@@ -152,7 +151,6 @@ def _headroom(table: np.ndarray, k: int, clair: int) -> float:
 def summarize_group(records: list[dict], cfg: SkillCeilingConfig, entry: CeilingGame,
                     players: int, resamples: int = RESAMPLES) -> dict[str, Any]:
     """One game and player count: shares, headroom used and luck (module docstring)."""
-    from otrio.agents import is_reference
 
     base, names = cfg.baseline, list(entry.agents)
     clair = next(n for n in names if is_reference(entry.agents[n]))

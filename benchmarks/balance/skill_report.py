@@ -10,6 +10,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from otrio.arena.outputs import pyplot
+from otrio.envs.core.files import save_figure as save
+
 PCT = 100
 PLOT_DPI = 100
 
@@ -51,7 +56,6 @@ def group_tag(g: dict[str, Any]) -> str:
 def save_figure(fig, path: Path) -> None:
     """``fig`` saved as PNG at ``path`` (:func:`otrio.envs.core.files.save_figure`: through a
     temporary file renamed into place, no link followed)."""
-    from otrio.envs.core.files import save_figure as save
 
     save(fig, path, dpi=PLOT_DPI, format="png")
 
@@ -255,11 +259,7 @@ def skill_plots(folder: Path, analysis: dict[str, Any]) -> None:
     skill = analysis.get("skill")
     if not skill:
         return
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
+    plt = pyplot()
 
     by_sweep: dict[str, list[dict]] = {}
     for g in skill:

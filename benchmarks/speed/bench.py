@@ -16,21 +16,30 @@ from __future__ import annotations
 
 import json
 import platform
+import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from datetime import datetime, timezone
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from otrio import envs
+from otrio.arena.outputs import check_output_file, make_output_folder
+from otrio.envs.core.files import write_text_atomic
 from otrio.envs.core.rng import make_rng
+from otrio.training.config import TrainConfig
+from otrio.training.selfplay import SelfPlayEnv
+from otrio.training.train import train
 
+from ..tournament.tournament import TournamentConfig, run
 from .throughput import aec_random_play, clone_cost, connect_four_fn, engine_random_play
 
 
 def observation_cost(env_id: str, num_players: int, samples: int, seed: int = 0) -> float:
     """Mean seconds for one ``observe()`` (observation + mask) over varied states."""
-    from otrio import envs
 
     env = envs.make(env_id, num_players=num_players)
     env.reset(seed=seed)
@@ -58,7 +67,7 @@ def observation_cost(env_id: str, num_players: int, samples: int, seed: int = 0)
 def openspiel_rate(min_steps: int, seed: int = 0) -> dict | None:
     """OpenSpiel's connect_four under random play, if open_spiel is installed."""
     try:
-        import pyspiel
+        import pyspiel  # optional: the [openspiel] extra
     except ImportError:
         return None
     game = pyspiel.load_game("connect_four")
@@ -80,7 +89,6 @@ def openspiel_rate(min_steps: int, seed: int = 0) -> dict | None:
 
 def player_counts(env_id: str) -> list[int]:
     """The game's minimum and maximum player count (the counts the bench measures)."""
-    from otrio import envs
 
     info = envs.make(env_id).unwrapped.game.info
     return sorted({info.min_players, info.max_players})
@@ -90,7 +98,6 @@ def play_rates(env_id: str, num_players: int, steps: int) -> dict[str, float]:
     """AEC steps/s, games/s and decisions per game, the engine's decisions/s, and a
     state clone's cost: microseconds per clone and per engine step on the same states,
     and their ratio (``clone_steps``)."""
-    from otrio import envs
 
     env = envs.make(env_id, num_players=num_players)
     game, config = env.unwrapped.game, env.unwrapped.config
@@ -155,11 +162,6 @@ ENV_METHODS = ("step", "reset", "action_masks")  # every call MaskablePPO makes 
 def ppo_env_share(env_id: str, timesteps: int) -> dict[str, float]:
     """Share of MaskablePPO ``learn()`` wall time spent inside the environment (its
     ``step``, ``reset`` and ``action_masks``)."""
-    import tempfile
-
-    from otrio.training.config import TrainConfig
-    from otrio.training.selfplay import SelfPlayEnv
-
     spent = {"env": 0.0}
     originals = {name: getattr(SelfPlayEnv, name) for name in ENV_METHODS}
 
@@ -173,8 +175,6 @@ def ppo_env_share(env_id: str, timesteps: int) -> dict[str, float]:
 
         return run
 
-    from otrio import envs
-    from otrio.training.train import train
 
     n = envs.make(env_id).unwrapped.game.info.min_players
     with tempfile.TemporaryDirectory() as tmp:
@@ -201,8 +201,6 @@ def fresh_process_env_share(env_id: str, timesteps: int) -> dict[str, float]:
     after the bench's other loops and earlier trainings, whose leftovers (heap,
     collector, caches) the environment pays for (Otontin, idle machine: 8.9% fresh
     twice; 9.0% then 9.7% in one process after the bench's loops)."""
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
 
     with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
         return pool.submit(ppo_env_share, env_id, timesteps).result()
@@ -215,10 +213,6 @@ def tournament_speedup(games_per_seating: int, rounds: int = 1) -> dict[str, Any
     first imports and caches; each round times both, and the figures are the medians
     over the rounds (every round's speed-up is kept).
     """
-    import tempfile
-
-    from ..tournament.tournament import TournamentConfig, run
-
     def config(workers: int, games: int, folder: str) -> TournamentConfig:
         return TournamentConfig(game="oceanos_v0", game_config={"num_players": 4},
                                 agents={"g": "greedy", "r": "random"}, lineup=["g", "r", "r", "r"],
@@ -241,7 +235,6 @@ def run_bench(steps: int = 20_000, obs_samples: int = 2_000, ppo_timesteps: int 
               tournament_games: int = 0, rounds: int = 3, progress=None) -> dict[str, Any]:
     """Every measurement, with ratios to connect_four_v3 measured in this same run;
     ``progress(text)``, if given, is told of each measurement as it starts."""
-    from otrio import envs
 
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, got {rounds}")
@@ -307,8 +300,6 @@ def format_table(result: dict[str, Any]) -> str:
 def write_json(result: dict[str, Any], path: Path) -> None:
     """Write the measurements as JSON (whole or not at all; its folder is made as
     :func:`otrio.arena.outputs.make_output_folder` allows)."""
-    from otrio.arena.outputs import check_output_file, make_output_folder
-    from otrio.envs.core.files import write_text_atomic
 
     path = check_output_file(path, "--json file")
     make_output_folder(path.absolute().parent, "folder of the --json file")

@@ -23,6 +23,9 @@ from typing import Any
 
 from pydantic import Field, ValidationInfo, model_validator
 
+from otrio import agents, envs
+from otrio.arena.outputs import pyplot
+from otrio.arena.parallel import run_ordered
 from otrio.arena.records import (
     RECORDS_FILE,
     RUN_FILE,
@@ -35,6 +38,7 @@ from otrio.arena.records import (
 from otrio.arena.run_folder import check_run_folder
 from otrio.arena.run_lock import RunLock
 from otrio.arena.stats import wilson
+from otrio.envs.core.aec import live_turns
 from otrio.envs.core.config import EnvId, StrictModel
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.files import save_figure, write_text_atomic
@@ -72,7 +76,6 @@ _ENVS: dict[tuple, Any] = {}
 
 def play_one(task: tuple) -> dict[str, Any]:
     """Play one game of the study; its record (``task``: config dict, budget, game)."""
-    from otrio import agents, envs
 
     config, budget, game = task
     cfg = SearchBenchConfig(**config)
@@ -91,11 +94,7 @@ def play_one(task: tuple) -> dict[str, Any]:
     env.reset(seed=seed)
     spent = 0.0
     decisions = searched = iterations = 0
-    for name in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
+    for name, obs in live_turns(env):
         k = env.possible_agents.index(name)
         if k == seat:
             start = time.perf_counter()
@@ -211,11 +210,7 @@ def report_markdown(cfg: SearchBenchConfig, summary: dict[str, Any], command: st
 
 def plot(summary: dict[str, Any], path: Path) -> None:
     """Win rate (with intervals) against mean seconds a decision, log scale."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import NullFormatter
+    plt = pyplot()
 
     rows = summary["budgets"]
     x = [r["seconds_per_decision"] for r in rows]
@@ -228,7 +223,7 @@ def plot(summary: dict[str, Any], path: Path) -> None:
                     fontsize=8)
     ax.axhline(summary["fair_share"], color="grey", linestyle="--", label="fair share")
     ax.set_xscale("log")
-    ax.xaxis.set_minor_formatter(NullFormatter())  # ticks at the measured points instead
+    ax.xaxis.set_minor_formatter(plt.NullFormatter())  # ticks at the measured points instead
     ax.set_xticks(x, [f"{v:.2g}" for v in x])
     ax.set_xlabel("mean seconds per decision (this machine)")
     ax.set_ylabel(f"win rate vs {summary['opponent']}")
@@ -250,7 +245,6 @@ def run(cfg: SearchBenchConfig, progress: bool = True, command: str = "",
     budget has). Records already there are checked (:func:`record_schema`); a bad one
     stops the study unless ``repair`` moves it aside (:func:`otrio.arena.records.open_run`).
     Search games keep no actions, so nothing is re-played."""
-    from otrio import agents, envs
 
     env = envs.make(cfg.game, num_players=cfg.num_players)  # clear errors before anything
     for budget in cfg.budgets:
@@ -297,6 +291,4 @@ def _report(cfg: SearchBenchConfig, folder: Path, records: list[dict], command: 
 
 
 def _play(tasks: list[tuple], workers: int):
-    from otrio.arena.parallel import run_ordered
-
     yield from run_ordered(play_one, tasks, workers, chunksize=1)

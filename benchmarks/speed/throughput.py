@@ -7,9 +7,11 @@ the machine is noisy. ``otrio bench`` drives this module.
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable
 
 import numpy as np
+from pettingzoo.classic import connect_four_v3
 
 
 def aec_random_play(env_fn: Callable[[], object], min_steps: int, seed: int = 0) -> dict:
@@ -57,11 +59,9 @@ def engine_random_play(new_state: Callable[[int], object], min_steps: int, seed:
 
 def connect_four_fn():
     """PettingZoo's connect_four_v3 (the reference), without its deprecation noise."""
-    import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        from pettingzoo.classic import connect_four_v3
     return connect_four_v3.env
 
 

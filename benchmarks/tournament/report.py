@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from otrio.arena.outputs import pyplot
 from otrio.envs.core.files import save_figure, write_text_atomic
 
 from ..play import verification_text
@@ -72,10 +73,7 @@ def write_tournament_report(folder: Path, cfg, summary: dict[str, Any],
 
 
 def _plots(folder: Path, summary: dict[str, Any]) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     board = summary["leaderboard"]
     fig, ax = plt.subplots(figsize=(6, 0.6 * len(board) + 1.5))

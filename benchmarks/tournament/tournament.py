@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import Field, ValidationInfo, model_validator
 
+from otrio import agents, envs
 from otrio.arena.play import GameTask
 from otrio.arena.records import (
     RECORDS_FILE,
@@ -39,6 +40,7 @@ from otrio.envs.core.rng import derive_seed
 
 from ..play import RESUME_IGNORES, ExecutionOptions, GameRecord, play_into, task_fields
 from ..ratings import openskill_ratings
+from .report import write_tournament_report
 
 
 class TournamentConfig(ExecutionOptions):
@@ -103,7 +105,6 @@ def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
 
 def check_before_start(cfg: TournamentConfig) -> None:
     """Every problem that would stop the run, raised before any game is played."""
-    from otrio import agents, envs
 
     env = envs.make(cfg.game, **cfg.game_config)  # unknown game, bad config, player count
     if cfg.seats != env.unwrapped.num_players:
@@ -183,7 +184,6 @@ def run(cfg: TournamentConfig, progress: bool = True, command: str | None = None
         todo = [t for t in tasks if t.game not in done_ids]
         play_into(folder / RECORDS_FILE, todo, cfg, len(done_ids), f"{cfg.game} tournament",
                   progress)
-        from .report import write_tournament_report
 
         records = sorted(read_records(folder / RECORDS_FILE, schema), key=lambda r: r["game"])
         write_tournament_report(folder, cfg, summarize(records, cfg.seats), command,

@@ -12,6 +12,7 @@ after every agent is done, raise :class:`~otrio.envs.core.errors.OrderError`, as
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import gymnasium
@@ -434,4 +435,20 @@ class BoardGameEnv(SaveLoad, AECEnv):
             self._window.close()
 
 
-__all__ = ["BoardGameEnv", "MaskCache", "TERMINAL"]
+def live_turns(env) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The game loop: each live decision of ``env`` (already reset), in turn, as
+    ``(agent name, observation)``; the caller steps the env with its action before taking
+    the next. The steps after the end (``step(None)`` for each finished agent) are taken
+    here. Every runner that seats agents plays through this loop (the arena's
+    :func:`~otrio.arena.play.play_seated`, imitation data, the search and speed
+    measurements); the API checkers, which record the steps after the end too, and the
+    throughput bench, whose loop is the measurement, keep their own."""
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        yield agent, obs
+
+
+__all__ = ["BoardGameEnv", "MaskCache", "TERMINAL", "live_turns"]

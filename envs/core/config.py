@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 import numpy as np
+import yaml
 from pydantic import (
     BaseModel,
     BeforeValidator,
@@ -256,7 +257,6 @@ def load_yaml(path: str | Path, what: str = "config", missing_hint: str = "") ->
     naming the key and both lines (YAML keeps the last value silently; a merge ``<<:``
     may still be overridden by the mapping's own keys). ``missing_hint`` ends the
     message of a file that is not there (where it was looked for)."""
-    import yaml
 
     where = f"{what} {path}"
     try:
@@ -319,7 +319,6 @@ def _unique_keys_loader(base: type) -> type:
 def _check_yaml_events(events, where: str) -> None:
     """Walk the parser's events (no values are built) and refuse a document that nests
     too deep or that, its aliases expanded, holds too many values."""
-    import yaml
 
     sizes: dict[str, int] = {}  # anchor -> the values it stands for (once complete)
     open_: list[tuple[str | None, int]] = []  # the collections being read: anchor, count before

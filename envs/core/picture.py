@@ -136,7 +136,7 @@ class Picture:
     # ------------------------------------------------------------------ RGB
     def to_rgb(self, scale: float = 1.0) -> np.ndarray:
         """The picture as an ``H x W x 3`` uint8 array (H, W: the size times ``scale``)."""
-        from PIL import Image, ImageDraw  # only when a picture is asked for
+        from PIL import Image, ImageDraw  # deferred: Pillow
 
         if scale <= 0:
             raise ValueError(f"scale must be positive, got {scale}")
@@ -196,7 +196,7 @@ def _svg_shape(shape: Shape) -> str:
 @lru_cache(maxsize=64)
 def _font(size: int, bold: bool):
     """Pillow's built-in scalable font at ``size`` pixels (a bold face where installed)."""
-    from PIL import ImageFont
+    from PIL import ImageFont  # deferred: Pillow
 
     if bold:
         for name in ("DejaVuSans-Bold.ttf", "Arial Bold.ttf", "arialbd.ttf"):

@@ -5,7 +5,11 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+import warnings
 from typing import Any
+
+import gymnasium
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from .bounded import short_repr
 from .errors import ConfigError
@@ -125,7 +129,6 @@ def parallel_env(env_id: str, **config: Any):
     after each step). Rewards are each step's, for every agent, so a seat's final -1
     reaches it on the step that ends the game, whoever moved.
     """
-    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
     return turn_based_aec_to_parallel(make(env_id, **config))
 
@@ -138,10 +141,9 @@ def register_with_pettingzoo() -> None:
     ``pettingzoo.make("aec", "otrio/oceanos_v0")`` and
     ``pettingzoo.make("parallel", "otrio/oceanos_v0")`` (:func:`parallel_env`)."""
     try:
-        from pettingzoo import register
+        from pettingzoo import register  # optional: old PettingZoo
     except ImportError:  # older PettingZoo without a registry
         return
-    import warnings
 
     for env_id, module in ENV_MODULES.items():
         with warnings.catch_warnings():
@@ -155,7 +157,6 @@ def register_with_gymnasium() -> None:
     """Register the self-play view of every game with gymnasium's registry:
     ``gymnasium.make("otrio/OceanosSelfPlay-v0", num_players=2)`` (after ``import otrio``,
     or in one step: ``gymnasium.make("otrio:otrio/OceanosSelfPlay-v0", ...)``)."""
-    import gymnasium
 
     for env_id, gym_id in GYMNASIUM_IDS.items():
         if gym_id not in gymnasium.registry:
@@ -181,8 +182,6 @@ def _register_openspiel_games() -> None:
     try:
         importlib.import_module(OPENSPIEL_MODULE)
     except Exception as err:  # noqa: BLE001 (any failure of ours, reported, not raised)
-        import warnings
-
         warnings.warn(f"otrio: the games were not registered with OpenSpiel: {err!r}",
                       RuntimeWarning, stacklevel=2)
 

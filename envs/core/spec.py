@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .errors import ConfigError
+
 
 @dataclass(frozen=True)
 class GameInfo:
@@ -29,7 +31,6 @@ class GameInfo:
 
     def check_players(self, num_players: int) -> None:
         """Raise a clear error if the game cannot be played by ``num_players``."""
-        from .errors import ConfigError
 
         if not self.min_players <= num_players <= self.max_players:
             raise ConfigError(

@@ -6,12 +6,17 @@ first violation. ``env_fn`` is a zero-argument callable that builds a fresh env.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
+import pickle
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 
 import numpy as np
+from pettingzoo.test import api_test, seed_test
 
+from .aec import live_turns
 from .rng import make_rng
 
 EnvFn = Callable[[], object]
@@ -24,11 +29,7 @@ def play_random(env, rng: np.random.Generator, max_steps: int | None = None):
     automatically.
     """
     steps = 0
-    for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
+    for agent, obs in live_turns(env):
         yield agent, obs
         legal = np.flatnonzero(obs["action_mask"])
         env.step(int(rng.choice(legal)))
@@ -50,7 +51,6 @@ def digest(*arrays) -> str:
 
 def check_pettingzoo(env_fn: EnvFn, num_cycles: int = 200) -> None:
     """PettingZoo's own ``api_test`` and ``seed_test``."""
-    from pettingzoo.test import api_test, seed_test
 
     api_test(env_fn(), num_cycles=num_cycles, verbose_progress=False)
     seed_test(env_fn, num_cycles=num_cycles)
@@ -360,8 +360,6 @@ def check_cached_writer_on_copies(states, write: Write, reference: Reference,
     (which must build their own cache) match the reference; so does a shallow copy
     edited by ``edit`` (it shares the original's lists and cache), and the original
     after it. Returns the last state, for game-specific hand edits."""
-    import copy
-    import pickle
 
     state = None
     for step, state in enumerate(states):
@@ -410,7 +408,6 @@ SVG_NS = "{http://www.w3.org/2000/svg}"
 
 def picture_titles(picture) -> list[str]:
     """The tooltip texts (``<title>``) of a picture's SVG: what a test can read of it."""
-    import xml.etree.ElementTree as ET
 
     return [t.text for t in ET.fromstring(picture.to_svg()).iter(SVG_NS + "title")]
 

@@ -20,7 +20,10 @@ _NON_INTERACTIVE = ("agg", "cairo", "pdf", "pgf", "ps", "svg", "template")
 def is_interactive_backend(name: str) -> bool:
     """Whether the matplotlib backend ``name`` can show a window (Agg, PDF, SVG ... cannot)."""
     try:
-        from matplotlib.backends import BackendFilter, backend_registry
+        from matplotlib.backends import (  # deferred: matplotlib (~0.5 s)
+            BackendFilter,
+            backend_registry,
+        )
 
         names = backend_registry.list_builtin(BackendFilter.NON_INTERACTIVE)
     except ImportError:  # matplotlib before 3.9
@@ -31,7 +34,7 @@ def is_interactive_backend(name: str) -> bool:
 def _backend() -> str:
     """The backend matplotlib uses (resolving its automatic choice: the first GUI
     toolkit it can load, else Agg)."""
-    import matplotlib
+    import matplotlib  # deferred: matplotlib (~0.5 s)
 
     return matplotlib.get_backend()
 
@@ -58,7 +61,7 @@ class TableWindow:
     def show(self, rgb: np.ndarray) -> None:
         """Draw the ``H x W x 3`` uint8 picture ``rgb`` (opening the window if it is not
         open, or was closed by its user)."""
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # deferred: matplotlib (~0.5 s)
 
         if self.figure is None or not plt.fignum_exists(self.figure.number):
             self._open(plt, rgb)
@@ -92,7 +95,7 @@ class TableWindow:
     def close(self) -> None:
         """Close the window (a later :meth:`show` opens a new one)."""
         if self.figure is not None:
-            import matplotlib.pyplot as plt
+            import matplotlib.pyplot as plt  # deferred: matplotlib (~0.5 s)
 
             plt.close(self.figure)
         self.figure = self._image = None

@@ -1,4 +1,4 @@
-"""The Oceanos card list, generated once by tools/make_oceanos_cards.py.
+"""The Oceanos card list, generated once by envs/oceanos/make_cards.py.
 
 Designed data (the rulings give only the composition per round deck; a test
 proves this list matches it). Columns: animal, corals, chest, eyes, crystal, base."""

@@ -65,6 +65,9 @@ from .rules import (
     DECISION_STEPS,
     DUO_TURN,
     KRAKEN_PTS,
+    PLACE_DIVER,
+    PLACE_ROW,
+    PLACE_UPGRADE,
     POINT_KINDS,
     PROPELLER_PTS,
     ROUND_END,
@@ -194,7 +197,9 @@ def _check_cards(s, n: int, rnd: int) -> None:
         if not isinstance(item, list) or len(item) != 3:
             _bad(field, f"= {_show(item)} is not [seat, card, sub-step]")
         _int(item[0], f"{field}[0]", 0, n - 1)
-        _int(item[2], f"{field}[2]", 1 if i == 0 else 0, 2 if i == 0 else 0)
+        # the first card is in its row, waiting for a decision; the others are not yet
+        low, high = (PLACE_DIVER, PLACE_UPGRADE) if i == 0 else (PLACE_ROW, PLACE_ROW)
+        _int(item[2], f"{field}[2]", low, high)
         if i:
             place(item[1:2], f"{field}[1]", rnd)
         else:  # already put at the end of its seat's row: the decision about it waits

@@ -105,6 +105,13 @@ ROUND_END = ("aid", "score_round")
 POINT_KINDS = ("animals", "propeller", "kraken", "coral", "treasure")
 ANIMALS_PTS, PROPELLER_PTS, KRAKEN_PTS, CORAL_PTS, TREASURE_PTS = range(len(POINT_KINDS))
 
+# The sub-steps of placing one kept card; ``placing`` holds ``[seat, card, sub-step]``
+# for each card still to place, in order. The card goes to the end of this round's row
+# (PLACE_ROW), then waits for its diver decision (PLACE_DIVER: a chest and a diver ready),
+# then for its upgrade decision (PLACE_UPGRADE: a base and an upgrade to buy); once both
+# are taken it is done (PLACE_DONE) and leaves the list.
+PLACE_ROW, PLACE_DIVER, PLACE_UPGRADE, PLACE_DONE = range(4)
+
 _CARDS = ListOf(INT)  # card ids in order
 _PER_SEAT = ListOf(INT)  # one count a seat
 _CARDS_PER_SEAT = ListOf(_CARDS)
@@ -128,7 +135,7 @@ SCHEMA = StateSchema(
         "program": OneOf({"captain": CAPTAIN_TURN, "duo": DUO_TURN, "round_end": ROUND_END}),
         "pc": INT,
         "queue": ListOf(INT),
-        "placing": ListOf(ListOf(INT)),  # [seat, card, sub-step] left to place
+        "placing": ListOf(ListOf(INT)),  # [seat, card, sub-step (PLACE_*)] left to place
         "decision": EnumOf(Decision), "actor": INT, "over": BOOL,
     },
 )
@@ -177,7 +184,7 @@ class State(SavedState):
         self.program: tuple[str, ...] = ()
         self.pc = -1  # index into program of the step in progress
         self.queue: list[int] = []  # seats still to decide in the current step
-        self.placing: list[list[int]] = []  # [seat, card, sub-step] left to place
+        self.placing: list[list[int]] = []  # [seat, card, sub-step (PLACE_*)] left to place
         self.decision: int = _KEEP
         self.actor: int = 0
         self.over = False
@@ -269,7 +276,7 @@ class State(SavedState):
                 self.divers_ready[seat] -= 1
                 row = self.rows[seat][self.round]
                 self.divers[seat].append((self.round, len(row) - 1))
-            self.placing[0][2] = 2
+            self.placing[0][2] = PLACE_UPGRADE
         elif d == _DISCARD:
             if action != DISCARD_NONE:
                 card = self.hands[seat].pop(discard_slot(action))
@@ -279,7 +286,7 @@ class State(SavedState):
             if action != UPGRADE_SKIP:
                 self._upgrade(seat, upgrade_part(action))
             if d == _UPGRADE:
-                self.placing[0][2] = 3
+                self.placing[0][2] = PLACE_DONE
             else:
                 self.queue.pop(0)
         self._run()
@@ -349,7 +356,7 @@ class State(SavedState):
             seats = self._turn_order(cap + 1)[:-1]
         else:
             seats = self._turn_order(cap)
-        self.placing = [[s, c, 0] for s in seats for c in self.kept[s]]
+        self.placing = [[s, c, PLACE_ROW] for s in seats for c in self.kept[s]]
         for s in seats:
             self.kept[s] = []
 
@@ -428,19 +435,19 @@ class State(SavedState):
         while self.placing:
             item = self.placing[0]
             seat, card, sub = item
-            if sub == 0:  # put the card at the end of this round's row
+            if sub == PLACE_ROW:  # put the card at the end of this round's row
                 self.rows[seat][self.round].append(card)
                 if table.crystal[card] == GREEN:
                     self.green[seat] += 1
                 elif table.crystal[card] == YELLOW:
                     self.yellow[seat] += 1
-                item[2] = sub = 1
-            if sub == 1:
+                item[2] = sub = PLACE_DIVER
+            if sub == PLACE_DIVER:
                 if table.chest[card] and self.divers_ready[seat] > 0:
                     self.decision, self.actor = _DIVER, seat
                     return True
-                item[2] = sub = 2
-            if sub == 2:
+                item[2] = sub = PLACE_UPGRADE
+            if sub == PLACE_UPGRADE:
                 if table.base[card] and self.upgrade_options(seat):
                     self.decision, self.actor = _UPGRADE, seat
                     return True

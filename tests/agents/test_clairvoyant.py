@@ -13,6 +13,7 @@ import yaml
 
 from otrio import agents, envs
 from otrio.agents.search_options import GAME_DEFAULTS, parse_options
+from otrio.benchmarks.balance import config as balance_config
 from otrio.benchmarks.balance import sweep
 from otrio.benchmarks.tournament.tournament import TournamentConfig
 from otrio.benchmarks.tournament.tournament import run as run_tournament
@@ -188,8 +189,8 @@ def test_a_tournament_or_ladder_refuses_it_without_reference(tmp_path):
     assert (folder / "games.jsonl").read_text().count("\n") == 2
 
 
-def _sweep(tmp_path, **kw) -> sweep.BalanceConfig:
-    return sweep.BalanceConfig(
+def _sweep(tmp_path, **kw) -> balance_config.BalanceConfig:
+    return balance_config.BalanceConfig(
         game="oceanos_v0", game_config={"num_players": 2},
         agents={"clair": CLAIRVOYANT.replace("iterations=12", "iterations=2")},
         tiers=["greedy", "clair"], matchups="none", games_per_setup=2, seed=1,

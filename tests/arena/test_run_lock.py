@@ -13,6 +13,7 @@ import pytest
 from otrio.arena.records import RECORDS_FILE, REJECTED_FILE, read_records
 from otrio.arena.run_lock import LOCK_FILE, RunLock
 from otrio.arena.stats import ranks
+from otrio.benchmarks.balance.config import BalanceConfig
 from otrio.benchmarks.balance import sweep
 from otrio.benchmarks.tournament import tournament
 from otrio.envs.core.errors import ConfigError
@@ -27,8 +28,8 @@ def tournament_config(folder: Path, **kw) -> tournament.TournamentConfig:
     return tournament.TournamentConfig(**{**base, **kw})
 
 
-def balance_config(folder: Path) -> sweep.BalanceConfig:
-    return sweep.BalanceConfig(
+def balance_config(folder: Path) -> BalanceConfig:
+    return BalanceConfig(
         game="oceanos_v0", game_config={"num_players": 2},
         agents={"r": "random"}, lineup=["r", "r"], games_per_setup=2, output=str(folder),
         sweeps=[{"name": "tw", "factors": [{"name": "troubled", "path": "two_player_variant",

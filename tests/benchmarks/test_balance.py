@@ -10,13 +10,8 @@ import pytest
 from pydantic import ValidationError
 
 from otrio.arena.records import RECORDS_FILE, read_records
-from otrio.benchmarks.balance.sweep import (
-    BalanceConfig,
-    build_setups,
-    build_tasks,
-    load_config,
-    run,
-)
+from otrio.benchmarks.balance.config import BalanceConfig, load_config
+from otrio.benchmarks.balance.sweep import build_setups, build_tasks, run
 from otrio.cli import main
 from otrio.envs.core.errors import ConfigError
 
@@ -71,7 +66,8 @@ def test_categorical_and_position_codings(tmp_path):
     setups = build_setups(cfg)
     assert [s.lineup for s in setups] == [("greedy", "random"), ("greedy", "random", "random")]
     assert setups[1].features == {"players=3": 1.0}
-    from otrio.benchmarks.balance.sweep import Factor, factor_features
+    from otrio.benchmarks.balance.config import Factor
+    from otrio.benchmarks.balance.sweep import factor_features
 
     order = Factor(name="order", path="sponsors.order", permutations_of=[1, 2, 3])
     assert len(order.levels()) == 6 and order.resolved_coding() == "position"

@@ -10,6 +10,7 @@ import pytest
 
 import otrio.benchmarks.balance.search as balance_search
 from otrio.arena.records import RECORDS_FILE, read_records
+from otrio.benchmarks.balance.config import BalanceConfig, load_config
 from otrio.benchmarks.balance.optimise import make_optimiser, pick, search_loop
 from otrio.benchmarks.balance.search import (
     PREREGISTRATION_FILE,
@@ -18,7 +19,6 @@ from otrio.benchmarks.balance.search import (
     run,
     seed_of,
 )
-from otrio.benchmarks.balance.sweep import BalanceConfig, load_config
 from otrio.cli import main
 from otrio.envs.core.errors import ConfigError, StateError
 from otrio.envs.core.rng import derive_seed

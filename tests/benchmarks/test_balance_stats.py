@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from otrio.benchmarks.balance.config import BalanceConfig
 from otrio.benchmarks.balance.report import findings, write_balance_report
 from otrio.benchmarks.balance.stats import (
     chi2_isf,
@@ -23,7 +24,7 @@ from otrio.benchmarks.balance.stats import (
     win_shares,
 )
 from otrio.benchmarks.balance.summary import analyze, otys_metrics, winning_margin
-from otrio.benchmarks.balance.sweep import BalanceConfig, Setup
+from otrio.benchmarks.balance.sweep import Setup
 
 ALPHA = 0.05
 

@@ -10,15 +10,9 @@ import numpy as np
 import pytest
 
 from otrio.arena.records import RECORDS_FILE, read_records
+from otrio.benchmarks.balance.config import BalanceConfig, load_config
 from otrio.benchmarks.balance.summary import analyze
-from otrio.benchmarks.balance.sweep import (
-    BalanceConfig,
-    build_setups,
-    build_tasks,
-    load_config,
-    run,
-    setup_lineups,
-)
+from otrio.benchmarks.balance.sweep import build_setups, build_tasks, run, setup_lineups
 from otrio.cli import main
 from otrio.envs.core.errors import ConfigError
 

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from otrio.benchmarks.balance import dossier, skill_ceiling, sweep
+from otrio.benchmarks.balance.config import BalanceConfig
 from otrio.benchmarks.balance.dossier import pooled_seats, write_dossier
 from otrio.cli import main
 from otrio.envs.core.errors import ConfigError
@@ -18,7 +19,7 @@ TINY = "iterations=2,depth=2,rollout=random,prior=none,top=0,gap=0"
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     root = tmp_path_factory.mktemp("results")
-    sweep.run(sweep.BalanceConfig(
+    sweep.run(BalanceConfig(
         game="oceanos_v0", game_config={"num_players": 2, "kraken": {
             "mode": "fixed", "values": [0, -1, -2]}},
         tiers=["random", "greedy"], games_per_setup=4, seed=1,

@@ -13,6 +13,7 @@ import pytest
 
 from otrio.arena.records import RECORDS_FILE, RUN_FILE, read_records
 from otrio.arena.stats import ranks
+from otrio.benchmarks.balance import config as balance_config
 from otrio.benchmarks.balance import sweep
 from otrio.benchmarks.speed import search
 from otrio.benchmarks.tournament import tournament
@@ -262,7 +263,7 @@ def test_the_report_says_what_the_resume_replayed_and_how_long_it_took(tmp_path,
 
 # ------------------------------------------------------------------ balance and search
 def test_a_balance_sweep_stops_on_a_bad_line_and_repairs_it(tmp_path):
-    cfg = sweep.BalanceConfig(
+    cfg = balance_config.BalanceConfig(
         game="oceanos_v0", game_config={"num_players": 2}, agents={"r": "random"},
         lineup=["r", "r"], games_per_setup=2, output=str(tmp_path / "run"),
         sweeps=[{"name": "tw", "factors": [{"name": "t", "path": "two_player_variant",

@@ -17,7 +17,7 @@ from otrio.arena.replay import (
     record_actions,
     replay_record,
 )
-from otrio.benchmarks.balance.sweep import BalanceConfig
+from otrio.benchmarks.balance.config import BalanceConfig
 from otrio.benchmarks.balance.sweep import run as run_balance
 from otrio.benchmarks.tournament.tournament import TournamentConfig, run, summarize
 from otrio.envs.core.errors import StateError

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from otrio.benchmarks.balance import skill_ceiling, sweep
+from otrio.benchmarks.balance.config import load_config
 
 CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs" / "balance").glob("*.yaml"))
 
@@ -23,7 +24,7 @@ def test_a_shipped_balance_config_plans_its_games(path):
                   for entry in cfg.games for n in entry.players]
         assert groups
     else:
-        groups = [sweep.load_config(path)]
+        groups = [load_config(path)]
     for group in groups:
         setups = sweep.build_setups(group)
         sweep.check_before_start(group, setups)
@@ -39,6 +40,6 @@ def test_a_config_given_to_the_wrong_command_names_the_right_one():
     ceiling = next(p for p in CONFIGS if p.stem == "skill_ceiling")
     balance = next(p for p in CONFIGS if p.stem == "otys_sponsors")
     with pytest.raises(ConfigError, match="skill-ceiling config .*otrio skill-ceiling"):
-        sweep.load_config(ceiling)
+        load_config(ceiling)
     with pytest.raises(ConfigError, match="balance config .*otrio balance"):
         skill_ceiling.load_config(balance)

@@ -125,7 +125,7 @@ def _beside(folder: Path) -> None:
 
 
 def test_a_users_config_names_files_beside_itself(tmp_path, monkeypatch):
-    from otrio.benchmarks.balance.sweep import load_config as load_balance
+    from otrio.benchmarks.balance.config import load_config as load_balance
     from otrio.benchmarks.tournament.tournament import check_before_start, load_config
 
     exp = tmp_path / "exp"

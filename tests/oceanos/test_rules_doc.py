@@ -1,14 +1,14 @@
 """envs/oceanos/RULES.md cannot drift from the code: every table of numbers in it is
 read back and compared with the data, the config and the action table, and its card
-list is the block tools/make_oceanos_rules_tables.py prints."""
+list is the block envs/oceanos/make_rules_tables.py prints."""
 
-import importlib.util
 import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from otrio.envs.oceanos import make_rules_tables
 from otrio.envs.oceanos.actions import NUM_ACTIONS, TABLE
 from otrio.envs.oceanos.cards import CARDS
 from otrio.envs.oceanos.cards_table import card_table
@@ -36,19 +36,11 @@ from otrio.envs.oceanos.rules import Decision
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES_MD = ROOT / "envs" / "oceanos" / "RULES.md"
-TOOL = ROOT / "tools" / "make_oceanos_rules_tables.py"
 
 
 @pytest.fixture(scope="module")
 def doc() -> str:
     return RULES_MD.read_text(encoding="utf-8")
-
-
-def load_tool():
-    spec = importlib.util.spec_from_file_location("make_oceanos_rules_tables", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def tables(text: str) -> list[tuple[list[str], list[list[str]]]]:
@@ -89,8 +81,8 @@ def plain(cell: str) -> str:
 
 # ------------------------------------------------------------------ card list
 def test_card_list_is_the_generated_block(doc):
-    block = load_tool().cards_markdown()
-    assert block in doc, "run: python tools/make_oceanos_rules_tables.py --write"
+    block = make_rules_tables.cards_markdown()
+    assert block in doc, "run: python -m otrio.envs.oceanos.make_rules_tables --write"
     assert doc.count("<!-- BEGIN card-list") == doc.count("<!-- END card-list -->") == 1
 
 

@@ -7,8 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -73,18 +71,6 @@ def test_verify_cost_times_a_resume_of_every_record(tmp_path):
     assert written["games"][0]["replayed"] == written["games"][0]["records"] == 4
 
 
-def test_run_folder_attack_counts_every_outcome_and_finds_no_other_exception():
-    out = run_tool("tools/run_folder_attack.py", "--mutations", "6",
-                   "--kinds", "tournament,value data")
-    results = [json.loads(line) for line in out.splitlines()]
-    assert [r["kind"] for r in results] == ["tournament", "value data"]
-    known = {"clear error", "identical", "recomputed"}
-    for r in results:
-        assert r["mutations"] == sum(r["outcomes"].values()) == 6, r
-        assert set(r["outcomes"]) <= known, r["examples"]  # no other exception, no timeout
-        assert r["files_written"] == [] and r["files"], r
-
-
 def test_paired_runs_counts_discordant_games_and_mcnemar(tmp_path):
     def run(folder, winners):  # game g: seat 0 'value', seat 1 'greedy'; winner seat
         folder.mkdir()
@@ -119,38 +105,3 @@ def test_teacher_agreement_of_a_student_that_is_its_teacher_is_total():
     assert out["decisions"] > 20 and out["teacher_self_agreement"] == 1.0
     assert out["students"][net] == {"with_first": 1.0, "with_either": 1.0}
     assert out["students"]["random"]["with_first"] < 0.8
-
-
-def test_value_features_judges_every_basis_on_the_same_test_rows(tmp_path):
-    from otrio.training.value_data import ValueDataConfig, generate
-
-    folder = tmp_path / "data"
-    generate(ValueDataConfig(env="oceanos_v0", players=[2], games=40, shard_games=10,
-                             positions=4, mixture={"net:agents/pretrained/oceanos_net.json": 1.0}),
-             folder, progress=False)
-    out = _module("value_features").compare(str(folder), "agents/pretrained/oceanos_net.json", [])
-    assert set(out) == {"observation", "features", "value head"}
-    tables = [[(e["players"], e["quarter"], e["rows"], e["margin"]) for e in out[n]["table"]]
-              for n in out]
-    assert tables[0] and tables[0] == tables[1] == tables[2]  # same rows, same margin baseline
-    for name in out:
-        for e in out[name]["table"]:
-            assert 0.0 <= e["model"]["auc"] <= 1.0
-
-
-def test_otontin_roll_probe_fits_a_known_rule_and_plays_it(tmp_path):
-    probe = _module("otontin_roll_probe")
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=(400, 3))
-    mu, sd, w = probe.fit(x, (x[:, 0] - 2 * x[:, 2] > 0).astype(float))
-    assert w[0] > 0 > w[2] and abs(w[1]) < 0.2 * w[0]  # the rule's signs, the noise near 0
-    for name, seed in (("a", 1), ("b", 2)):
-        out = run_tool("tools/otontin_roll_probe.py", "labels", "--games", "1", "--seed",
-                       str(seed), "--out", str(tmp_path / f"{name}.npz"))
-        assert re.search(r"roll [\d.]+ \(\d+\)", out)
-    out = run_tool("tools/otontin_roll_probe.py", "fit", str(tmp_path / "a.npz"),
-                   str(tmp_path / "b.npz"), "--out", str(tmp_path / "rule.npz"))
-    assert len(re.findall(r"labels: the search rolls", out)) == 2 and "bust_chance" in out
-    out = run_tool("tools/otontin_roll_probe.py", "imitate", str(tmp_path / "rule.npz"),
-                   "--games", "2", "--seed", "3")
-    assert re.search(r"win share [\d.]+ over 2 games", out)

@@ -176,7 +176,7 @@ def test_side_files_that_are_not_what_they_say_are_one_line(finished, tmp_path, 
                                    [{"epoch": 1, "loss": "x"}], [{"epoch": 1}, {"epoch": 2}],
                                    "absent"])
 def test_a_fit_state_whose_lines_are_not_epochs_is_one_line(finished, tmp_path, lines):
-    """Found by tools/run_folder_attack.py: a fit state (round_1/fit/state.json) whose
+    """Found by tests/attacks/run_folder_attack.py: a fit state (round_1/fit/state.json) whose
     log line was a number was a TypeError when the fit's time was added to it."""
     folder, cfg = copy_run(finished, tmp_path)
     (folder / "round_1" / "round.json").unlink()  # the round exported again from its state

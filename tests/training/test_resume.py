@@ -245,11 +245,11 @@ def test_resume_state_is_safetensors_and_json_only(tmp_path, monkeypatch):
 
 
 def test_saved_episode_infos_that_are_not_episodes_are_a_one_line_error(tmp_path):
-    """Found by tools/run_folder_attack.py: an episode info of the training state
+    """Found by tests/attacks/run_folder_attack.py: an episode info of the training state
     replaced by a list was handed to Stable-Baselines3, which failed with a TypeError
     when it logged the mean return."""
     from otrio.envs.core.errors import ConfigError
-    from tools.tiny_runs import training
+    from tests.attacks.tiny_runs import training
 
     training(tmp_path / "run")
     state = tmp_path / "run" / "checkpoints" / "resume.json"
@@ -267,12 +267,12 @@ def test_saved_episode_infos_that_are_not_episodes_are_a_one_line_error(tmp_path
 
 def test_saved_optimizer_switches_or_settings_that_are_not_this_runs_are_a_one_line_error(
         tmp_path):
-    """Found by tools/run_folder_attack.py: a training state whose optimizer said
+    """Found by tests/attacks/run_folder_attack.py: a training state whose optimizer said
     ``capturable: true`` was loaded, and the first step on the CPU was torch's
     AssertionError. A switch of the code must be this optimizer's own, a setting a
     finite number >= 0 of its shape."""
     from otrio.envs.core.errors import ConfigError
-    from tools.tiny_runs import training
+    from tests.attacks.tiny_runs import training
 
     training(tmp_path / "run")
     state = tmp_path / "run" / "checkpoints" / "resume.json"

@@ -98,7 +98,7 @@ def test_a_run_of_another_config_is_refused(run):
 
 def test_a_manifest_that_is_not_one_is_a_one_line_error_and_its_counts_come_from_shards(
         run, tmp_path):
-    """Found by tools/run_folder_attack.py: a manifest without its config was a KeyError,
+    """Found by tests/attacks/run_folder_attack.py: a manifest without its config was a KeyError,
     and a shard's entry was believed as written (its rows, a stray shard of no task)."""
     folder, _, summary = run
     for change in (lambda m: m.pop("config"), lambda m: m.update(config=[1]),
@@ -165,7 +165,7 @@ def test_a_shard_that_would_unpack_too_large_or_is_not_numpy_is_refused(run, tmp
 
 
 def test_a_shard_broken_anywhere_is_a_state_error(run, tmp_path):
-    """Found by tools/run_folder_attack.py: a shard whose compressed bytes were broken
+    """Found by tests/attacks/run_folder_attack.py: a shard whose compressed bytes were broken
     raised zlib's own error; a byte changed anywhere is now the reader's StateError."""
     folder, _, _ = run
     data = shard_path(folder, 0).read_bytes()

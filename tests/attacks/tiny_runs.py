@@ -1,6 +1,6 @@
 """One tiny run of each kind, made in a folder in about a second: the tests of run-folder
 discipline (tests/test_run_folders.py), the kill -9 resume tests and the attack pass on
-the side files a resume reads (tools/run_folder_attack.py) share them.
+the side files a resume reads (tests/attacks/run_folder_attack.py) share them.
 
 Each kind's config is a plain dict (``CONFIGS``): the makers validate it, and the
 command-line tests write it as the YAML file the ``otrio`` command reads.
@@ -11,7 +11,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from otrio.benchmarks.balance.config import BalanceConfig
+from otrio.benchmarks.tournament.tournament import TournamentConfig, run
 from otrio.envs.core.config import validate
+from otrio.training.config import TrainConfig
+from otrio.training.distill import distill
+from otrio.training.train import evaluate_snapshots, train
+from otrio.training.value_data import ValueDataConfig, generate
 
 CONFIGS: dict[str, dict] = {
     "tournament": dict(game="oceanos_v0", game_config={"num_players": 2},
@@ -53,14 +59,13 @@ TINY_TRAINING = CONFIGS["training"]
 
 
 def tournament(output: Path, **kw):
-    from otrio.benchmarks.tournament.tournament import TournamentConfig, run
-
     return run(TournamentConfig(**{**CONFIGS["tournament"], "output": str(output), **kw}),
                progress=False)
 
 
 def balance(output: Path, **kw):
-    from otrio.benchmarks.balance.sweep import BalanceConfig, run
+    from otrio.benchmarks.balance.config import BalanceConfig
+    from otrio.benchmarks.balance.sweep import run
 
     return run(BalanceConfig(**{**CONFIGS["balance"], "output": str(output), **kw}),
                progress=False)
@@ -68,7 +73,6 @@ def balance(output: Path, **kw):
 
 def setup_search(output: Path, **kw):
     from otrio.benchmarks.balance.search import run
-    from otrio.benchmarks.balance.sweep import BalanceConfig
 
     return run(BalanceConfig(**{**CONFIGS["setup search"], "output": str(output), **kw}),
                progress=False)
@@ -82,30 +86,20 @@ def search_study(output: Path, **kw):
 
 
 def training(output: Path, total_timesteps: int = 128, **kw):
-    from otrio.training.config import TrainConfig
-    from otrio.training.train import train
-
     return train(validate(TrainConfig, {**CONFIGS["training"], "total_timesteps": total_timesteps,
                                         "output": str(output), **kw}), progress=False)
 
 
 def evaluation(output: Path, games: int | None = None):
-    from otrio.training.train import evaluate_snapshots
-
     return evaluate_snapshots(output, games)
 
 
 def distillation(output: Path, **kw):
-    from otrio.training.config import TrainConfig
-    from otrio.training.distill import distill
-
     return distill(validate(TrainConfig, {**CONFIGS["distillation"], "output": str(output),
                                           **kw}), progress=False)
 
 
 def value_data(output: Path, **kw):
-    from otrio.training.value_data import ValueDataConfig, generate
-
     return generate(ValueDataConfig(**{**CONFIGS["value data"], **kw}), output, progress=False)
 
 

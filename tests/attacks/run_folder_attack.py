@@ -1,7 +1,7 @@
 """An attack pass on the side files a resume reads: for each kind of run, a tiny
-finished run (tools/tiny_runs.py) whose files are broken one at a time, then resumed.
+finished run (tests/attacks/tiny_runs.py) whose files are broken one at a time, then resumed.
 
-    python tools/run_folder_attack.py [--mutations 2000] [--seconds 900] [--seed 0]
+    python tests/attacks/run_folder_attack.py [--mutations 2000] [--seconds 900] [--seed 0]
                                       [--kinds tournament,balance,...]
 
 For each kind, every file the run keeps that a resume may read (its JSON and JSON-lines
@@ -53,10 +53,11 @@ import numpy as np
 
 from otrio.envs.core.errors import OtrioError
 from otrio.envs.core.testing import mutate_text
+from otrio.training.value_store import content_digest, read_shard
 
 try:
-    from tools import tiny_runs
-except ModuleNotFoundError:  # run as a script (python tools/run_folder_attack.py)
+    from tests.attacks import tiny_runs
+except ModuleNotFoundError:  # run as a script (python tests/attacks/run_folder_attack.py)
     import tiny_runs
 
 TEXT = (".json", ".jsonl")
@@ -143,7 +144,6 @@ def mutate_file(path: Path, rng: np.random.Generator) -> bytes:
 def result(folder: Path, kind: str) -> dict[str, object]:
     """The run's result (``RESULTS``), wall times aside: JSON by its values, a shard by
     its content digest, any other file by its bytes (None: missing)."""
-    from otrio.training.value_store import content_digest, read_shard
 
     out: dict[str, object] = {}
     for rel in RESULTS[kind]:

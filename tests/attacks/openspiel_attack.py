@@ -1,7 +1,7 @@
 """An attack pass on the OpenSpiel games' serialization: mutated strings handed to
 ``game.deserialize_state`` and to ``pyspiel.deserialize_game_and_state``.
 
-    python tools/openspiel_attack.py [--strings 2000] [--seed 0]
+    python tests/attacks/openspiel_attack.py [--strings 2000] [--seed 0]
 
 For each game, ``--strings`` serialized states (seeded random games at every player
 count, cut at random points) are broken by :func:`otrio.envs.core.testing.mutate_text` and

@@ -5,7 +5,7 @@ the symbols onto cards with a fixed seed, keeping every card legal (at least one
 symbol, never a crystal and a base together, one animal at most), and writes the
 result as a plain table. Run it only to regenerate on purpose:
 
-    python tools/make_oceanos_cards.py > envs/oceanos/cards.py
+    python -m otrio.envs.oceanos.make_cards > envs/oceanos/cards.py
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def deal_round(r: int, rng: np.random.Generator) -> list[tuple]:
 
 def main() -> None:
     rng = np.random.default_rng(SEED)
-    print('"""The Oceanos card list, generated once by tools/make_oceanos_cards.py.')
+    print('"""The Oceanos card list, generated once by envs/oceanos/make_cards.py.')
     print()
     print("Designed data (the rulings give only the composition per round deck; a test")
     print('proves this list matches it). Columns: animal, corals, chest, eyes, crystal, base."""')
