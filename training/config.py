@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from otrio.agents.hints import HINT_KINDS
 from otrio.envs.core.config import EnvId, StrictModel, load_yaml, validate
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, rebase_file, rebase_spec, where_looked
@@ -17,7 +18,7 @@ Device = Literal["cpu", "cuda", "auto"]  # where a fit runs (data and play stay 
 def resolve_device(name: str, key: str = "device") -> str:
     """The torch device of a fit: ``cpu``, ``cuda`` (a ConfigError without one), or
     ``auto`` (cuda where torch sees one, else cpu); ``key`` names the setting in errors."""
-    import torch
+    import torch  # deferred: torch (~1 s)
 
     if name == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
@@ -73,6 +74,11 @@ class DistillRound(StrictModel):
     # (e.g. "mcts:net={previous},rollout=net"), so each round's search uses the last one
     teacher: str = "mcts"
     games: dict[int, int]  # player count -> teacher games this round
+    # who plays the round's games: the teacher itself (None, its own games), or an agent
+    # spec in every seat whose positions the teacher labels without playing them (DAgger:
+    # "net:{previous}" is the previous round's network, so the student is taught at the
+    # states it reaches itself and learns to recover from its own mistakes)
+    player: str | None = None
 
     @field_validator("games")
     @classmethod
@@ -170,8 +176,6 @@ class TrainConfig(StrictModel):
     @field_validator("hints")
     @classmethod
     def _known_hints(cls, v: str | None) -> str | None:
-        from otrio.agents.hints import HINT_KINDS
-
         if v is not None and v not in HINT_KINDS:
             raise ValueError(f"unknown hints {v!r} (use {', '.join(HINT_KINDS)}, or leave it out)")
         return v

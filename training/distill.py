@@ -34,18 +34,38 @@ unpickled; every record is re-played and its labels audited
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
+import warnings
 from pathlib import Path
 
+import gymnasium
 import numpy as np
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
 
+from otrio import agents, envs
+from otrio.agents.encoders import policy_kwargs
+from otrio.agents.hints import observation_size
+from otrio.agents.weights import load_policy, save_policy
+from otrio.arena.parallel import run_ordered
+from otrio.arena.records import RECORDS_FILE, RecordWriter, open_run
+from otrio.arena.run_folder import check_run_folder
+from otrio.arena.run_lock import RunLock
 from otrio.envs.core.config import validate
 from otrio.envs.core.errors import ConfigError, StateError
+from otrio.envs.core.files import exists, read_json, read_json_lines, real_dir, write_text
 from otrio.envs.core.rng import derive_seed, make_rng
 
+from . import safe_state
 from .config import DistillParams, TrainConfig, resolve_device
-from .distill_data import Examples, TeacherTask, audit, examples, teacher_game
+from .distill_data import Examples, TeacherTask, audit, examples, teacher_game, teacher_schema
+from .distill_record import ROUND_FILE, bound, digest, read_round, write_round
+from .distill_report import write_report
+from .train import evaluate, starting_network
 
 PREVIOUS = "{previous}"
 NET = "net.json"
@@ -66,7 +86,7 @@ def teacher_spec(template: str, previous: Path | None, k: int) -> str:
     """Round ``k``'s teacher spec: ``{previous}`` replaced by the previous network."""
     if PREVIOUS in template:
         if previous is None:
-            raise ConfigError(f"distill round {k}: teacher {template!r} uses {PREVIOUS}, but "
+            raise ConfigError(f"distill round {k}: {template!r} uses {PREVIOUS}, but "
                               "round 1 has no previous network")
         return template.replace(PREVIOUS, str(previous))
     return template
@@ -74,18 +94,20 @@ def teacher_spec(template: str, previous: Path | None, k: int) -> str:
 
 def check_distill(cfg: TrainConfig) -> None:
     """The config's problems that would stop the run, before any folder is made."""
-    from otrio import agents, envs
 
     params = cfg.distill
     for k, rnd in enumerate(params.rounds, 1):
         for players in rnd.games:
             env = envs.make(cfg.game, **{**cfg.game_config, "num_players": players})
-            if PREVIOUS not in rnd.teacher:
-                agents.check_spec(rnd.teacher, env)
-            elif k == 1:
-                teacher_spec(rnd.teacher, None, 1)
-            if rnd.teacher == "human":
-                raise ConfigError("a human cannot teach a distillation run")
+            for spec in (rnd.teacher, rnd.player):
+                if spec is None:
+                    continue
+                if PREVIOUS not in spec:
+                    agents.check_spec(spec, env)
+                elif k == 1:
+                    teacher_spec(spec, None, 1)
+                if spec == "human":
+                    raise ConfigError("a human cannot teach or play a distillation run")
     env = envs.make(cfg.game, **cfg.game_config)
     for spec in cfg.eval.opponents:
         agents.check_spec(spec, env)
@@ -96,7 +118,6 @@ def check_distill(cfg: TrainConfig) -> None:
 def _compare_config(folder: Path, cfg: TrainConfig) -> None:
     """Refuse a folder that holds a run of another config; rounds may be appended. The
     saved config is read as untrusted data (:func:`otrio.envs.core.files.read_json`)."""
-    from otrio.envs.core.files import exists, read_json, write_text
 
     config_file = folder / CONFIG_FILE
     saved = cfg.model_dump(mode="json")
@@ -122,11 +143,9 @@ def _compare_config(folder: Path, cfg: TrainConfig) -> None:
 def distill(cfg: TrainConfig, workers: int = 1, backend: str = "local",
             ray_address: str | None = None, progress: bool = True) -> Path:
     """Run (or resume) every round; return the last round's network (its manifest)."""
-    from otrio.arena.run_lock import RunLock
 
     if cfg.distill is None:
         raise ConfigError("this training config has no distill section")
-    from otrio.arena.run_folder import check_run_folder
 
     check_distill(cfg)
     resolve_device(cfg.distill.device, "distill.device")
@@ -138,12 +157,6 @@ def distill(cfg: TrainConfig, workers: int = 1, backend: str = "local",
 
 
 def _rounds(cfg, folder, workers, backend, ray_address, progress) -> Path:
-    import torch
-
-    from otrio.envs.core.files import real_dir, write_text
-
-    from .distill_report import write_report
-
     torch.set_num_threads(cfg.torch_threads)
     params: DistillParams = cfg.distill
     previous: Path | None = None
@@ -152,14 +165,15 @@ def _rounds(cfg, folder, workers, backend, ray_address, progress) -> Path:
     for k, rnd in enumerate(params.rounds, 1):
         here = real_dir(round_dir(folder, k), folder)
         spec = teacher_spec(rnd.teacher, previous, k)
+        player = None if rnd.player is None else teacher_spec(rnd.player, previous, k)
         start = time.perf_counter()
         records = played[k] = generate(cfg, k, spec, here, workers, backend, ray_address,
-                                       progress)
+                                       progress, player)
         window = range(max(1, k - params.window + 1) if params.window else 1, k + 1)
         net, fit_lines = fit_round(cfg, k, [played[j] for j in window], here,
                                    previous if params.warm else None, progress)
         results = evaluate_round(cfg, k, net, here)
-        line = {"round": k, "teacher": spec,
+        line = {"round": k, "teacher": spec, **({} if player is None else {"player": player}),
                 "games": len(records), "decisions": sum(len(r["labels"]) for r in records),
                 "teacher_seconds": round(sum(r["wall_time"] for r in records), 1),
                 "fit_seconds": fit_lines[-1].get("fit_seconds") if fit_lines else None,
@@ -180,31 +194,30 @@ def _rounds(cfg, folder, workers, backend, ray_address, progress) -> Path:
 
 
 # ------------------------------------------------------------- teacher games
-def round_tasks(cfg: TrainConfig, k: int, spec: str) -> list[TeacherTask]:
-    """Round ``k``'s teacher games, in order: every player count's games, counts ascending."""
+def round_tasks(cfg: TrainConfig, k: int, spec: str, player: str | None = None
+                ) -> list[TeacherTask]:
+    """Round ``k``'s teacher games, in order: every player count's games, counts ascending
+    (``player``: who plays them, the teacher labelling; None: the teacher plays)."""
     tasks = []
     for players, count in cfg.distill.rounds[k - 1].games.items():
         for _ in range(count):
             g = len(tasks)
             tasks.append(TeacherTask(game=g, env_id=cfg.game,
                                      config={**cfg.game_config, "num_players": players},
-                                     teacher=spec, seed=derive_seed(cfg.seed, "distill", k, g)))
+                                     teacher=spec, seed=derive_seed(cfg.seed, "distill", k, g),
+                                     player=player))
     return tasks
 
 
 def generate(cfg: TrainConfig, k: int, spec: str, here: Path, workers: int, backend: str,
-             ray_address: str | None, progress: bool) -> list[dict]:
-    """Play (or finish) round ``k``'s teacher games into ``here/games.jsonl``; return
-    every record, in game order."""
-    from otrio import envs
-    from otrio.arena.parallel import run_ordered
-    from otrio.arena.records import RECORDS_FILE, RecordWriter, open_run
-
-    from .distill_data import teacher_schema
-
-    tasks = round_tasks(cfg, k, spec)
+             ray_address: str | None, progress: bool, player: str | None = None) -> list[dict]:
+    """Play (or finish) round ``k``'s teacher games into ``here/games.jsonl`` (played by
+    ``player`` and labelled by the teacher, where a player is named); return every
+    record, in game order."""
+    tasks = round_tasks(cfg, k, spec, player)
     identity = {"round": k, "env_id": cfg.game, "teacher": spec, "seed": cfg.seed,
-                "games": [[t.config["num_players"], t.seed] for t in tasks]}
+                "games": [[t.config["num_players"], t.seed] for t in tasks],
+                **({} if player is None else {"player": player})}
     num_actions = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info.num_actions
     done = open_run(here, identity, schema=teacher_schema(tasks, num_actions),
                     progress=progress)  # every recorded game re-played (verify="all")
@@ -216,8 +229,6 @@ def generate(cfg: TrainConfig, k: int, spec: str, here: Path, workers: int, back
     if todo:
         bar = None
         if progress:
-            from tqdm import tqdm
-
             bar = tqdm(total=len(tasks), initial=len(have), unit="game",
                        desc=f"round {k} teacher games")
         with RecordWriter(here / RECORDS_FILE) as writer:
@@ -236,14 +247,6 @@ def generate(cfg: TrainConfig, k: int, spec: str, here: Path, workers: int, back
 # -------------------------------------------------------------------- fit
 def new_network(cfg: TrainConfig, seed: int):
     """A fresh policy-value network (trunk encoder, linear heads) for ``cfg.game``."""
-    import gymnasium
-    import torch
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-    from otrio import envs
-    from otrio.agents.encoders import policy_kwargs
-    from otrio.agents.hints import observation_size
-
     env = envs.make(cfg.game, **cfg.game_config)
     size = observation_size(env, cfg.hints)  # with greedy's hints appended, if it reads them
     info = env.unwrapped.game.info
@@ -259,14 +262,11 @@ def new_network(cfg: TrainConfig, seed: int):
 def initial_network(cfg: TrainConfig):
     """Round 1's network loaded from ``distill.init``, refused unless it plays the run's
     game and reads its observation (:func:`otrio.training.train.starting_network`)."""
-    from .train import starting_network
 
     return starting_network(cfg.distill.init, cfg, "distill.init")[0]
 
 
 def _meta(cfg: TrainConfig, k: int) -> dict:
-    from otrio import envs
-
     info = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info
     return {"env_id": info.env_id, "observation_size": info.observation_size,
             "num_actions": info.num_actions, "game_config": cfg.game_config,
@@ -289,14 +289,6 @@ def fit_round(cfg: TrainConfig, k: int, data: list[list[dict]], here: Path,
     and export it; return ``(its manifest, the fit's lines)``. A network and fit log
     already there are used only if the round's record names them with their sha256
     (:mod:`otrio.training.distill_record`); others are exported again from the fit state."""
-    import hashlib
-    import warnings
-
-    from otrio.agents.weights import load_policy, save_policy
-    from otrio.envs.core.files import exists, read_json_lines, real_dir, write_text
-
-    from .distill_record import ROUND_FILE, bound, digest, read_round, write_round
-
     root = Path(cfg.output)
     net, fit_file = here / NET, here / FIT_LOG
     weights = net.with_suffix(".safetensors")
@@ -343,7 +335,6 @@ def fit_round(cfg: TrainConfig, k: int, data: list[list[dict]], here: Path,
 
 def _forward(policy, obs, masks):
     """(log-probabilities over actions with illegal ones masked, values) of a batch."""
-    import torch
 
     features = policy.extract_features(obs, policy.features_extractor)
     latent_pi, latent_vf = policy.mlp_extractor(features)
@@ -361,11 +352,6 @@ def fit(policy, train: Examples, test: Examples | None, params: DistillParams, s
     with the lowest held-out loss (cross-entropy + ``value_weight`` x value MSE) is
     kept beside it and is what ``policy`` holds at the end (``selected_epoch`` in the
     last line). Returns one line per epoch."""
-    import torch
-    from tqdm import tqdm
-
-    from . import safe_state
-
     device = torch.device(resolve_device(params.device, "distill.device"))
     policy.to(device)  # before the optimizer, so that its state lives beside the weights
     optimizer = torch.optim.AdamW(policy.parameters(), lr=params.learning_rate,
@@ -378,8 +364,6 @@ def fit(policy, train: Examples, test: Examples | None, params: DistillParams, s
                                             train.value)]
     writer = None
     if log_dir is not None:
-        from torch.utils.tensorboard import SummaryWriter
-
         writer = SummaryWriter(str(log_dir))
     for epoch in range(len(lines), params.epochs):
         policy.set_training_mode(True)
@@ -444,7 +428,6 @@ def _fit_lines(stem: Path, meta: dict, epochs: int) -> list[dict]:
 def assess(policy, rows: Examples, device="cpu", batch: int = 4096) -> dict[str, float]:
     """On ``rows``: cross-entropy to the targets, how often the network's favourite is
     the target's, and the value RMSE."""
-    import torch
 
     policy.set_training_mode(False)
     ce = agree = se = 0.0
@@ -465,13 +448,6 @@ def evaluate_round(cfg: TrainConfig, k: int, net: Path, here: Path) -> dict:
     """The network alone against each evaluation opponent (``here/eval.json``, kept
     once measured for this number of games and believed only while the round's record
     names it with its sha256: :mod:`otrio.training.distill_record`)."""
-    import hashlib
-
-    from otrio.envs.core.files import read_json, write_text
-
-    from .distill_record import bound, read_round, write_round
-    from .train import evaluate
-
     root = Path(cfg.output)
     out = here / EVAL_FILE
     record = read_round(here, root)

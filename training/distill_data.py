@@ -2,16 +2,22 @@
 and the arrays a network trains on.
 
 **A teacher game** (:func:`teacher_game`) is a seeded game with the teacher in every
-seat. Its record is plain JSON, one line of the round's ``games.jsonl``:
+seat, or (DAgger) with a ``player`` in every seat whose decisions the teacher labels
+without playing them: the teacher is asked at each of the player's positions, and the
+player's move is played. Its record is plain JSON, one line of the round's
+``games.jsonl``:
 
-- ``game``, ``seed``, ``num_players``, ``teacher`` (the spec), ``scores``, ``winners``,
-  ``truncated``, ``decisions``, ``wall_time``;
+- ``game``, ``seed``, ``num_players``, ``teacher`` (the spec), ``player`` (the player's
+  spec, in a DAgger game only), ``scores``, ``winners``, ``truncated``, ``decisions``,
+  ``wall_time``;
 - ``replay``: the env, config and every action (:mod:`otrio.arena.replay`), which replays
   the game exactly;
 - ``labels``: one ``[step, seat, candidates, values]`` per decision with more than one
   legal action: the root candidates the search compared and each one's mean value to
   the acting seat (``values`` null where one candidate was left and played unsearched;
-  a teacher that does not search labels the move it played).
+  a teacher that does not search labels the move it chose). In a teacher's own game the
+  move played is among its candidates; in a DAgger game it is the player's, which the
+  teacher may not have chosen.
 
 A resumed round checks the records already in its folder against its tasks
 (:func:`teacher_schema`, applied by :mod:`otrio.arena.records`) before it counts them.
@@ -38,17 +44,32 @@ many played-out futures of that position.
 
 from __future__ import annotations
 
+import json
 import math
+import random
 import time
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from pydantic import Field, ValidationInfo, model_validator
+from tqdm import tqdm
 
+from otrio import agents, envs
+from otrio.agents.hints import hint_size, make_hints
+from otrio.agents.mcts import MCTSAgent, outcome_values, squashed_margins
+from otrio.arena.play import GameTask, env_and_agents, outcome, play_task
 from otrio.arena.records import Fields, RecordModel, RecordSchema, ReplayField, plain
-from otrio.arena.replay import REPLAY_FORMAT
+from otrio.arena.replay import (
+    REPLAY_FORMAT,
+    ReplayError,
+    record_actions,
+    replay_field,
+    replay_record,
+)
+from otrio.envs.core.aec import live_turns
 from otrio.envs.core.errors import StateError
+from otrio.envs.core.rng import derive_seed
 
 # the most rows one call of examples() allocates: 2 GB of Oceanos observations
 MAX_EXAMPLES = 200_000
@@ -66,13 +87,14 @@ class TeacherTask:
     config: dict[str, Any]  # the game config, num_players included
     teacher: str
     seed: int
+    player: str | None = None  # DAgger: who plays; the teacher labels its positions
 
 
 def teacher_game(task: TeacherTask) -> dict[str, Any]:
-    """Play ``task`` with the teacher in every seat and return its record (see the
-    module docstring)."""
-    from otrio.arena.play import GameTask, env_and_agents, outcome, play_task
-    from otrio.arena.replay import replay_field
+    """Play ``task`` with the teacher in every seat (or the player, the teacher labelling
+    its positions) and return its record (see the module docstring)."""
+    if task.player is not None:
+        return _labelled_game(task)
 
     start = time.perf_counter()
     n = int(task.config["num_players"])
@@ -108,6 +130,50 @@ def teacher_game(task: TeacherTask) -> dict[str, Any]:
     }
 
 
+def _labelled_game(task: TeacherTask) -> dict[str, Any]:
+    """A DAgger game: the player in every seat plays; at each decision with a choice the
+    seat's teacher (its own agent, seeded apart from the player's) is asked at the same
+    position and its search statistics are the label. Deterministic in the task, as a
+    teacher's own game is."""
+    start = time.perf_counter()
+    n = int(task.config["num_players"])
+    play = GameTask(game=task.game, env_id=task.env_id, config=dict(task.config),
+                    seating=("player",) * n, specs={"player": task.player}, seed=task.seed)
+    teach = GameTask(game=task.game, env_id=task.env_id, config=dict(task.config),
+                     seating=("teacher",) * n, specs={"teacher": task.teacher}, seed=task.seed)
+    env, players = env_and_agents(play)
+    _, teachers = env_and_agents(teach)  # the same env object (cached by game and config)
+    for seat in range(n):
+        players[seat].reset(derive_seed(task.seed, "agent", seat))
+        teachers[seat].reset(derive_seed(task.seed, "teacher", seat))
+    env.reset(seed=task.seed)
+    seats = {agent: k for k, agent in enumerate(env.possible_agents)}
+    actions: list[int] = []
+    labels: list[list] = []
+    for agent, obs in live_turns(env):
+        seat = seats[agent]
+        if int(obs["action_mask"].sum()) >= 2:
+            chosen = int(teachers[seat].act(obs))
+            stats = getattr(teachers[seat], "last_search", None)
+            if stats is None:  # a teacher that does not search: the move it would play
+                labels.append([len(actions), seat, [chosen], None])
+            else:
+                values = None if stats.values is None else [round(v, 4) for v in stats.values]
+                labels.append([len(actions), seat, [int(a) for a in stats.candidates], values])
+        action = int(players[seat].act(obs))
+        actions.append(action)
+        env.step(action)
+    scores, winners, truncated = outcome(env.unwrapped.state_)
+    return {
+        "game": task.game, "seed": task.seed, "num_players": n, "teacher": task.teacher,
+        "player": task.player, "scores": scores, "winners": winners, "truncated": truncated,
+        "decisions": len(actions), "labels": labels,
+        "replay": replay_field(task.env_id, task.config, env.unwrapped.game.info.num_actions,
+                               actions),
+        "wall_time": round(time.perf_counter() - start, 3),
+    }
+
+
 class TeacherRecord(RecordModel):
     """What :func:`teacher_game` writes, as the reader of a round's folder checks it
     (:mod:`otrio.arena.records`): one score a seat, winners distinct seats (none in a
@@ -120,6 +186,7 @@ class TeacherRecord(RecordModel):
     seed: int = Field(ge=0)
     num_players: int = Field(ge=1)
     teacher: str
+    player: str = None  # type: ignore[assignment]  # optional (DAgger games), never null
     scores: list[float]
     winners: list[int]
     truncated: bool
@@ -156,6 +223,7 @@ def teacher_schema(tasks: list[TeacherTask], num_actions: int) -> RecordSchema:
     its tasks, with that task's seed, player count, teacher and replay config."""
     games = {(t.game,): {"game": t.game, "seed": t.seed,
                          "num_players": int(t.config["num_players"]), "teacher": t.teacher,
+                         **({} if t.player is None else {"player": t.player}),
                          "replay": Fields(format=REPLAY_FORMAT, env_id=t.env_id,
                                           config=plain(t.config))}
              for t in tasks}
@@ -248,8 +316,6 @@ def plays_best_value(spec: str, env) -> bool:
     """Whether the teacher ``spec`` plays, at every decision it labels, the candidate of
     highest mean value (a flat search with common random numbers, ``crn=1``: see
     :mod:`otrio.agents.mcts`); a tree search plays its most visited candidate instead."""
-    from otrio import agents
-    from otrio.agents.mcts import MCTSAgent
 
     agent = agents.make(spec, env)
     return isinstance(agent, MCTSAgent) and bool(agent.options.crn)
@@ -260,8 +326,9 @@ def check_played(record: dict[str, Any], best_value: bool) -> None:
     and, when the teacher plays its best-valued candidate (``best_value``), gives that
     move the highest value (values are rounded to 4 places, which keeps the order): a
     label edited against the teacher's move is a StateError naming it."""
-    from otrio.arena.replay import record_actions
 
+    if record.get("player") is not None:  # DAgger: the move played is the player's
+        return
     actions = record_actions(record)[3]
     game = record.get("game", "?")
     for k, (step, _, candidates, values) in enumerate(record["labels"]):
@@ -283,10 +350,6 @@ def audit(records: list[dict[str, Any]], every: int | None = None, rng=None) -> 
     same record, labels and search values included (the teacher games are deterministic:
     see :func:`teacher_game`). Returns how many were played again. A StateError names
     the first record that fails."""
-    import random
-
-    from otrio import envs
-
     if not records:
         return 0
     best: dict[tuple, bool] = {}
@@ -304,7 +367,7 @@ def audit(records: list[dict[str, Any]], every: int | None = None, rng=None) -> 
         replay = record["replay"]
         task = TeacherTask(game=record["game"], env_id=replay["env_id"],
                            config=dict(replay["config"]), teacher=record["teacher"],
-                           seed=record["seed"])
+                           seed=record["seed"], player=record.get("player"))
         again = teacher_game(task)
         if {k: v for k, v in again.items() if k != "wall_time"} != \
                 {k: v for k, v in record.items() if k != "wall_time"}:
@@ -317,7 +380,6 @@ def audit(records: list[dict[str, Any]], every: int | None = None, rng=None) -> 
 
 def json_key(value: Any) -> str:
     """A hashable key of a JSON value (its sorted dump)."""
-    import json
 
     return json.dumps(value, sort_keys=True)
 
@@ -330,15 +392,8 @@ def examples(records: list[dict[str, Any]], temperature: float, margin: float,
     seat is not the one to act or whose candidates are not legal there is refused.
     ``hints`` (``"greedy"``): each row's observation carries greedy's hints of it
     (:mod:`otrio.agents.hints`), as a network of that kind reads it when it plays."""
-    from tqdm import tqdm
-
-    from otrio import envs
-    from otrio.agents.mcts import outcome_values, squashed_margins
-    from otrio.arena.replay import ReplayError, record_actions, replay_record
-
     if not records:
         raise StateError("no teacher games to learn from")
-    from otrio.agents.hints import hint_size, make_hints
 
     env_id, config, _, _ = record_actions(records[0])
     info = envs.make(env_id, **config).unwrapped.game.info
@@ -364,9 +419,11 @@ def examples(records: list[dict[str, Any]], temperature: float, margin: float,
             raise StateError(f"teacher game {record.get('game')} is a game of {rid}, "
                              f"not {env_id}")
         by_step = {label[0]: label for label in labels}
+        dagger = record.get("player") is not None  # the move played is the player's
         hinter = {}  # the game's hints, made with its env (greedy reads the game's config)
 
-        def visit(step, env, action, by_step=by_step, record=record, g=g, hinter=hinter):
+        def visit(step, env, action, by_step=by_step, record=record, g=g, hinter=hinter,
+                  dagger=dagger):
             nonlocal row
             label = by_step.get(step)
             if label is None:
@@ -378,7 +435,7 @@ def examples(records: list[dict[str, Any]], temperature: float, margin: float,
                                   f"names seat {seat}, but {agent} is to act", step)
             seen = env.observe(agent)
             legal = seen["action_mask"].astype(bool)
-            if not legal[candidates].all() or action not in candidates:
+            if not legal[candidates].all() or (action not in candidates and not dagger):
                 raise ReplayError(f"teacher game {record.get('game')}: label at step {step} "
                                   "names a candidate that is not legal there, or not the "
                                   "move played", step)

@@ -10,14 +10,14 @@ import pytest
 
 from otrio import agents, envs
 from otrio.arena.records import RECORDS_FILE
-from otrio.arena.replay import ReplayError
+from otrio.arena.replay import ReplayError, record_actions
 from otrio.envs.core.config import validate
 from otrio.envs.core.errors import ConfigError, StateError
 from otrio.training import distill as distill_module
 from otrio.training import safe_state
 from otrio.training.config import TrainConfig
 from otrio.training.distill import distill, generate, round_tasks
-from otrio.training.distill_data import examples, policy_target, teacher_game
+from otrio.training.distill_data import audit, examples, policy_target, teacher_game
 
 TEACHER = "mcts:iterations=2,depth=3,rollout=random,prior=none,top=0,crn=1"
 
@@ -266,3 +266,49 @@ def test_round_one_starts_from_init_and_a_network_of_another_observation_is_refu
         distill(validate(TrainConfig, {**other, "hints": None, "game": "otontin_v0",
                                        "game_config": {"num_players": 3}}), progress=False)
     assert not (tmp_path / "third").exists()
+
+
+# ---------------------------------------------------------------- DAgger rounds
+def dagger(tmp_path, name="run"):
+    """Round 1 the teacher's own games; round 2 round 1's network plays every seat and the
+    teacher labels its positions."""
+    return tiny(tmp_path, name, rounds=[
+        {"teacher": TEACHER, "games": {2: 3}},
+        {"teacher": TEACHER, "player": "net:{previous}", "games": {2: 2, 3: 1}}])
+
+
+def test_a_dagger_round_labels_the_players_positions_with_the_teacher(tmp_path):
+    net = distill(dagger(tmp_path), progress=False)
+    folder = tmp_path / "run"
+    second = _records(folder, 2)
+    assert all(r["player"] == "net:RUN/round_1/net.json" and r["teacher"] == TEACHER
+               for r in second)
+    assert "player" not in _records(folder, 1)[0]  # the teacher's own games name none
+    record = json.loads((folder / "round_2" / RECORDS_FILE).read_text().splitlines()[0])
+    task = round_tasks(dagger(tmp_path), 2, TEACHER, f"net:{folder / 'round_1' / 'net.json'}")[0]
+    assert teacher_game(task) | {"wall_time": 0} == record | {"wall_time": 0}  # deterministic
+    # the moves played are the player's: at some label the teacher's candidates miss the
+    # move played, or rank it below their best
+    actions = record_actions(record)[3]
+    assert any(actions[s] not in c or (v and v[c.index(actions[s])] < max(v))
+               for s, _, c, v in record["labels"])
+    rows = examples([record], temperature=0.1, margin=0.25)
+    assert len(rows) == len(record["labels"]) and np.allclose(rows.policy.sum(axis=1), 1.0)
+    lines = [json.loads(x) for x in (folder / "rounds.jsonl").read_text().splitlines()]
+    assert lines[1]["player"] == f"net:{folder / 'round_1' / 'net.json'}"
+    assert net == folder / "round_2" / "net.json"
+
+
+def test_a_dagger_record_whose_labels_were_edited_is_refused_by_the_audit(tmp_path):
+    cfg = dagger(tmp_path)
+    distill(tiny(tmp_path, rounds=cfg.distill.model_dump()["rounds"][:1]), progress=False)
+    net = tmp_path / "run" / "round_1" / "net.json"
+    record = teacher_game(round_tasks(cfg, 2, TEACHER, f"net:{net}")[0])
+    label = record["labels"][0]
+    edited = dict(record, labels=[[label[0], label[1], label[2][::-1],
+                                   None if label[3] is None else label[3][::-1]],
+                                  *record["labels"][1:]])
+    assert edited != record
+    with pytest.raises(StateError, match="another record"):
+        audit([edited], every=1)
+    assert audit([record], every=1) == 1
