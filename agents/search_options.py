@@ -46,10 +46,11 @@ default: tournaments, ladders and balance sweeps refuse it unless their config s
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, fields, replace
 
 from otrio.envs.core.errors import ConfigError
+
+from .options import Option, OptionTable
 
 ROLLOUTS = ("greedy", "random", "net")
 PRIORS = ("greedy", "none", "net")
@@ -60,6 +61,11 @@ MAX_SECONDS = 3600.0
 MAX_DEPTH = 100_000
 MAX_TOP = 4096
 MAX_WEIGHT = 100.0  # c, gap, widen, margin
+# iterations x rollout decisions a decision at most, unless seconds caps it: the strongest
+# searches the suite plays spend ~15,000 (144 iterations to the end of Oceanos); this is
+# minutes a decision
+MAX_COST = 2_000_000
+ROLLOUT_TO_END = 300  # the decisions a rollout to the end plays, for its cost (Otys: ~250)
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,11 @@ class SearchOptions:
     halving: int = 0  # 1: crn rounds spent by sequential halving over the root's candidates
     clairvoyant: int = 0  # 1: worlds from the true present (a research cheat; see above)
 
+    def cost(self) -> int:
+        """Rollout decisions a decision may play: iterations x the rollout's length (a
+        rollout to the end counted as :data:`ROLLOUT_TO_END` decisions)."""
+        return self.iterations * max(self.depth if self.depth >= 0 else ROLLOUT_TO_END, 1)
+
     def uses_net(self) -> bool:
         """Whether any option asks for the network."""
         return "net" in (self.rollout, self.prior, self.leaf)
@@ -95,26 +106,19 @@ class SearchOptions:
 
     def check(self) -> SearchOptions:
         """Raise ``ConfigError`` naming the first option out of range."""
-        rules = {
-            "iterations": 1 <= self.iterations <= MAX_ITERATIONS,
-            "seconds": 0 <= self.seconds <= MAX_SECONDS,
-            "c": 0 <= self.c <= MAX_WEIGHT,
-            "rollout": self.rollout in ROLLOUTS,
-            "depth": -1 <= self.depth <= MAX_DEPTH,
-            "prior": self.prior in PRIORS,
-            "top": 0 <= self.top <= MAX_TOP,
-            "gap": 0 <= self.gap <= MAX_WEIGHT,
-            "widen": 0 <= self.widen <= MAX_WEIGHT,
-            "crn": self.crn in (0, 1),
-            "margin": 0 <= self.margin <= MAX_WEIGHT,
-            "leaf": self.leaf in LEAVES,
-            "halving": self.halving in (0, 1),
-            "clairvoyant": self.clairvoyant in (0, 1),
-        }
-        for name, ok in rules.items():
-            if not ok:  # NaN fails every comparison above
-                raise ConfigError(f"mcts option {name}={getattr(self, name)!r} is out of range "
-                                  f"({HELP[name]})")
+        for option in MCTS_OPTIONS.options:  # each option in its range (NaN in none)
+            value = getattr(self, option.name)
+            if option.choices and value not in option.choices:
+                raise ConfigError(f"mcts option {option.name}={value!r} is out of range "
+                                  f"({option.takes()})")
+            if option.kind is not str:
+                option.check(value, "mcts")
+        if self.cost() > MAX_COST and not self.seconds:
+            raise ConfigError(f"mcts options iterations x rollout decisions = {self.iterations:,} "
+                              f"x {self.depth if self.depth >= 0 else ROLLOUT_TO_END:,} = "
+                              f"{self.cost():,} a decision, over the ceiling of {MAX_COST:,} "
+                              "(minutes a decision): lower iterations or depth, or cap the "
+                              "time with seconds=S")
         if self.uses_net() and not self.net:
             wants = [k for k in ("rollout", "prior", "leaf") if getattr(self, k) == "net"]
             raise ConfigError(f"mcts option {wants[0]}=net needs the network: add net=PATH "
@@ -133,24 +137,36 @@ class SearchOptions:
         return self
 
 
-HELP = {
-    "iterations": f"an integer from 1 to {MAX_ITERATIONS:,}",
-    "seconds": f"a number from 0 (no time cap) to {MAX_SECONDS:g}",
-    "c": f"a number from 0 to {MAX_WEIGHT:g}",
-    "rollout": " or ".join(ROLLOUTS),
-    "depth": f"an integer from -1 (rollouts to the end) to {MAX_DEPTH:,}",
-    "prior": " or ".join(PRIORS),
-    "top": f"an integer from 0 (every legal action) to {MAX_TOP}",
-    "gap": f"a number from 0 (no limit) to {MAX_WEIGHT:g}",
-    "widen": f"a number from 0 (the tree is the root alone) to {MAX_WEIGHT:g}",
-    "crn": "0 or 1",
-    "margin": f"a number from 0 to {MAX_WEIGHT:g}",
-    "leaf": " or ".join(LEAVES),
-    "net": "the path of an exported network (X.json)",
-    "value": "the path of a value model (X.json, training/value_fit.py)",
-    "halving": "0 or 1",
-    "clairvoyant": "0 (honest) or 1 (the true present: a research cheat)",
+# what each option does; its default is SearchOptions', its range or choices here
+_HELP = {
+    "iterations": "iterations a decision (the budget, unless seconds > 0)",
+    "seconds": "wall-clock cap a decision (0: none; breaks determinism)",
+    "c": "UCB exploration constant (values lie in about [-1.5, 1.5])",
+    "rollout": "the policy of every seat after the tree",
+    "depth": "rollout decisions before the leaf is valued (-1: to the end)",
+    "prior": "order of expansion: greedy's ranking, none (random), the network's",
+    "top": "root candidates: the prior's best top (0: every legal action)",
+    "gap": "root candidates: within gap of the prior's best (0: any)",
+    "widen": "below the root, a node tries 1 + widen * sqrt(visits) actions",
+    "crn": "1: flat rounds, every root candidate played in the same world",
+    "margin": "weight of the squashed score margin at the end of a game",
+    "leaf": "the value of a depth-limited leaf: the margin, the network's, a value model's",
+    "net": "an exported network (X.json) for rollout, prior or leaf = net",
+    "value": "a value model (X.json, training/value_fit.py) for leaf = value",
+    "halving": "1: crn rounds spent by sequential halving over the root's candidates",
+    "clairvoyant": "1: worlds from the true present (a research cheat)",
 }
+_RANGES = {"iterations": (1, MAX_ITERATIONS), "seconds": (0, MAX_SECONDS), "c": (0, MAX_WEIGHT),
+           "depth": (-1, MAX_DEPTH), "top": (0, MAX_TOP), "gap": (0, MAX_WEIGHT),
+           "widen": (0, MAX_WEIGHT), "crn": (0, 1), "margin": (0, MAX_WEIGHT),
+           "halving": (0, 1), "clairvoyant": (0, 1)}
+_CHOICES = {"rollout": ROLLOUTS, "prior": PRIORS, "leaf": LEAVES}
+MCTS_OPTIONS = OptionTable("mcts", tuple(
+    Option(f.name, type(f.default), f.default, _HELP[f.name], *_RANGES.get(f.name, (None, None)),
+           choices=_CHOICES.get(f.name, ()))
+    for f in fields(SearchOptions)))
+
+
 # Per game: the defaults the budget studies picked (benchmarks/results/search/README.md).
 # Below the root an ISMCTS tree mixes up the hand-slot actions of different re-drawn
 # hands (slot k is another card in each world), so the defaults search the root alone:
@@ -164,47 +180,21 @@ GAME_DEFAULTS: dict[str, dict] = {
 }
 
 
-def _number(kind: type, key: str, text: str):
-    """``text`` as the option's type; a ConfigError naming the option otherwise."""
-    try:
-        value = kind(text)
-    except ValueError:
-        value = None
-    if value is None or (kind is float and not math.isfinite(value)):
-        raise ConfigError(f"mcts option {key}={text[:40]!r} is not "
-                          f"{'a number' if kind is not str else 'valid'} ({HELP[key]})")
-    return value
-
-
 def given_option(text: str, key: str):
     """The value ``text`` gives option ``key`` (typed; a ``ConfigError`` if it is not
     valid), or its default where the text does not name it. The rest of the text is not
     checked: :func:`parse_options` does that with the game's defaults."""
-    kind = type(getattr(SearchOptions(), key))
-    value = getattr(SearchOptions(), key)
+    option = MCTS_OPTIONS.get(key)
+    value = option.default
     for item in filter(None, (part.strip() for part in text.split(","))):
         name, eq, given = item.partition("=")
         if eq and name.strip() == key:
-            value = given.strip() if kind is str else _number(kind, key, given.strip())
+            value = option.parse(given, "mcts")
     return value
 
 
 def parse_options(text: str, game: str | None = None) -> SearchOptions:
     """Options from ``key=value,key=value`` over the game's defaults; a clear
-    ``ConfigError`` for an unknown key or a bad value."""
+    ``ConfigError`` for an unknown key or a bad value (:data:`MCTS_OPTIONS`)."""
     options = replace(SearchOptions(), **GAME_DEFAULTS.get(game or "", {}))
-    types = {f.name: type(getattr(options, f.name)) for f in fields(SearchOptions)}
-    given = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        key, eq, value = item.partition("=")
-        key = key.strip()
-        if not eq:
-            raise ConfigError(f"mcts option {item[:60]!r} is not key=value")
-        if key not in types:
-            raise ConfigError(f"unknown mcts option {key[:40]!r}; known: {', '.join(types)}")
-        given[key] = value.strip() if types[key] is str else _number(types[key], key, value.strip())
-    return replace(options, **given).check()
-
-
-__all__ = ["GAME_DEFAULTS", "HELP", "LEAVES", "PRIORS", "ROLLOUTS", "SearchOptions", "given_option",
-           "parse_options"]
+    return replace(options, **MCTS_OPTIONS.parse(text.split(","))).check()

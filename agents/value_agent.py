@@ -49,6 +49,7 @@ from .base import Agent
 from .greedy import greedy_agent
 from .hints import encode
 from .net import load_net
+from .options import Option, OptionTable
 from .value import load_value_model
 
 MAX_TOP = 64
@@ -59,6 +60,28 @@ DEFAULT_MARGIN = 0.1
 MAX_TURN = 200  # decisions of the seat's own turn played out after a candidate
 MAX_WORLDS = 64
 MAX_DEPTH = 1000
+
+
+# judge every decision (at ``depth``), only the first of each own turn, or every decision
+# with the look-ahead (``depth``) at the turn's first only
+JUDGE = ("all", "turn", "mixed")
+# a decision plays top x worlds x max(depth, 1) look-ahead decisions at most (greedy's, each
+# some tens of microseconds): beyond this a decision takes seconds and a game hours
+MAX_COST = 20_000
+VALUE_OPTIONS = OptionTable("value", (
+    Option("top", int, 3, "the candidates judged: greedy's (or the network's) best top moves",
+           1, MAX_TOP),
+    Option("margin", float, DEFAULT_MARGIN, "the favourite is kept unless another candidate's "
+           "chance is higher by more than this", 0, 1),
+    Option("net", str, None, "an exported network (X.json) that ranks the candidates instead "
+           "of greedy"),
+    Option("worlds", int, 1, "re-drawn worlds each candidate is played in (its chance: the "
+           "mean)", 1, MAX_WORLDS),
+    Option("depth", int, 0, "decisions greedy plays after the seat's turn before the model "
+           "judges", 0, MAX_DEPTH),
+    Option("judge", str, "all", "which decisions are judged: all, the first of each own turn, "
+           "or every one with the look-ahead at the turn's first only", choices=JUDGE),
+), argument="PATH, the value model's .json")
 
 
 class ValueSpec(NamedTuple):
@@ -72,50 +95,25 @@ class ValueSpec(NamedTuple):
     depth: int = 0
     judge: str = "all"
 
-
-# judge every decision (at ``depth``), only the first of each own turn, or every decision
-# with the look-ahead (``depth``) at the turn's first only
-JUDGE = ("all", "turn", "mixed")
+    def cost(self) -> int:
+        """Look-ahead decisions a decision plays at most: top x worlds x max(depth, 1)."""
+        return self.top * self.worlds * max(self.depth, 1)
 
 
 def parse_value_spec(text: str) -> ValueSpec:
-    """The options of a spec's argument
-    ``PATH[,top=K,margin=D,net=NET,worlds=W,depth=N,judge=J]``."""
+    """The options of a spec's argument ``PATH[,top=K,margin=D,net=NET,worlds=W,depth=N,
+    judge=J]`` (:data:`VALUE_OPTIONS`); a ConfigError line for an unknown option, a bad
+    value, or options whose cost a decision is over :data:`MAX_COST`."""
     path, *items = [part.strip() for part in text.split(",")]
     if not path:
         raise ConfigError("value agent: give the value model's path (value:PATH)")
-    top, margin, net, worlds, depth, judge = 3, DEFAULT_MARGIN, None, 1, 0, "all"
-    for item in items:
-        key, _, raw = item.partition("=")
-        try:
-            if key == "net":
-                net = raw.strip()
-                ok = bool(net)
-            elif key == "top":
-                top = int(raw)
-                ok = 1 <= top <= MAX_TOP
-            elif key == "margin":
-                margin = float(raw)
-                ok = math.isfinite(margin) and 0 <= margin <= 1
-            elif key == "worlds":
-                worlds = int(raw)
-                ok = 1 <= worlds <= MAX_WORLDS
-            elif key == "depth":
-                depth = int(raw)
-                ok = 0 <= depth <= MAX_DEPTH
-            elif key == "judge":
-                judge = raw.strip()
-                ok = judge in JUDGE
-            else:
-                raise ConfigError(f"value agent: unknown option {key[:40]!r} (known: top, "
-                                  "margin, net, worlds, depth, judge)")
-        except ValueError:
-            ok = False
-        if not ok:
-            raise ConfigError(f"value agent: option {item[:60]!r} is out of range (top: 1 to "
-                              f"{MAX_TOP}; margin: 0 to 1; net: a network's path; worlds: 1 "
-                              f"to {MAX_WORLDS}; depth: 0 to {MAX_DEPTH}; judge: all, turn or mixed)")
-    return ValueSpec(path, top, margin, net, worlds, depth, judge)
+    spec = ValueSpec(path, **{**VALUE_OPTIONS.defaults(), **VALUE_OPTIONS.parse(items)})
+    if spec.cost() > MAX_COST:
+        raise ConfigError(f"value agent: top x worlds x depth = {spec.top} x {spec.worlds} x "
+                          f"{max(spec.depth, 1)} = {spec.cost():,} look-ahead decisions a "
+                          f"decision, over the ceiling of {MAX_COST:,} (about a second a "
+                          "decision): lower top, worlds or depth")
+    return spec
 
 
 class ValueAgent(Agent):

@@ -129,6 +129,16 @@ def make_output_folder(path: str | Path, what: str = "output folder") -> Path:
     return folder
 
 
+def prepare_output_file(path: str | Path, what: str = "output file") -> Path:
+    """``path``, a single file a command writes (a replay page, a saved game, a JSON of
+    measurements: not a run folder, which :class:`otrio.arena.run_folder.RunFolder` opens),
+    checked by :func:`check_output_file`, its folder made if missing (only inside the
+    current directory)."""
+    file = check_output_file(path, what)
+    make_output_folder(file.absolute().parent, f"folder of the {what}")
+    return file
+
+
 def pyplot():
     """matplotlib's ``pyplot`` on its file-only backend (Agg), for the reports' figures
     (written with :func:`otrio.envs.core.files.save_figure`). matplotlib is imported here,
@@ -161,4 +171,4 @@ def os_error_message(err: OSError) -> str:
 
 
 __all__ = ["OutputError", "check_output_file", "check_output_folder", "make_output_folder",
-           "os_error_message", "pyplot"]
+           "os_error_message", "prepare_output_file", "pyplot"]

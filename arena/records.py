@@ -60,14 +60,23 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from tqdm import tqdm
 
+from otrio.agents.zoo import RESOLVED, ZOO_FILE
 from otrio.envs.core.errors import ConfigError, StateError
 from otrio.envs.core.files import new_file, open_append, open_read, truncate, write_atomic
 
 from .replay import ReplayError, replay_record
+from .run_folder import RunFile
 
 RUN_FILE = "run.json"
 RECORDS_FILE = "games.jsonl"
 REJECTED_FILE = "games.rejected.jsonl"  # bad lines moved aside by a repair, byte for byte
+# the files every run of seeded games keeps (its kind adds its reports: otrio.arena.run_folder)
+GAME_RUN_FILES = (
+    RunFile(RUN_FILE, "marker", "the run's config, with the digests of the agent files it names"),
+    RunFile(RECORDS_FILE, "record", "one line a game, re-played through the engine before it "
+            "counts"),
+    RunFile(REJECTED_FILE, "aside", "lines a repair moved aside, byte for byte; never read"),
+)
 MAX_LINE_BYTES = 8 << 20  # one record (a distillation game with its labels is ~100 kB)
 MAX_RUN_FILE_BYTES = 16 << 20
 MAX_DEPTH = 32  # nesting of a record (the deepest written today is 4)
@@ -211,10 +220,13 @@ def run_identity(config: dict[str, Any]) -> dict[str, Any]:
     another agent, so its old records must not be resumed as its own."""
 
     digests = {}
-    for text in sorted(set(_strings(config))):
+    strings = sorted(set(_strings(config)))
+    for text in strings:
         for name, path in _agent_files(text):
             if Path(path).is_file():
                 digests[name] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    if any(text in RESOLVED for text in strings):  # a zoo tier: the player the zoo names now
+        digests["zoo"] = hashlib.sha256(ZOO_FILE.read_bytes()).hexdigest()
     return {**config, "checkpoints": digests} if digests else config
 
 

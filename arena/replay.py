@@ -1,6 +1,6 @@
 """Replaying recorded games exactly: a record keeps its env, config, seed and actions.
 
-Every game that :func:`otrio.benchmarks.play.play_game` plays (tournaments, balance sweeps)
+Every game that :func:`otrio.arena.games.play_game` plays (tournaments, balance sweeps)
 writes a ``replay`` field into its record::
 
     "replay": {"format": 1, "env_id": "oceanos_v0", "config": {"num_players": 2},

@@ -8,6 +8,7 @@
 - :mod:`otrio.benchmarks.speed`: ``otrio bench`` (throughput) and ``otrio search-bench``
   (the search's strength against its time).
 
-Shared by them: :mod:`otrio.benchmarks.play` (seeded games into records, on one process,
-many or Ray; also ``otrio play``) and :mod:`otrio.benchmarks.ratings` (OpenSkill).
+They play their games through :mod:`otrio.arena.games` (seeded games into records, on
+one process, many or Ray; also ``otrio play`` and the value curve) and share
+:mod:`otrio.benchmarks.ratings` (OpenSkill).
 """

@@ -52,9 +52,8 @@ from otrio.agents.encoders import policy_kwargs
 from otrio.agents.hints import observation_size
 from otrio.agents.weights import load_policy, save_policy
 from otrio.arena.parallel import run_ordered
-from otrio.arena.records import RECORDS_FILE, RecordWriter, open_run
-from otrio.arena.run_folder import check_run_folder
-from otrio.arena.run_lock import RunLock
+from otrio.arena.records import RECORDS_FILE, REJECTED_FILE, RecordWriter, open_run
+from otrio.arena.run_folder import RunFile, RunFolder, RunKind, register
 from otrio.envs.core.config import validate
 from otrio.envs.core.errors import ConfigError, StateError
 from otrio.envs.core.files import exists, read_json, read_json_lines, real_dir, write_text
@@ -73,6 +72,27 @@ CONFIG_FILE = "config.json"
 ROUNDS_FILE = "rounds.jsonl"
 FIT_LOG = "fit.jsonl"
 EVAL_FILE = "eval.json"
+DISTILLATION = register(RunKind(
+    name="distillation run", command="otrio train (a distill: section)", marker=CONFIG_FILE,
+    files=(
+        RunFile(CONFIG_FILE, "marker", "the run's config (rounds may be appended)"),
+        RunFile("round_*/run.json", "marker", "a round's teacher games' identity"),
+        RunFile(f"round_*/{RECORDS_FILE}", "record", "the teacher games with their labels, "
+                "re-played and audited before a network learns from them"),
+        RunFile(f"round_*/{REJECTED_FILE}", "aside", "lines a repair moved aside"),
+        RunFile("round_*/fit/*", "state", "the fit after each epoch (a stopped fit resumes)"),
+        RunFile(f"round_*/{ROUND_FILE}", "record", "the round's record: the sha256 of its "
+                "network, weights, fit log and evaluation"),
+        RunFile(f"round_*/{NET}", "record", "the round's network (named by its record)"),
+        RunFile("round_*/net.safetensors", "record", "its weights (named by its record)"),
+        RunFile(f"round_*/{FIT_LOG}", "record", "the fit's losses (named by its record)"),
+        RunFile(f"round_*/{EVAL_FILE}", "record", "the network against the evaluation "
+                "opponents (named by its record)"),
+        RunFile(ROUNDS_FILE, "derived", "one line a round, recomputed on every call"),
+        RunFile("report.md", "derived", "the report"),
+        RunFile("strength.png", "derived", "strength by round"),
+        RunFile("tb/*", "derived", "TensorBoard's logs")),
+    folders=("round_*", "round_*/fit", "tb", "tb/*")))
 # config keys that may change when a run is resumed (rounds may also be appended)
 RESUMABLE = ("eval", "total_timesteps", "output")
 
@@ -150,8 +170,7 @@ def distill(cfg: TrainConfig, workers: int = 1, backend: str = "local",
     check_distill(cfg)
     resolve_device(cfg.distill.device, "distill.device")
     folder = Path(cfg.output)
-    check_run_folder(folder, CONFIG_FILE, "distillation run")
-    with RunLock(folder):
+    with RunFolder(DISTILLATION, folder):
         _compare_config(folder, cfg)
         return _rounds(cfg, folder, workers, backend, ray_address, progress)
 
@@ -266,7 +285,9 @@ def initial_network(cfg: TrainConfig):
     return starting_network(cfg.distill.init, cfg, "distill.init")[0]
 
 
-def _meta(cfg: TrainConfig, k: int) -> dict:
+def net_meta(cfg: TrainConfig, k: int) -> dict:
+    """The manifest facts of round ``k``'s exported network (its game, observation, seed
+    and hints, and where it came from)."""
     info = envs.make(cfg.game, **cfg.game_config).unwrapped.game.info
     return {"env_id": info.env_id, "observation_size": info.observation_size,
             "num_actions": info.num_actions, "game_config": cfg.game_config,
@@ -326,7 +347,7 @@ def fit_round(cfg: TrainConfig, k: int, data: list[list[dict]], here: Path,
     lines[-1]["rows"] = len(train_rows)
     text = "".join(json.dumps(line, sort_keys=True) + "\n" for line in lines)
     write_text(fit_file, text, root)
-    save_policy(policy, net, _meta(cfg, k))
+    save_policy(policy, net, net_meta(cfg, k))
     # the record last: it names what was just written (an evaluation is of another network)
     write_round(here, root, {"fit": hashlib.sha256(text.encode()).hexdigest(),
                              "net": digest(net, root), "weights": digest(weights, root)})

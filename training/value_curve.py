@@ -13,39 +13,48 @@ game ``g`` seats it at ``g mod n``), so two sizes compare game for game (exact M
 on the games won by one only).
 
 Compute is counted as the run's own manifest says: the games and positions in the prefix
-and the core-seconds its shards took to play (the self-play), and the fit's seconds. The output folder holds ``models/`` (each size's model), ``curve.json``
-(every number, written after each step: a second start reuses the steps done, each
-model checked against its digest: the fits and gates when the data and the fit config
-are the same, what was played when the play settings are too, so ``--play`` can be
-added to a curve fitted earlier), ``curve.md`` (the table) and
-``curve.png`` (AUC per quarter and win rate against training games).
+and the core-seconds its shards took to play (the self-play), and the fit's seconds.
+
+The output folder (a ``value curve`` run, :mod:`otrio.arena.run_folder`) holds
+``models/`` (each size's model, whose manifest names the fit and the data prefix it was
+made from: a second start fits again only the sizes whose model is missing or was made
+another way), ``play/SIZE_Np/`` (each size's games at each player count: records
+re-played before they count, as a tournament's), and the derived files, recomputed from
+those on every call and never read back: ``curve.json`` (every number), ``curve.md`` (the
+table) and ``curve.png`` (AUC per quarter and win rate against training games). Every
+gate is computed again from its model and the run's test games.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
 from otrio import envs
 from otrio.agents.value import load_value_model
-from otrio.arena.outputs import make_output_folder, pyplot
-from otrio.arena.parallel import run_ordered
-from otrio.arena.play import GameTask, outcome, play_task
+from otrio.arena.games import ExecutionOptions, GameRecord, play_into, task_fields
+from otrio.arena.outputs import pyplot
+from otrio.arena.play import GameTask
+from otrio.arena.records import (
+    RECORDS_FILE,
+    REJECTED_FILE,
+    RUN_FILE,
+    RecordSchema,
+    open_run,
+    read_records,
+)
+from otrio.arena.run_folder import RunFile, RunFolder, RunKind, register
 from otrio.arena.stats import mcnemar_exact, wilson
-from otrio.envs.core.bounded import read_json
-from otrio.envs.core.errors import ConfigError, StateError
-from otrio.envs.core.files import write_atomic
+from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.files import dumps_json, save_figure, write_atomic
 from otrio.envs.core.rng import derive_seed
 
 from . import value_fit, value_report
-from .value_data import first_tasks, load_rows, saved_run, shard_tasks, win_shares
-from .value_store import read_manifest
+from .value_data import data_runs, first_tasks, load_rows, saved_run, shard_tasks, win_shares
 
 CURVE_FILE = "curve.json"
 MAX_SIZES = 32
@@ -66,27 +75,42 @@ def prefix_cost(folder: str | Path, size: int) -> dict[str, Any]:
             "core_seconds": round(sum(float(entries[t.index]["seconds"]) for t in tasks), 1)}
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
+VALUE_CURVE = register(RunKind(
+    name="value curve", command="otrio value curve", marker=CURVE_FILE, files=(
+        RunFile(CURVE_FILE, "marker", "every number of the curve, recomputed on every call"),
+        RunFile("models/*", "state", "each size's model; its manifest names the fit and "
+                "the data prefix, checked before it is used again"),
+        RunFile(f"play/*/{RUN_FILE}", "marker", "a size's games at a player count: identity"),
+        RunFile(f"play/*/{RECORDS_FILE}", "record", "the games, re-played before they count"),
+        RunFile(f"play/*/{REJECTED_FILE}", "aside", "lines a repair moved aside"),
+        RunFile("curve.md", "derived", "the table"),
+        RunFile("curve.png", "derived", "the figure")),
+    folders=("models", "play", "play/*")))
 
 
-def _model_digest(stem: Path) -> str:
-    """The sha256 of a model's weights (what it plays by; its manifest also logs the
-    fit's wall time), empty if the weights or the manifest are missing."""
-    return _digest(stem.with_suffix(".safetensors")) if stem.with_suffix(".json").is_file() else ""
+def prefix_digest(entries: dict[int, dict[str, Any]], tasks) -> str:
+    """The sha256 of the manifest entries of a run's prefix (each shard's digest
+    included): what a size's model was fitted on."""
+    listed = {str(t.index): entries[t.index] for t in tasks}
+    return hashlib.sha256(json.dumps(listed, sort_keys=True).encode()).hexdigest()
 
 
-def play_share(task) -> float:
-    """The win share (1/k in a k-way tie) of the seat named ``agent`` in one game."""
-    env, _ = play_task(task)
-    _, winners, _ = outcome(env.unwrapped.state_)
-    return win_shares(winners, len(task.seating))[task.seating.index("agent")]
+def _made_as_asked(stem: Path, fit: dict[str, Any], prefix: str, env):
+    """The model at ``stem`` if it loads and was fitted with ``fit`` on ``prefix``, else
+    None."""
+    if not stem.with_suffix(".json").is_file():
+        return None
+    try:
+        model = load_value_model(stem.with_suffix(".json"), env, any_players=True)
+    except ConfigError:
+        return None
+    made = model.manifest.made
+    return model if made.get("fit") == fit and made.get("prefix") == prefix else None
 
 
-def play_against_greedy(spec: str, env_id: str, players: int, games: int, seed: int,
-                        workers: int = 1, progress: bool = True) -> list[float]:
+def _play_tasks(spec: str, env_id: str, players: int, games: int, seed: int) -> list[GameTask]:
     """``spec`` in one seat among greedy players (game ``g``: seat ``g mod players``) on
-    ``games`` seeded games; each game's win share of ``spec``'s seat, in game order."""
+    ``games`` seeded games, the same for every size."""
     tasks = []
     for g in range(games):
         seating = ["greedy"] * players
@@ -94,24 +118,34 @@ def play_against_greedy(spec: str, env_id: str, players: int, games: int, seed: 
         tasks.append(GameTask(g, env_id, {"num_players": players}, tuple(seating),
                               {"agent": spec, "greedy": "greedy"},
                               derive_seed(seed, "value-curve", players, g)))
-    return [float(s) for s in tqdm(run_ordered(play_share, tasks, workers), total=games,
-                                   unit="game", desc=f"{players}p play", disable=not progress)]
+    return tasks
 
 
-def _load(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
-    saved = read_json(path, 64 << 20, "value curve record", StateError, follow_symlinks=False,
-                      allow_nan=True)  # an AUC of a class-less quarter is NaN
-    if not isinstance(saved, dict):
-        raise StateError(f"{path} is not a value curve's record (a JSON object expected)")
-    return saved
-
-
-def _valid_shares(shares: Any, games: int, players: int) -> bool:
-    allowed = {0.0, *(1.0 / k for k in range(1, players + 1))}
-    return (isinstance(shares, list) and len(shares) == games
-            and all(isinstance(s, (int, float)) and float(s) in allowed for s in shares))
+def play_against_greedy(run: RunFolder, key: str, spec: str, env_id: str, players: int,
+                        games: int, seed: int, workers: int = 1, progress: bool = True
+                        ) -> list[float]:
+    """Play (or finish) ``spec``'s games among greedy players into ``play/KEY/`` (records
+    re-played before they count; the games of another model, one fitted again, are
+    played again); each game's win share of ``spec``'s seat, in game order."""
+    folder = run.sub(f"play/{key}")
+    tasks = _play_tasks(spec, env_id, players, games, seed)
+    identity = {"spec": spec, "env": env_id, "players": players, "games": games, "seed": seed}
+    schema = RecordSchema(name="value curve game", model=GameRecord, unique_by=("game",),
+                          games={(t.game,): task_fields(t) for t in tasks}, replay=True)
+    try:
+        done = open_run(folder, identity, schema=schema, progress=progress)
+    except ConfigError:  # the games of another model or setting: played again
+        for name in (RUN_FILE, RECORDS_FILE, REJECTED_FILE):
+            (folder / name).unlink(missing_ok=True)
+        done = open_run(folder, identity, schema=schema, progress=progress)
+    have = {r["game"] for r in done}
+    todo = [t for t in tasks if t.game not in have]
+    if todo:
+        play_into(folder / RECORDS_FILE, todo, ExecutionOptions(workers=workers), len(have),
+                  f"{players}p play", progress)
+    records = sorted(read_records(folder / RECORDS_FILE, schema), key=lambda r: r["game"])
+    return [float(win_shares(r["winners"], players)[r["seating"].index("agent")])
+            for r in records]
 
 
 def run_curve(data: str | Path, fit_cfg, sizes: list[int], out: str | Path,
@@ -127,76 +161,68 @@ def run_curve(data: str | Path, fit_cfg, sizes: list[int], out: str | Path,
     if not 1 <= games <= MAX_PLAY_GAMES:
         raise ConfigError(f"curve --games: 1 to {MAX_PLAY_GAMES:,}")
     data = Path(data)
-    manifest = read_manifest(data)
-    if manifest is None:
-        raise ConfigError(f"{data} holds no value-data run")
-    env_id = manifest["config"]["env"]
-    players = players or list(manifest["config"]["players"])
+    ((_, cfg_data, entries),) = data_runs([data])  # a finished run, checked
+    env_id = cfg_data.env
+    players = players or list(cfg_data.players)
     costs = {s: prefix_cost(data, s) for s in sorted(set(sizes))}
-    out = make_output_folder(out, "value curve folder")
-    (out / "models").mkdir(exist_ok=True)
-    record_path = out / CURVE_FILE
-    saved = _load(record_path)
-    data_digest = hashlib.sha256(json.dumps(manifest["shards"], sort_keys=True).encode()).hexdigest()
-    settings = {"data": data.name, "data_digest": data_digest, "env": env_id,
-                "fit": fit_cfg.model_dump(exclude=value_fit.IDENTITY_EXCLUDES), "play": play,
+    run = RunFolder(VALUE_CURVE, out, "value curve folder")
+    run.check()
+    fit_identity = fit_cfg.model_dump(exclude=value_fit.IDENTITY_EXCLUDES)
+    settings = {"data": data.name, "env": env_id, "fit": fit_identity, "play": play,
                 "players": players, "games": games, "seed": seed}
-    old_settings = saved.get("settings", {})
-    # a size's model and gate depend on the data and the fit alone; its play on the rest too
-    fits_same = all(old_settings.get(k) == settings[k] for k in ("data_digest", "env", "fit"))
-    plays_same = fits_same and old_settings == settings
-    record = {"settings": settings, "sizes": {}, "play": {}}
-
-    def save():
-        write_atomic(record_path, json.dumps(record, indent=1).encode())
-
-    if fits_same:  # sizes fitted before and not asked for now stay in the curve
-        for key, entry in saved.get("sizes", {}).items():
-            stem = Path(str(entry.get("model", ""))).with_suffix("")
-            if (key.isdigit() and int(key) not in costs and stem.parent == out / "models"
-                    and entry.get("model_digest") == _model_digest(stem) != ""):
-                record["sizes"][key] = entry
-    rows = None
+    record: dict[str, Any] = {"settings": settings, "sizes": {}, "play": {}}
     env = envs.make(env_id)
     scale = env.unwrapped.game.info.score_scale
-    for size, cost in costs.items():
-        stem = out / "models" / f"games_{cost['games']}"
-        entry = saved.get("sizes", {}).get(str(size)) if fits_same else None
-        if entry is not None and entry.get("model_digest") == _model_digest(stem) != "":
-            record["sizes"][str(size)] = entry
-            continue
-        start = time.perf_counter()
-        cfg = fit_cfg.model_copy(update={"max_games": cost["games"]})
-        value_fit.fit_and_export([data], stem, cfg, progress=progress)
-        fit_seconds = round(time.perf_counter() - start, 1)
-        if rows is None:  # the whole run's rows: its test games judge every size
-            rows = load_rows(data, max_bytes=int(fit_cfg.max_gib * 2**30), obs_of="test")
-        model = load_value_model(stem.with_suffix(".json"), env, any_players=True)
-        gate = value_report.gate(rows, model, scale)
-        record["sizes"][str(size)] = {**cost, "fit_seconds": fit_seconds, "gate": gate,
-                                      "model": str(stem.with_suffix(".json")),
-                                      "model_digest": _model_digest(stem)}
-        save()
-    rows = None  # not carried into the play's worker processes
-    if play is not None:
-        for size in costs:
-            model_path = record["sizes"][str(size)]["model"]
-            digest = record["sizes"][str(size)]["model_digest"]
-            for n in players:
-                key = f"{size}_{n}p"
-                old = saved.get("play", {}).get(key) if plays_same else None
-                if (old is not None and old.get("model_digest") == digest
-                        and _valid_shares(old.get("shares"), games, n)):
-                    record["play"][key] = old  # played by this very model
-                    continue
-                spec = play.replace("{model}", model_path)
-                shares = play_against_greedy(spec, env_id, n, games, seed, workers, progress)
-                record["play"][key] = {"size": size, "players": n, "spec": spec,
-                                       "model_digest": digest, "shares": shares}
-                save()
-    save()
-    write_atomic(out / "curve.md", curve_markdown(record).encode())
-    curve_plot(record, out / "curve.png")
+    all_tasks = [t for t in shard_tasks(cfg_data) if t.index in entries]
+
+    def fitted_as(size: int, prefix_games: int):
+        """A size's stem, fit settings and prefix digest."""
+        return (models / f"games_{prefix_games}", {**fit_identity, "max_games": prefix_games},
+                prefix_digest(entries, first_tasks(all_tasks, size)))
+
+    with run:
+        write_atomic(run.path / CURVE_FILE, dumps_json(record).encode())  # the marker first
+        models = run.sub("models")
+        # sizes fitted before and not asked for now stay in the curve, if made as now
+        asked = {cost["games"] for cost in costs.values()}  # a model is named by its games
+        for manifest in sorted(models.glob("games_*.json")):
+            count = manifest.stem.removeprefix("games_")
+            if not count.isdigit() or int(count) in asked:
+                continue
+            model = _made_as_asked(*fitted_as(int(count), int(count)), env=env)
+            size = model.manifest.made.get("size") if model is not None else None
+            if isinstance(size, int) and size not in costs and \
+                    prefix_cost(data, size)["games"] == int(count):
+                costs[size] = prefix_cost(data, size)  # the size asked when it was fitted
+        rows = None
+        for size in sorted(costs):
+            cost = costs[size]
+            stem, fit, prefix = fitted_as(size, cost["games"])
+            model = _made_as_asked(stem, fit, prefix, env)
+            if model is None:
+                value_fit.fit_and_export([data], stem, fit_cfg.model_copy(
+                    update={"max_games": cost["games"]}), progress=progress,
+                    made={"prefix": prefix, "size": size})
+                model = load_value_model(stem.with_suffix(".json"), env, any_players=True)
+            if rows is None:  # the whole run's rows: its test games judge every size
+                rows = load_rows(data, max_bytes=int(fit_cfg.max_gib * 2**30), obs_of="test")
+            record["sizes"][str(size)] = {
+                **cost, "fit_seconds": model.manifest.made.get("fit_seconds"),
+                "gate": value_report.gate(rows, model, scale),
+                "model": str(stem.with_suffix(".json"))}
+        rows = None  # not carried into the play's worker processes
+        if play is not None:  # the sizes asked for now (those kept from before: not played)
+            for size in sorted(set(sizes)):
+                model_path = record["sizes"][str(size)]["model"]
+                for n in players:
+                    spec = play.replace("{model}", model_path)
+                    record["play"][f"{size}_{n}p"] = {
+                        "size": size, "players": n, "spec": spec,
+                        "shares": play_against_greedy(run, f"{size}_{n}p", spec, env_id, n,
+                                                      games, seed, workers, progress)}
+        write_atomic(run.path / CURVE_FILE, dumps_json(record).encode())
+        write_atomic(run.path / "curve.md", curve_markdown(record).encode())
+        curve_plot(record, run.path / "curve.png")
     return record
 
 
@@ -309,10 +335,10 @@ def curve_plot(record: dict[str, Any], path: str | Path) -> Path:
         ax.legend(fontsize=8)
     fig.tight_layout()
     path = Path(path)
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     return path
 
 
-__all__ = ["curve_markdown", "curve_plot", "paired", "play_against_greedy", "prefix_cost",
-           "run_curve"]
+__all__ = ["VALUE_CURVE", "curve_markdown", "curve_plot", "paired", "play_against_greedy",
+           "prefix_cost", "run_curve"]

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import time
 import warnings
 from dataclasses import dataclass
@@ -51,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 from tqdm import tqdm
 
 from otrio import agents, envs
@@ -59,8 +60,9 @@ from otrio.agents.hints import encode
 from otrio.agents.net import load_net
 from otrio.agents.value_agent import parse_value_spec
 from otrio.arena.parallel import run_ordered
-from otrio.arena.run_lock import RunLock
-from otrio.envs.core.config import EnvId, StrictModel
+from otrio.arena.run_folder import RunFile, RunFolder, RunKind, register
+from otrio.envs.core.bounded import read_bytes
+from otrio.envs.core.config import EnvId, StrictModel, validate
 from otrio.envs.core.errors import ConfigError, StateError
 from otrio.envs.core.paths import find_file
 from otrio.envs.core.rng import derive_seed, make_rng
@@ -81,6 +83,7 @@ from .value_store import (
 )
 
 POLICIES = ("greedy", "explore", "random")  # plus value:PATH and net:PATH
+MAX_MODEL_MANIFEST_BYTES = 1 << 20  # a seated model's manifest (the loaders' own bound)
 # the rows one read may hold in memory (obs float32: 10 KB a row in Oceanos, 4 KB in
 # Otys); the fit's max_gib sets its own
 MAX_ROW_BYTES = 4 << 30
@@ -92,7 +95,7 @@ class ValueDataConfig(StrictModel):
     kind: str = "value_data"
     env: EnvId = "otys_v0"  # env id or short name
     config: dict[str, Any] = {}  # the game config, num_players aside
-    players: list[int] = [2]  # player counts, shards spread over them in turn
+    players: list[int] = Field([2], min_length=1, max_length=16)  # counts, shards in turn
     games: int = Field(1000, ge=1, le=10_000_000)
     shard_games: int = Field(50, ge=1, le=100_000)
     positions: int = Field(12, ge=1, le=10_000)  # positions kept a game (each: every seat)
@@ -114,17 +117,37 @@ class ValueDataConfig(StrictModel):
             raise ValueError("config.num_players: give the counts in players")
         for n in self.players:  # each count with the game config: checked by the game
             envs.make(self.env, num_players=n, **self.config)
-        if not self.mixture or any(w <= 0 for w in self.mixture.values()):
-            raise ValueError("mixture: give each policy a weight > 0")
+        if len(set(self.players)) != len(self.players):
+            raise ValueError(f"players: a count is listed twice ({self.players})")
+        weights = list(self.mixture.values())
+        if not self.mixture or not all(math.isfinite(w) and w > 0 for w in weights) \
+                or not math.isfinite(sum(weights)):
+            raise ValueError("mixture: give each policy a finite weight > 0 (their sum "
+                             "finite too)")
         for name in self.mixture:
             if name not in POLICIES and not name.startswith(("value:", "net:")):
                 raise ValueError(f"mixture policy {name!r} is unknown "
                                  f"(known: {', '.join(POLICIES)}, value:PATH, net:PATH)")
+            if name.startswith(("value:", "net:")) and not name.partition(":")[2].split(",")[0]:
+                raise ValueError(f"mixture policy {name!r} names no file: value:PATH or "
+                                 "net:PATH")
         return self
 
     def shard_count(self) -> int:
         """Shards of the run (the last one may hold fewer games)."""
         return -(-self.games // self.shard_games)
+
+
+SMOKE_GAMES = 12  # a smoke run's games: test, validation and train games of every count
+
+
+def smoke_config(cfg: ValueDataConfig) -> ValueDataConfig:
+    """``cfg`` sized to seconds (``otrio value data --smoke``): a few games in small shards,
+    few positions a game; the game, counts, mixture and seed as given."""
+    games = max(SMOKE_GAMES, 3 * len(cfg.players))
+    return cfg.model_copy(update={"games": min(cfg.games, games),
+                                  "shard_games": min(cfg.shard_games, 4),
+                                  "positions": min(cfg.positions, 4)})
 
 
 @dataclass(frozen=True)
@@ -391,13 +414,18 @@ def verify_shard(task: ShardTask, arrays: dict[str, np.ndarray]) -> None:
 
 
 def _saved_config(path: Path, saved: dict[str, Any]) -> ValueDataConfig:
-    """The config a manifest was written by (StateError if it is not one)."""
-
+    """The config a manifest was written by, every key of it (a run writes them all):
+    StateError naming the manifest and the field otherwise."""
+    config = saved["config"]
+    missing = [k for k in ValueDataConfig.model_fields if k not in config]
+    if missing:
+        raise StateError(f"{path} holds no value-data config: its config lacks "
+                         f"{', '.join(repr(k) for k in missing)}")
     try:
-        return ValueDataConfig(**saved["config"])
-    except (ValidationError, TypeError, ConfigError) as err:
-        first = str(err).splitlines()[0][:160] if str(err) else type(err).__name__
-        raise StateError(f"{path} holds no value-data config: {first}") from None
+        return validate(ValueDataConfig, config)
+    except ConfigError as err:
+        raise StateError(f"{path} holds no value-data config: "
+                         f"{str(err).splitlines()[0][:300]}") from None
 
 
 def _entry(task: ShardTask, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -426,7 +454,11 @@ def model_digests(cfg: ValueDataConfig) -> dict[str, str]:
             digest = hashlib.sha256()
             for file in filter(None, (model, net)):
                 path = find_file(Path(file).with_suffix(".json"))
-                digest.update(path.read_bytes() if path.is_file() else b"")
+                if path.is_file() or path.is_symlink():  # read as the loaders read it:
+                    # bounded, no link followed (a manifest is a small JSON file)
+                    digest.update(read_bytes(path, MAX_MODEL_MANIFEST_BYTES, f"the model "
+                                             f"manifest {path} of {name!r}",
+                                             follow_symlinks=False))
             out[name] = digest.hexdigest()
     return out
 
@@ -435,12 +467,23 @@ def _write_manifest(folder: Path, cfg: ValueDataConfig, shards: dict[str, dict])
     write_manifest(folder, cfg.model_dump(), model_digests(cfg), shards)
 
 
+VALUE_DATA = register(RunKind(
+    name="value-data run", command="otrio value data", marker=MANIFEST, files=(
+        RunFile(MANIFEST, "marker", "the run's config, the digests of the models it seats, "
+                "and each shard's entry (its digest among them)"),
+        RunFile("shard_*.npz", "record", "a shard's rows and what re-plays its games: "
+                "matched to its digest and re-played before it counts, played again if "
+                "either fails"))))
+
+
 def generate(cfg: ValueDataConfig, folder: str | Path, workers: int = 1, backend: str = "local",
              ray_address: str | None = None, progress: bool = True) -> dict[str, Any]:
     """Play (or resume) the run into ``folder``: every shard of the config, verified.
     Returns the summary (games, rows, positions a second)."""
+    run = RunFolder(VALUE_DATA, folder, "value-data run folder")
+    run.check()
     folder = Path(folder)
-    with RunLock(folder):
+    with run:
         saved = read_manifest(folder)
         shards: dict[str, dict] = {}
         if saved is not None:
@@ -506,12 +549,53 @@ def row_bytes(cfg: ValueDataConfig) -> int:
 
 def saved_run(folder: str | Path) -> tuple[ValueDataConfig, dict[int, dict[str, Any]]]:
     """The config of the value-data run in ``folder`` and its manifest's shard entries by
-    index (ConfigError if the folder holds no run)."""
+    index (ConfigError if the folder holds no run; StateError if its manifest names a
+    shard no task of its config plays)."""
     folder = Path(folder)
+    if not folder.is_dir():
+        raise ConfigError(f"{folder} is no value-data run folder (no such folder)")
     saved = read_manifest(folder)
     if saved is None:
         raise ConfigError(f"{folder} holds no value-data run (no {MANIFEST})")
-    return _saved_config(folder / MANIFEST, saved), {int(k): v for k, v in saved["shards"].items()}
+    path = folder / MANIFEST
+    cfg = _saved_config(path, saved)
+    entries = {int(k): v for k, v in saved["shards"].items()}
+    tasks = {t.index: t for t in shard_tasks(cfg)}
+    for index, entry in entries.items():
+        task = tasks.get(index)
+        if task is None or entry["games"] != task.games or entry["players"] != task.num_players:
+            raise StateError(f"{path} names shard {index}, which no task of its config plays "
+                             f"as listed (its config asks for {cfg.games} games in "
+                             f"{len(tasks)} shards): the manifest was changed; play the run "
+                             "again")
+    return cfg, entries
+
+
+def data_runs(folders: list[str | Path], partial: bool = False
+              ) -> list[tuple[Path, ValueDataConfig, dict[int, dict[str, Any]]]]:
+    """The value-data runs a fit or a gate reads, each checked before a row is read: a
+    run whose shards are not all in its manifest (interrupted, or an entry lost) is
+    refused unless ``partial`` (then a warning names what is missing); runs of two games,
+    or of observations of two widths, are refused. ``(folder, config, entries)`` each."""
+    runs = [(Path(f), *saved_run(f)) for f in folders]
+    for folder, cfg, entries in runs:
+        count = cfg.shard_count()
+        missing = [k for k in range(count) if k not in entries]
+        if missing and not partial:
+            raise ConfigError(f"{folder} is an unfinished value-data run: {len(missing)} of "
+                              f"its {count} shards are not in its manifest (first: shard "
+                              f"{missing[0]}); finish it (otrio value data), or pass "
+                              "--partial to use the shards it has")
+        if missing:
+            warnings.warn(f"{folder}: a partial run, {count - len(missing)} of {count} shards "
+                          f"({sum(e['games'] for e in entries.values())} of {cfg.games} "
+                          "games)", stacklevel=2)
+    kinds = {(cfg.env, obs_width(cfg)) for _, cfg, _ in runs}
+    if len(kinds) > 1:
+        shown = "; ".join(f"{folder} holds {cfg.env} games" for folder, cfg, _ in runs)
+        raise ConfigError(f"the value-data runs are of different games or observations: "
+                          f"{shown}; give runs of one game")
+    return runs
 
 
 def first_tasks(tasks: list[ShardTask], max_games: int) -> list[ShardTask]:
@@ -593,6 +677,7 @@ def _test_games(task: ShardTask) -> int:
     return (stop - 1 - TEST) // SPLIT - (first - 1 - TEST) // SPLIT
 
 
-__all__ = ["POLICIES", "ShardTask", "ValueDataConfig", "first_tasks", "generate", "load_rows",
+__all__ = ["POLICIES", "ShardTask", "ValueDataConfig", "data_runs", "first_tasks", "generate",
+           "load_rows",
            "margins", "model_digests", "play_shard", "saved_run", "shard_tasks", "verify_shard",
            "win_shares"]

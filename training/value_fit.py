@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import torch
@@ -30,26 +30,29 @@ from torch import nn
 from tqdm import tqdm
 
 from otrio import envs
-from otrio.agents.value import save_value_model
+from otrio.agents.value import MAX_LAYERS, MAX_WIDTH, save_value_model
 from otrio.envs.core.config import StrictModel
+from otrio.envs.core.errors import ConfigError
 
 from .config import Device, resolve_device
-from .value_data import load_rows
+from .value_data import data_runs, load_rows
 from .value_store import (  # the split rule, in one place
     TEST,
     VALID,
     content_digest,
-    read_manifest,
     split_tail,
 )
 
 SPREAD_FLOOR = 0.1
+MIN_GAMES = 3  # a test game, a validation game and one to train on (the split rule)
 
 
 class ValueFitConfig(StrictModel):
     """How a value model is fitted (every key has a default)."""
 
-    hidden: list[int] = [128, 128]
+    # hidden layers' widths (none: a linear model), within what a value model may hold
+    hidden: list[Annotated[int, Field(ge=1, le=MAX_WIDTH)]] = Field([128, 128],
+                                                                    max_length=MAX_LAYERS)
     epochs: int = Field(20, ge=1, le=1000)
     batch: int = Field(1024, ge=16, le=1 << 16)
     lr: float = Field(1e-3, gt=0, le=1)
@@ -65,6 +68,12 @@ class ValueFitConfig(StrictModel):
     # where the fit runs: cpu (seeded: the same data gives the same weights), cuda, or
     # auto (cuda where torch sees one); not part of what the model is (IDENTITY_EXCLUDES)
     device: Device = "cpu"
+
+
+def smoke_config(cfg: ValueFitConfig) -> ValueFitConfig:
+    """``cfg`` sized to seconds (``--smoke``): two epochs of a small network."""
+    return cfg.model_copy(update={"epochs": min(cfg.epochs, 2),
+                                  "hidden": [min(h, 16) for h in cfg.hidden][:1]})
 
 
 # the settings that make a model: a fit on another device is the same fit (to rounding)
@@ -147,8 +156,8 @@ def fit(rows: dict[str, np.ndarray], score_scale: float, cfg: ValueFitConfig,
 
     train, valid = tensors(masks["train"]), tensors(masks["valid"])
     if len(train[0]) == 0 or len(valid[0]) == 0:
-        raise ValueError("the data has too few games for a train and a validation split "
-                         "(games ending in 1 validate, 2-9 train)")
+        raise ConfigError("the data has too few games for a train and a validation split "
+                          "(games ending in 1 validate, 2-9 train)")
     net = _net([rows["obs"].shape[1], *cfg.hidden, 2]).to(device)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     order = torch.Generator().manual_seed(cfg.seed)
@@ -192,23 +201,36 @@ def fit(rows: dict[str, np.ndarray], score_scale: float, cfg: ValueFitConfig,
 
 
 def fit_and_export(data: list[str | Path], target: str | Path, cfg: ValueFitConfig,
-                   players: list[int] | None = None, progress: bool = True) -> Path:
+                   players: list[int] | None = None, progress: bool = True,
+                   partial: bool = False, made: dict[str, Any] | None = None) -> Path:
     """Load (and verify) every run folder in ``data``, fit, export to ``target``
-    (``X.json`` beside ``X.safetensors``); the manifest's path."""
+    (``X.json`` beside ``X.safetensors``); the manifest's path. Every run is checked
+    before a row is read (:func:`otrio.training.value_data.data_runs`: finished, unless
+    ``partial``; one game); ``made``: more facts for the manifest."""
     resolve_device(cfg.device, "value fit device")  # before any row is read
+    runs = data_runs(data, partial)
+    for folder, _, entries in runs:
+        games = sum(e["games"] for e in entries.values())
+        if cfg.max_games is not None:
+            games = min(games, cfg.max_games)
+        if games < MIN_GAMES:
+            raise ConfigError(f"{folder} holds {games} games: a fit needs at least {MIN_GAMES} "
+                              "(games ending in 0 test, in 1 validate, the others train)")
+    env_id = runs[0][1].env
+    start = time.perf_counter()
     parts = [load_rows(folder, players, cfg.max_rows, max_games=cfg.max_games,
                        max_bytes=int(cfg.max_gib * 2**30)) for folder in data]
     rows = parts[0] if len(parts) == 1 else {k: np.concatenate([p[k] for p in parts])
                                              for k in parts[0]}
-    env_id = read_manifest(Path(data[0]))["config"]["env"]
     scale = envs.make(env_id).unwrapped.game.info.score_scale
     tensors, log = fit(rows, scale, cfg, progress)
     made = {"data": [{"folder": Path(f).name, "rows": int(len(p["win"])),
                       "digest": content_digest({"win": p["win"], "game": p["game"]}),
-                      "config": read_manifest(Path(f))["config"]}
-                     for f, p in zip(data, parts)],
+                      "config": cfg_data.model_dump()}
+                     for f, p, (_, cfg_data, _) in zip(data, parts, runs)],
             "players": sorted({int(n) for n in np.unique(rows["players"])}),
-            "fit": cfg.model_dump(exclude=IDENTITY_EXCLUDES), "log": log}
+            "fit": cfg.model_dump(exclude=IDENTITY_EXCLUDES), "log": log,
+            "fit_seconds": round(time.perf_counter() - start, 1), **(made or {})}
     return save_value_model(target, env_id, scale, tensors, made)
 
 

@@ -23,7 +23,6 @@ share.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +32,12 @@ from scipy.stats import rankdata
 from otrio import envs
 from otrio.agents.value import load_value_model
 from otrio.arena.outputs import pyplot
-from otrio.envs.core.files import write_atomic
+from otrio.arena.run_folder import RunFile, RunFolder, RunKind, register
+from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.files import dumps_json, save_figure, write_atomic
 
-from .value_data import load_rows
-from .value_fit import split
-from .value_store import read_manifest
+from .value_data import data_runs, load_rows
+from .value_fit import MIN_GAMES, split
 
 QUARTERS = ((0.0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.0001))
 MIN_GAIN = 0.02  # the AUC the model must add to the margin's in each half-game quarter
@@ -163,19 +163,37 @@ def reliability_plot(rows: dict[str, np.ndarray], model, path: str | Path,
     ax.legend()
     fig.tight_layout()
     path = Path(path)
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     return path
 
 
+VALUE_GATE = register(RunKind(
+    name="value gate", command="otrio value gate", marker="gate.json", files=(
+        RunFile("gate.json", "marker", "the gate's table, recomputed on every call"),
+        RunFile("gate.md", "derived", "the table"),
+        RunFile("reliability.png", "derived", "the reliability plot"))))
+
+
 def write_gate(data: list[str | Path], model_path: str | Path, out: str | Path,
-               max_games: int | None = None, max_gib: float = 4.0) -> dict[str, Any]:
+               max_games: int | None = None, max_gib: float = 4.0,
+               partial: bool = False) -> dict[str, Any]:
     """Run the gate of the model at ``model_path`` on the test games of the runs in
     ``data`` (with ``max_games``, of each run's first games only; refused before reading
     more than ``max_gib`` of rows, of which only the test games' keep their observations);
-    write ``gate.json``, ``gate.md`` and ``reliability.png`` into ``out``."""
-    env_id = read_manifest(Path(data[0]))["config"]["env"]
-    env = envs.make(env_id)
+    write ``gate.json``, ``gate.md`` and ``reliability.png`` into ``out`` (a value-gate
+    run folder). Every run is checked first (finished unless ``partial``; one game; at
+    least :data:`MIN_GAMES` games: a test game and games the margin's baseline fits on)."""
+    runs = data_runs(data, partial)
+    for folder, _, entries in runs:
+        games = sum(e["games"] for e in entries.values())
+        if min(games, max_games or games) < MIN_GAMES:
+            raise ConfigError(f"{folder} holds {games} games: the gate needs at least "
+                              f"{MIN_GAMES} (games ending in 0 are judged, the margin's "
+                              "baseline fits on the games ending in 2-9)")
+    run = RunFolder(VALUE_GATE, out, "gate folder")
+    run.check()
+    env = envs.make(runs[0][1].env)
     model = load_value_model(model_path, env, any_players=True)  # anywhere, as measured
     parts = [load_rows(folder, max_games=max_games, max_bytes=int(max_gib * 2**30),
                        obs_of="test") for folder in data]  # a tenth of the memory
@@ -183,15 +201,13 @@ def write_gate(data: list[str | Path], model_path: str | Path, out: str | Path,
                                              for k in parts[0]}
     result = gate(rows, model, env.unwrapped.game.info.score_scale)
     result["model"] = str(model_path)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-
-    write_atomic(out / "gate.json", json.dumps(result, indent=1).encode())
-    write_atomic(out / "gate.md", gate_markdown(result, f"Value gate: {Path(model_path).name}")
-                 .encode())
-    reliability_plot(rows, model, out / "reliability.png")
+    with run:
+        write_atomic(run.path / "gate.json", dumps_json(result).encode())
+        write_atomic(run.path / "gate.md", gate_markdown(
+            result, f"Value gate: {Path(model_path).name}").encode())
+        reliability_plot(rows, model, run.path / "reliability.png")
     return result
 
 
-__all__ = ["MIN_GAIN", "QUARTERS", "auc", "brier", "gate", "gate_markdown", "log_loss", "logistic_1d",
+__all__ = ["MIN_GAIN", "VALUE_GATE", "QUARTERS", "auc", "brier", "gate", "gate_markdown", "log_loss", "logistic_1d",
            "reliability_plot", "write_gate"]

@@ -38,6 +38,10 @@ SPLIT, TEST, VALID = 10, 0, 1  # test: ending in 0; validation: in 1; the rest t
 DTYPES = {"obs": np.float32, "seat": np.int8, "acting": np.bool_, "players": np.int8,
           "game": np.int32, "progress": np.float32, "now": np.float32, "win": np.float32,
           "margin": np.float32}
+# what re-plays a shard's games: dtype and number of dimensions of each array
+GAME_DTYPES = {"seeds": (np.uint64, 1), "policies": (np.int8, 2), "actions": (np.int16, 1),
+               "offsets": (np.int64, 1), "scores": (np.int32, 2), "steps": (np.int32, 1),
+               "kept": (np.int32, 1)}
 
 
 def split_tail(game: np.ndarray) -> np.ndarray:
@@ -90,7 +94,25 @@ def read_shard(path: Path, max_bytes: int = MAX_SHARD_BYTES) -> dict[str, np.nda
     missing = [k for k in (*ROW_FIELDS, *GAME_FIELDS) if k not in arrays]
     if missing:
         raise StateError(f"{path} is not a value-data shard: no {missing[0]!r} array")
+    check_layout(path, arrays)
     return arrays
+
+
+def check_layout(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Each array of a shard has the dtype and the number of dimensions a run writes, and
+    the rows' arrays one length (the observations one row each): a StateError naming the
+    shard and the array otherwise, before any of them is indexed."""
+    want = {**{k: (DTYPES[k], 2 if k == "obs" else 1) for k in ROW_FIELDS}, **GAME_DTYPES}
+    for key, (dtype, ndim) in want.items():
+        a = arrays[key]
+        if a.dtype != np.dtype(dtype) or a.ndim != ndim:
+            raise StateError(f"{path} is not a value-data shard: its {key!r} array is "
+                             f"{a.dtype} of {a.ndim} dimensions, not {np.dtype(dtype)} of "
+                             f"{ndim}")
+    rows = {len(arrays[k]) for k in ROW_FIELDS}
+    if len(rows) != 1:
+        raise StateError(f"{path} is not a value-data shard: its row arrays have "
+                         f"{len(rows)} lengths ({', '.join(map(str, sorted(rows)))})")
 
 
 _ENTRY_COUNTS = ("players", "games", "rows", "positions")

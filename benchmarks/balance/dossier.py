@@ -25,13 +25,23 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
 from otrio.arena.outputs import pyplot
+from otrio.arena.run_folder import RunFile, RunFolder, RunKind, register
+from otrio.envs.core.bounded import read_bytes
 from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.files import (
+    dumps_json,
+    exists,
+    read_json,
+    save_figure,
+    write_atomic,
+    write_text_atomic,
+)
 
 from .report import seat_effects
 from .skill_ceiling import clairvoyant_gap
@@ -42,6 +52,13 @@ CEILING = "skill_ceiling"
 CEILING_GAP = "skill_ceiling_gap"  # a top-up of the clairvoyant gap (pooled with CEILING)
 GAMES = ("oceanos", "otys", "otontin")
 GLANCE_MIN_GAMES = 200  # fewer games say too little to stand in the page's summary
+MAX_IMAGE_BYTES = 32 << 20  # a run's figure copied into the dossier
+SOURCES_FILE = "dossiers.json"  # which results each page was written from
+DOSSIER = register(RunKind(
+    name="dossier folder", command="otrio dossier", marker=SOURCES_FILE, files=(
+        RunFile(SOURCES_FILE, "marker", "each page's results folder and the runs it read"),
+        RunFile("*.md", "derived", "a game's dossier, written from its results on every call"),
+        RunFile("*.png", "derived", "the figures of the pages"))))
 
 
 def _read_json(path: Path) -> Any:
@@ -98,7 +115,9 @@ def _copy_images(text: str, folder: Path, out: Path, prefix: str) -> str:
         source = folder / match.group(2)
         if not source.is_file():
             return ""
-        shutil.copyfile(source, out / f"{prefix}_{source.name}")
+        data = read_bytes(source, MAX_IMAGE_BYTES, f"the figure {source}", ConfigError,
+                          follow_symlinks=False)
+        write_atomic(out / f"{prefix}_{source.name}", data, out)
         return f"![{match.group(1)}]({prefix}_{source.name})"
 
     return re.sub(r"!\[([^\]]*)\]\(([^)/]+\.png)\)", copy, text)
@@ -124,7 +143,7 @@ def _plot_effects(rows: list[dict], path: Path, title: str) -> None:
     ax.set_xlabel("effect on the seat's win share (95% interval)")
     ax.set_title(title, fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    save_figure(fig, path, dpi=90)
     plt.close(fig)
 
 
@@ -153,12 +172,15 @@ def _plot_ceiling(groups: list[dict], path: Path) -> None:
     ax.set_ylabel("win share in its seat (95%)")
     ax.legend(fontsize=7, loc="upper left")  # the weakest bars stand there
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    save_figure(fig, path, dpi=90)
     plt.close(fig)
 
 
 def _f(value: Any) -> str:
-    return f"{float(value):.3f}"
+    """A number to 3 places; "n/a" for none (a summary writes a number that is not finite,
+    a headroom with no ceiling above greedy, as null)."""
+    number = float("nan") if value is None else float(value)
+    return f"{number:.3f}" if math.isfinite(number) else "n/a"
 
 
 def _run_section(folder: Path, env_id: str, out: Path, game: str) -> list[str]:
@@ -469,8 +491,14 @@ def write_dossier(game: str, results: Path = RESULTS, output: Path | str = "docs
     if not results.is_dir():
         raise ConfigError(f"no balance results folder {results}")
     env_id = f"{game}_v0"
-    out = Path(output)
-    out.mkdir(parents=True, exist_ok=True)
+    folder = RunFolder(DOSSIER, output, "dossier folder")
+    folder.check()
+    with folder:
+        return _write_page(game, env_id, results, folder.path)
+
+
+def _write_page(game: str, env_id: str, results: Path, out: Path) -> Path:
+    """:func:`write_dossier` in its locked folder."""
     shown = "benchmarks/results/balance/" if results.resolve() == RESULTS else results
     lines = [f"# Balance dossier: {game.capitalize()}", "",
              f"Written by `otrio dossier {game}` from `{shown}` (nothing "
@@ -499,5 +527,18 @@ def write_dossier(game: str, results: Path = RESULTS, output: Path | str = "docs
     if len(lines) == header:
         lines += ["No balance results cover this game yet."]
     page = out / f"{game}.md"
-    page.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
+    write_text_atomic(page, "\n".join(lines).rstrip() + "\n")
+    sources_file = out / SOURCES_FILE
+    saved = (read_json(sources_file, f"the dossiers' sources {sources_file}", out, ConfigError)
+             if exists(sources_file) else {})
+    # the other pages' sources, each kept only while its page is there and it is well formed
+    sources = {name: entry for name, entry in saved.items()
+               if name in GAMES and name != game and (out / f"{name}.md").is_file()
+               and isinstance(entry, dict) and set(entry) == {"results", "runs"}
+               and isinstance(entry["results"], str) and isinstance(entry["runs"], list)
+               and all(isinstance(r, str) for r in entry["runs"])}
+    sources[game] = {"results": str(shown).rstrip("/"), "runs": sorted(
+        [f.name for f in folders] + [name for name in (CEILING, CEILING_GAP)
+                                     if (results / name / "summary.json").exists()])}
+    write_atomic(sources_file, dumps_json(sources).encode(), out)
     return page

@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from otrio.arena.games import verification_text
 from otrio.arena.outputs import pyplot
 from otrio.envs.core.files import save_figure, write_text_atomic
 
-from ..play import verification_text
 from .skill import LUCK_COLUMNS, MATCHUP_COLUMNS, luck_rows, matchup_rows
 from .skill_report import group_tag, skill_plots, skill_sections
 from .stats import holm

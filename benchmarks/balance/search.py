@@ -53,8 +53,10 @@ from pydantic import Field
 from tqdm import tqdm
 
 from otrio import agents, envs
+from otrio.arena.games import RESUME_IGNORES, RotatedRecord, run_tasks, task_fields
 from otrio.arena.play import GameTask
 from otrio.arena.records import (
+    GAME_RUN_FILES,
     RECORDS_FILE,
     RUN_FILE,
     RecordSchema,
@@ -65,14 +67,12 @@ from otrio.arena.records import (
     read_records,
     write_atomic,
 )
-from otrio.arena.run_folder import check_run_folder
-from otrio.arena.run_lock import RunLock
+from otrio.arena.run_folder import RunFile, RunFolder, RunKind, register
 from otrio.arena.stats import wilson
 from otrio.envs.core.errors import ConfigError, StateError
 from otrio.envs.core.files import exists, read_json
 from otrio.envs.core.rng import derive_seed
 
-from ..play import RESUME_IGNORES, RotatedRecord, run_tasks, task_fields
 from .config import BalanceConfig, Factor
 from .optimise import Trial, make_optimiser, pick, search_loop
 from .search_report import write_search_report
@@ -268,7 +268,7 @@ def tasks_for(plan: Plan, phase: str, slot: int, cand: Candidate) -> list[GameTa
 
 
 class SearchGameRecord(RotatedRecord):
-    """A search's record (:func:`otrio.benchmarks.play.play_game` with the tags of
+    """A search's record (:func:`otrio.arena.games.play_game` with the tags of
     :func:`tasks_for`): phase, slot (trial, finalist, or 0 = winner / 1 = default),
     lineup, rotation, player count, env and the setup's label."""
 
@@ -565,14 +565,25 @@ def search_folder(cfg: BalanceConfig, output: str | None = None) -> Path:
     return Path(f"{cfg.output}_search" if cfg.sweeps else cfg.output)
 
 
+SETUP_SEARCH = register(RunKind(
+    name="setup search", command="otrio balance (a search: section)", marker=RUN_FILE, files=(
+        *GAME_RUN_FILES,
+        RunFile(TIMING_FILE, "record", "the wall time of each call that played games"),
+        RunFile(PREREGISTRATION_FILE, "record", "the confirmation registered before its "
+                "games (checked against the search's own on every call)"),
+        RunFile("summary.json", "derived", "the verdict, the search and its finalists"),
+        RunFile("trace.csv", "derived", "every trial's objective"),
+        RunFile("report.md", "derived", "the report"),
+        RunFile("*.png", "derived", "the report's figures"))))
+
+
 def run(cfg: BalanceConfig, output: str | None = None, progress: bool = True,
         command: str | None = None, repair: bool = False, verify: Verify = "all") -> Path:
     """Search, pick, confirm and report (resuming from the folder's records)."""
     plan = make_plan(cfg)
     check_agents(plan, cfg.reference)
     folder = search_folder(cfg, output)
-    check_run_folder(folder, RUN_FILE, "setup search")
-    with RunLock(folder):
+    with RunFolder(SETUP_SEARCH, folder):
         _search(cfg, plan, folder, progress, command, repair, verify)
     return folder
 

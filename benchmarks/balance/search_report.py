@@ -13,10 +13,10 @@ import math
 from pathlib import Path
 from typing import Any
 
+from otrio.arena.games import verification_text
 from otrio.arena.outputs import pyplot
 from otrio.envs.core.files import write_atomic
 
-from ..play import verification_text
 from .report import wall_time_text
 from .skill_report import save_figure
 

@@ -43,8 +43,10 @@ from typing import Any
 from pydantic import Field
 
 from otrio import agents, envs
+from otrio.arena.games import RESUME_IGNORES, RotatedRecord, play_into, task_fields
 from otrio.arena.play import GameTask
 from otrio.arena.records import (
+    GAME_RUN_FILES,
     RECORDS_FILE,
     RUN_FILE,
     RecordModel,
@@ -55,12 +57,10 @@ from otrio.arena.records import (
     read_records,
     write_atomic,
 )
-from otrio.arena.run_folder import check_run_folder
-from otrio.arena.run_lock import RunLock
+from otrio.arena.run_folder import RunFile, RunFolder, RunKind, register
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.rng import derive_seed
 
-from ..play import RESUME_IGNORES, RotatedRecord, play_into, task_fields
 from .config import BalanceConfig, Factor, Sweep
 from .report import write_balance_report
 from .skill import matchup_name
@@ -320,7 +320,7 @@ def build_tasks(cfg: BalanceConfig, setups: list[Setup]) -> list[GameTask]:
 
 
 class BalanceRecord(RotatedRecord):
-    """A balance sweep's record (:func:`otrio.benchmarks.play.play_game` with the tags of
+    """A balance sweep's record (:func:`otrio.arena.games.play_game` with the tags of
     :func:`build_tasks`): its sweep, setup, env, player count, rotation and features,
     and with tiers its lineup's name."""
 
@@ -339,6 +339,18 @@ def record_schema(tasks: list[GameTask]) -> RecordSchema:
                         games={(t.game,): task_fields(t) for t in tasks}, replay=True)
 
 
+BALANCE = register(RunKind(
+    name="balance sweep", command="otrio balance", marker=RUN_FILE, files=(
+        *GAME_RUN_FILES,
+        RunFile(TIMING_FILE, "record", "the wall time of each call that played games"),
+        RunFile(SETUPS_FILE, "derived", "every setup's config and features"),
+        RunFile("summary.json", "derived", "the analysis: seats, setups, effects, tiers"),
+        RunFile("results.csv", "derived", "the analysis as a table"),
+        RunFile("effects.csv", "derived", "the setup effects as a table"),
+        RunFile("report.md", "derived", "the report"),
+        RunFile("*.png", "derived", "the report's figures"))))
+
+
 def run(cfg: BalanceConfig, progress: bool = True, command: str | None = None,
         repair: bool = False, verify: Verify = "all") -> Path:
     """Play the study (resuming if its folder has records), then analyse and report it.
@@ -353,10 +365,24 @@ def run(cfg: BalanceConfig, progress: bool = True, command: str | None = None,
     setups = build_setups(cfg)
     check_before_start(cfg, setups)
     folder = Path(cfg.output)
-    check_run_folder(folder, RUN_FILE, "balance sweep")
-    with RunLock(folder):
+    with RunFolder(BALANCE, folder):
         _play_and_report(cfg, setups, folder, progress, command, repair, verify)
     return folder
+
+
+def verified_records(cfg: BalanceConfig, progress: bool = False) -> list[dict] | None:
+    """The records of the sweep run of ``cfg`` already played, each re-played and checked
+    as a resume checks them (the folder locked meanwhile, nothing played or written); None
+    when its folder holds no run of this config's kind yet."""
+    folder = Path(cfg.output)
+    run = RunFolder(BALANCE, folder)
+    if not run.holds_run():
+        return None
+    schema = record_schema(build_tasks(cfg, build_setups(cfg)))
+    with run:
+        done = open_run(folder, cfg.identity(), RESUME_IGNORES, schema=schema,
+                        progress=progress)
+    return sorted(done, key=lambda r: r["game"])
 
 
 def _play_and_report(cfg: BalanceConfig, setups: list[Setup], folder: Path, progress: bool,

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from otrio.arena.outputs import check_output_file, make_output_folder, os_error_message
+from otrio.arena.outputs import os_error_message, prepare_output_file
 from otrio.arena.records import load_record
 from otrio.arena.replay import final_result, record_actions, replay_record
 from otrio.envs.core.errors import OtrioError
@@ -276,8 +276,7 @@ def write_replay(run_dir: str | Path, game: int | None, output: str | Path) -> t
     only game) into the HTML file ``output``."""
     record = load_record(run_dir, game)
     html, _, facts = build_page(record, source=f"{Path(run_dir)} game {record.get('game')}")
-    path = check_output_file(output, "replay file")
-    make_output_folder(path.absolute().parent, "folder of the replay file")
+    path = prepare_output_file(output, "replay file")
     try:
         write_text_atomic(path, html)
     except OSError as err:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from otrio import envs
-from otrio.arena.outputs import check_output_file, make_output_folder
+from otrio.arena.outputs import prepare_output_file
 from otrio.envs.core.files import write_text_atomic
 from otrio.envs.core.rng import make_rng
 from otrio.training.config import TrainConfig
@@ -299,8 +299,7 @@ def format_table(result: dict[str, Any]) -> str:
 
 def write_json(result: dict[str, Any], path: Path) -> None:
     """Write the measurements as JSON (whole or not at all; its folder is made as
-    :func:`otrio.arena.outputs.make_output_folder` allows)."""
+    :func:`otrio.arena.outputs.prepare_output_file` allows)."""
 
-    path = check_output_file(path, "--json file")
-    make_output_folder(path.absolute().parent, "folder of the --json file")
+    path = prepare_output_file(path, "--json file")
     write_text_atomic(path, json.dumps(result, indent=2) + "\n")

@@ -27,6 +27,7 @@ from otrio import agents, envs
 from otrio.arena.outputs import pyplot
 from otrio.arena.parallel import run_ordered
 from otrio.arena.records import (
+    GAME_RUN_FILES,
     RECORDS_FILE,
     RUN_FILE,
     RecordModel,
@@ -35,8 +36,7 @@ from otrio.arena.records import (
     open_run,
     read_records,
 )
-from otrio.arena.run_folder import check_run_folder
-from otrio.arena.run_lock import RunLock
+from otrio.arena.run_folder import RunFile, RunFolder, RunKind, register
 from otrio.arena.stats import wilson
 from otrio.envs.core.aec import live_turns
 from otrio.envs.core.config import EnvId, StrictModel
@@ -237,6 +237,14 @@ def plot(summary: dict[str, Any], path: Path) -> None:
         plt.close(fig)
 
 
+SEARCH_STUDY = register(RunKind(
+    name="search study", command="otrio search-bench", marker=RUN_FILE, files=(
+        *GAME_RUN_FILES,
+        RunFile("summary.json", "derived", "win rate and seconds a decision per budget"),
+        RunFile("report.md", "derived", "the report"),
+        RunFile("strength.png", "derived", "strength against compute"))))
+
+
 def run(cfg: SearchBenchConfig, progress: bool = True, command: str = "",
         play: bool = True, repair: bool = False) -> Path:
     """Play (or finish) the study and write its report; returns the output folder.
@@ -258,8 +266,7 @@ def run(cfg: SearchBenchConfig, progress: bool = True, command: str = "",
             raise ConfigError(f"nothing to report: {folder} holds {where}; play the study "
                               "first (without --report-only)")
         return _report(cfg, folder, records, command)
-    check_run_folder(folder, RUN_FILE, "search study")
-    with RunLock(folder):
+    with RunFolder(SEARCH_STUDY, folder):
         return _run(cfg, folder, progress, command, repair)
 
 

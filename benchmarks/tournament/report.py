@@ -6,10 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from otrio.arena.games import verification_text
 from otrio.arena.outputs import pyplot
 from otrio.envs.core.files import save_figure, write_text_atomic
-
-from ..play import verification_text
 
 
 def leaderboard_markdown(summary: dict[str, Any]) -> str:

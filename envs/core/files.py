@@ -34,6 +34,8 @@ The limits on values themselves (JSON depth and size, quoting a value in a messa
 from __future__ import annotations
 
 import errno
+import json
+import math
 import os
 import stat
 from collections.abc import Callable
@@ -282,6 +284,23 @@ def _kind(value: Any) -> str:
 
 
 # ------------------------------------------------------------------ whole files
+def finite(value: Any) -> Any:
+    """``value`` with every float that is not finite (NaN, infinity) made None, at any
+    depth: what the suite writes is strict JSON, which a strict reader takes back."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value
+
+
+def dumps_json(value: Any, indent: int | None = 1) -> str:
+    """``value`` as strict JSON text (a number that is not finite written as null)."""
+    return json.dumps(finite(value), indent=indent, sort_keys=True, allow_nan=False) + "\n"
+
+
 def write_text_atomic(path: str | Path, text: str, encoding: str = "utf-8",
                       newline: str | None = None) -> None:
     """Write ``text`` to ``path`` through a temporary file renamed into place
@@ -304,7 +323,7 @@ def save_figure(fig, path: str | Path, **savefig_kwargs) -> None:
     write_with(path, lambda fh: fig.savefig(fh, **savefig_kwargs))
 
 
-__all__ = ["MAX_DEPTH", "MAX_SIDE_BYTES", "exists", "new_file", "no_links_under", "open_append",
+__all__ = ["MAX_DEPTH", "MAX_SIDE_BYTES", "dumps_json", "exists", "finite", "new_file", "no_links_under", "open_append",
            "open_fd", "open_read", "read_bytes", "read_json", "read_json_lines", "real_dir",
            "save_figure", "truncate", "write_atomic", "write_text", "write_text_atomic",
            "write_with"]

@@ -119,3 +119,16 @@ def test_mcts_plays_from_the_command_line(capsys):
                  "--seed", "1"]) == 0
     out = capsys.readouterr().out
     assert "player_0 (mcts:iterations=2,depth=2,rollout=random):" in out
+
+
+def test_a_search_beyond_the_cost_ceiling_is_refused_with_the_number():
+    """Each option in its range, and together minutes a decision: refused, naming the
+    product and the ceiling; the time cap (seconds=S) bounds it instead."""
+    from otrio.agents.search_options import MAX_COST
+
+    env = envs.make("otys_v0", num_players=2)
+    with pytest.raises(ConfigError, match=r"1,000,000 x 30 = 30,000,000 .* ceiling of "
+                                          + f"{MAX_COST:,}"):
+        agents.make("mcts:iterations=1000000", env)
+    assert agents.make("mcts:iterations=1000000,seconds=1", env).options.seconds == 1
+    agents.make("mcts:iterations=144,depth=-1", env)  # the strongest shipped searches' size

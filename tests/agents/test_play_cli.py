@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from otrio import envs
+from otrio.arena.games import GameRecord
 from otrio.arena.replay import replay_record
-from otrio.benchmarks.play import GameRecord
 from otrio.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,8 +13,8 @@ import pytest
 from otrio.arena.records import RECORDS_FILE, REJECTED_FILE, read_records
 from otrio.arena.run_lock import LOCK_FILE, RunLock
 from otrio.arena.stats import ranks
-from otrio.benchmarks.balance.config import BalanceConfig
 from otrio.benchmarks.balance import sweep
+from otrio.benchmarks.balance.config import BalanceConfig
 from otrio.benchmarks.tournament import tournament
 from otrio.envs.core.errors import ConfigError
 
@@ -121,7 +121,7 @@ def test_the_lock_is_released_on_an_error_or_ctrl_c(tmp_path, monkeypatch, error
         raise error("stopped")
         yield
 
-    import otrio.benchmarks.play as play
+    import otrio.arena.games as play
 
     monkeypatch.setattr(play, "run_tasks", broken)
     folder = tmp_path / "run"

@@ -1,27 +1,34 @@
-"""An attack pass on the side files a resume reads: for each kind of run, a tiny
-finished run (tests/attacks/tiny_runs.py) whose files are broken one at a time, then resumed.
+"""An attack pass on the files of every run kind: for each kind the commands declare
+(:data:`otrio.arena.run_folder.KINDS`), a tiny finished run (tests/attacks/tiny_runs.py)
+whose files are broken one at a time, then resumed.
 
     python tests/attacks/run_folder_attack.py [--mutations 2000] [--seconds 900] [--seed 0]
-                                      [--kinds tournament,balance,...]
+                                      [--kinds tournament,balance sweep,...]
 
-For each kind, every file the run keeps that a resume may read (its JSON and JSON-lines
-files, value-data shards, training checkpoints; not its reports, figures and tables) is
-mutated in turn: text files by :func:`otrio.envs.core.testing.mutate_text` (a character
-changed, a span cut, doubled or truncated, JSON punctuation, ``NaN``, huge numbers or a
-lone surrogate spliced in, one JSON value made huge, negative, of another type, nested
-or dropped) -- a JSON-lines file one random line of it, or now and then the whole file
-(a torn tail) -- binary files by byte flips, cuts, splices and truncations. A fresh
-copy of the finished run holding the one mutated file is then resumed by the very
-call that made it (a whole resume, in this process; a training run is extended by one
-rollout, so that it reads its checkpoint, and a distillation is resumed with or
-without its round record, so that it reads the round's files), and the outcome
-counted:
+The kinds are read from the declarations, and so are their files: a new kind is attacked
+without an edit here. For each kind, every file it declares (its marker, records, state
+and derived files; not the sub-runs of other kinds, which their own kind covers, nor the
+lines a repair set aside) that is JSON, JSON lines, a value-data shard or a safetensors
+file is mutated in turn: text files by :func:`otrio.envs.core.testing.mutate_text` (a
+character changed, a span cut, doubled or truncated, JSON punctuation, ``NaN``, huge
+numbers or a lone surrogate spliced in, one JSON value made huge, negative, of another
+type, nested or dropped) -- a JSON-lines file one random line of it, or now and then the
+whole file (a torn tail) -- binary files by byte flips, cuts, splices and truncations.
+One mutation in three of a file that a digest elsewhere vouches for is semantic instead,
+with that digest recomputed so that only a deeper check can find it: a value-data shard
+whose arrays change dtype or shape, lose rows or take NaN, infinite or huge values, its
+digest in the manifest recomputed; a distillation round's network, weights, fit log or
+evaluation changed, its sha256 in the round's record recomputed. A fresh copy of the
+finished run holding the one mutated file is then resumed by the very call that made it
+(a whole resume, in this process; a training run is extended by one rollout, so that it
+reads its checkpoint, and a distillation is resumed with or without its round record, so
+that it reads the round's files), and the outcome counted:
 
 - ``clear error``: the suite's own error (``ConfigError``, ``StateError``: an
   ``OtrioError``) in one line (``clear error over one line`` otherwise; the longest
   message is reported: a bad record's is cut at a few hundred characters);
 - ``identical``: the resume finished with the result of an unbroken resume (its
-  records, summary, weights: ``RESULTS``) and left the broken file as it was (a file
+  records, summary, weights: :func:`result_files`) and left the broken file as it was (a file
   it does not need, or read as the same data: a changed space in a JSON file);
 - ``recomputed``: the same result, and the broken file written again;
 - ``different result``: no error, but another result -- a broken file taken as data
@@ -38,6 +45,8 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import fnmatch
+import hashlib
 import io
 import json
 import os
@@ -51,9 +60,12 @@ from pathlib import Path
 
 import numpy as np
 
+from otrio.arena.games import RESUME_IGNORES
+from otrio.arena.records import RUN_FILE
+from otrio.arena.run_folder import KINDS
 from otrio.envs.core.errors import OtrioError
 from otrio.envs.core.testing import mutate_text
-from otrio.training.value_store import content_digest, read_shard
+from otrio.training.value_store import content_digest, read_shard, write_shard
 
 try:
     from tests.attacks import tiny_runs
@@ -63,16 +75,14 @@ except ModuleNotFoundError:  # run as a script (python tests/attacks/run_folder_
 TEXT = (".json", ".jsonl")
 BINARY = (".npz", ".safetensors")
 
-# kind: the files whose bytes are the run's result (compared with an unbroken resume's)
-RESULTS = {
-    "tournament": ["games.jsonl", "summary.json"],
-    "balance": ["games.jsonl", "summary.json", "results.csv", "setups.json"],
-    "setup search": ["games.jsonl", "summary.json", "preregistration.json", "trace.csv"],
-    "search study": ["games.jsonl", "summary.json"],
-    "training": ["final.safetensors", "eval.jsonl", "snapshots/step_192.safetensors"],
-    "distillation": ["rounds.jsonl", "round_1/net.safetensors", "round_1/eval.json",
-                     "round_1/games.jsonl"],
-    "value data": ["manifest.json", "shard_00000.npz", "shard_00001.npz"],
+# A kind's result, compared with an unbroken resume's: by default its marker and the JSON,
+# shards and safetensors its declaration calls record or state. Where those hold what a resume
+# rewrites under other names (training checkpoints are named by their content), the files
+# that are the result instead:
+RESULTS_OF = {
+    "training run": ["final.safetensors", "eval.jsonl", "snapshots/step_192.safetensors"],
+    "distillation run": ["rounds.jsonl", "round_1/net.safetensors", "round_1/eval.json",
+                         "round_1/games.jsonl"],
 }
 
 
@@ -87,13 +97,81 @@ def _resume_distillation(folder: Path, rng: np.random.Generator, rel: str) -> No
     tiny_runs.distillation(folder)
 
 
-RESUME = {"training": _resume_training, "distillation": _resume_distillation}
+RESUME = {"training run": _resume_training, "distillation run": _resume_distillation}
 
 
-def side_files(folder: Path) -> list[str]:
-    """The files of a finished run that a resume may read, relative to it."""
-    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
-                  if p.is_file() and p.suffix in TEXT + BINARY and p.name != "run.lock")
+def attacked(kind: str, rel: str) -> bool:
+    """Whether the file at ``rel`` of a run of ``kind`` is broken by the pass."""
+    role = KINDS[kind].role_of(rel)
+    return role in ("marker", "record", "state", "derived") and Path(rel).suffix in TEXT + BINARY
+
+
+def side_files(folder: Path, kind: str) -> list[str]:
+    """The files of a finished run of ``kind`` that the pass breaks, relative to it."""
+    return sorted(rel for rel in (p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                                  if p.is_file() and p.name != "run.lock")
+                  if attacked(kind, rel))
+
+
+def result_files(folder: Path, kind: str) -> list[str]:
+    """The files whose content is the run's result (see :data:`RESULTS_OF`)."""
+    if kind in RESULTS_OF:
+        return RESULTS_OF[kind]
+    return [rel for rel in side_files(folder, kind)  # the kind's own marker, not a sub-run's
+            if KINDS[kind].role_of(rel) in ("record", "state") or rel == KINDS[kind].marker]
+
+
+# ------------------------------------------------------------------ semantic tampering
+def _tamper_shard(path: Path, rng: np.random.Generator) -> None:
+    """A shard's arrays changed in meaning (a dtype, a shape, rows lost, NaN, infinite or
+    huge values), written as a valid shard, and its digest in the manifest recomputed."""
+    arrays = read_shard(path)
+    key = str(rng.choice(sorted(arrays)))
+    a = arrays[key]
+    how = int(rng.integers(5))
+    if how == 0:
+        arrays[key] = a.astype(np.float64)
+    elif how == 1:
+        arrays[key] = a.reshape(-1, 1) if a.ndim == 1 else a.ravel()
+    elif how == 2 and len(a) > 1:
+        arrays[key] = a[: len(a) // 2]  # a count lowered
+    elif a.size:
+        arrays[key] = a.astype(np.float64)
+        flat = arrays[key].reshape(-1)
+        flat[int(rng.integers(flat.size))] = (np.nan, np.inf, 1e300)[int(rng.integers(3))]
+    write_shard(path, arrays)
+    manifest = path.parent / "manifest.json"
+    data = json.loads(manifest.read_text())
+    index = str(int(path.stem.split("_")[1]))
+    if index in data.get("shards", {}):
+        data["shards"][index]["digest"] = content_digest(arrays)
+    manifest.write_text(json.dumps(data, indent=1, sort_keys=True))
+
+
+def _tamper_round_file(path: Path, rng: np.random.Generator) -> None:
+    """A file a distillation round's record vouches for, mutated, and its sha256 in the
+    record recomputed."""
+    mutate_file(path, rng)
+    record_path = path.parent / "round.json"
+    record = json.loads(record_path.read_text())
+    key = {"net.json": "net", "net.safetensors": "weights", "fit.jsonl": "fit"}.get(path.name)
+    if key in record:
+        record[key] = hashlib.sha256(path.read_bytes()).hexdigest()
+    elif path.name == "eval.json" and isinstance(record.get("eval"), dict):
+        record["eval"]["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    record_path.write_text(json.dumps(record, indent=1, sort_keys=True))
+
+
+# a file pattern -> its semantic tampering (a digest elsewhere recomputed)
+SEMANTIC = {"shard_*.npz": _tamper_shard, "round_*/net.json": _tamper_round_file,
+            "round_*/net.safetensors": _tamper_round_file,
+            "round_*/fit.jsonl": _tamper_round_file, "round_*/eval.json": _tamper_round_file}
+
+
+def semantic(rel: str):
+    """The semantic tampering of the file at ``rel``, or None."""
+    return next((f for pattern, f in SEMANTIC.items() if fnmatch.fnmatchcase(rel, pattern)),
+                None)
 
 
 def mutate_bytes(data: bytes, rng: np.random.Generator) -> bytes:
@@ -141,19 +219,22 @@ def mutate_file(path: Path, rng: np.random.Generator) -> bytes:
     return broken
 
 
-def result(folder: Path, kind: str) -> dict[str, object]:
-    """The run's result (``RESULTS``), wall times aside: JSON by its values, a shard by
-    its content digest, any other file by its bytes (None: missing)."""
+def result(folder: Path, kind: str, files: list[str]) -> dict[str, object]:
+    """The run's result (``files``), wall times aside: JSON by its values, a shard by its
+    content digest, any other file by its bytes (None: missing)."""
 
     out: dict[str, object] = {}
-    for rel in RESULTS[kind]:
+    for rel in files:
         path = folder / rel
         if not path.is_file() or path.is_symlink():
             out[rel] = None
             continue
         data = path.read_bytes()
         try:
-            if path.suffix == ".json":
+            if path.name == RUN_FILE:  # a run's identity: the keys a resume may change aside
+                out[rel] = {k: v for k, v in tiny_runs.timeless(json.loads(data)).items()
+                            if k not in RESUME_IGNORES}
+            elif path.suffix == ".json":
                 out[rel] = tiny_runs.timeless(json.loads(data))
             elif path.suffix == ".jsonl":
                 out[rel] = [tiny_runs.timeless(json.loads(line)) for line in data.splitlines()]
@@ -235,7 +316,7 @@ def attack(kind: str, scratch: Path, mutations: int, seconds: float, seed: int,
            timeout: int) -> dict:
     """Outcomes of up to ``mutations`` broken side files of ``kind`` (the docstring)."""
     rng = np.random.default_rng([seed, sum(kind.encode())])
-    make = tiny_runs.MAKERS[kind]
+    make = tiny_runs.KIND_MAKERS[kind]
     resume = RESUME.get(kind, lambda folder, rng, rel: make(folder))
     pristine, folder = scratch / "pristine", scratch / "run"  # one path: a study's identity
     with _quiet():
@@ -243,11 +324,14 @@ def attack(kind: str, scratch: Path, mutations: int, seconds: float, seed: int,
     shutil.copytree(folder, pristine, symlinks=True)
     with _quiet():
         resume(folder, np.random.default_rng(0), "round_1/round.json")
-    expected = result(folder, kind)
+    results = result_files(folder, kind)
+    expected = result(folder, kind, results)
     assert all(v is not None for v in expected.values()), kind
-    files = side_files(pristine)
+    files = side_files(pristine, kind)
     outcomes: collections.Counter = collections.Counter()
     per_file: dict[str, collections.Counter] = {rel: collections.Counter() for rel in files}
+    by_mutation: dict[str, collections.Counter] = {"bytes": collections.Counter(),
+                                                   "semantic": collections.Counter()}
     examples: dict[str, str] = {}
     start = time.perf_counter()
     done = longest = 0
@@ -255,7 +339,14 @@ def attack(kind: str, scratch: Path, mutations: int, seconds: float, seed: int,
         rel = files[done % len(files)]
         shutil.rmtree(folder)
         shutil.copytree(pristine, folder, symlinks=True)
-        broken = mutate_file(folder / rel, rng)
+        tamper = semantic(rel)
+        if tamper is not None and rng.integers(3) == 0:
+            tamper(folder / rel, rng)
+            broken = (folder / rel).read_bytes()
+            outcome_of = "semantic"
+        else:
+            broken = mutate_file(folder / rel, rng)
+            outcome_of = "bytes"
         signal.alarm(timeout)
         try:
             with _quiet():
@@ -277,7 +368,7 @@ def attack(kind: str, scratch: Path, mutations: int, seconds: float, seed: int,
             outcome = type(err).__name__
             examples.setdefault(outcome, f"{rel}: {err!s:.200}\n{traceback.format_exc()[-2500:]}")
         else:
-            got = result(folder, kind)
+            got = result(folder, kind, results)
             if got != expected:
                 outcome = "different result"
                 where = _changed((pristine / rel).read_bytes(), broken, rel)
@@ -289,8 +380,10 @@ def attack(kind: str, scratch: Path, mutations: int, seconds: float, seed: int,
                 outcome = "recomputed"
         outcomes[outcome] += 1
         per_file[rel][outcome] += 1
+        by_mutation[outcome_of][outcome] += 1
         done += 1
     return {"kind": kind, "mutations": done, "outcomes": dict(outcomes),
+            "by_mutation": {k: dict(v) for k, v in by_mutation.items()},
             "files": {rel: dict(c) for rel, c in per_file.items()}, "examples": examples,
             "longest_error": longest, "seconds": round(time.perf_counter() - start, 1)}
 
@@ -302,7 +395,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--seconds", type=float, default=900.0)
     parser.add_argument("--timeout", type=int, default=120)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--kinds", default=",".join(tiny_runs.MAKERS))
+    parser.add_argument("--kinds", default=",".join(tiny_runs.KIND_MAKERS))
     args = parser.parse_args(argv)
     signal.signal(signal.SIGALRM, _alarm)
     results = []
@@ -312,7 +405,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
             scratch.mkdir()
             out = attack(kind, scratch, args.mutations, args.seconds, args.seed, args.timeout)
             out["files_written"] = sorted(set(os.listdir(tmp)) - {
-                k.replace(" ", "_") for k in tiny_runs.MAKERS})
+                k.replace(" ", "_") for k in tiny_runs.KIND_MAKERS})
             print(json.dumps(out), flush=True)
             results.append(out)
     return results

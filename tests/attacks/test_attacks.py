@@ -15,11 +15,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_run_folder_attack_counts_every_outcome_and_finds_no_other_exception():
     result = subprocess.run([sys.executable, "tests/attacks/run_folder_attack.py",
-                             "--mutations", "6", "--kinds", "tournament,value data"],
+                             "--mutations", "6", "--kinds", "tournament,value-data run"],
                             cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     results = [json.loads(line) for line in result.stdout.splitlines()]
-    assert [r["kind"] for r in results] == ["tournament", "value data"]
+    assert [r["kind"] for r in results] == ["tournament", "value-data run"]
     known = {"clear error", "identical", "recomputed"}
     for r in results:
         assert r["mutations"] == sum(r["outcomes"].values()) == 6, r

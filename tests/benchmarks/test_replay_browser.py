@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from otrio.arena.games import play_game
 from otrio.arena.play import GameTask
-from otrio.benchmarks.play import play_game
 from otrio.benchmarks.replay.html import SECRET, build_page, frame_view
 
 CHROMIUM = Path("/usr/bin/chromium")

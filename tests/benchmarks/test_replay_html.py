@@ -9,10 +9,10 @@ import re
 import numpy as np
 import pytest
 
+from otrio.arena.games import play_game
 from otrio.arena.play import GameTask
 from otrio.arena.records import RECORDS_FILE, read_records
 from otrio.arena.replay import replay_record
-from otrio.benchmarks.play import play_game
 from otrio.benchmarks.replay.html import SECRET, build_page, frame_view, table_svg
 from otrio.benchmarks.tournament.tournament import TournamentConfig, run
 from otrio.cli import main

@@ -94,8 +94,8 @@ def test_slices_of_a_config_build_one_report(tmp_path):
     assert not (folder / "otontin_3p").exists()
     skill_ceiling.run(cfg, progress=False, command="second", only=["otontin_3p"])
     data = json.loads((folder / skill_ceiling.SUMMARY_FILE).read_text())
-    assert [(g["folder"], g["command"]) for g in data["groups"]] == [
-        ("otontin_4p", "first"), ("otontin_3p", "second")]
+    assert [(g["folder"], g["command"]) for g in data["groups"]] == [  # the config's order
+        ("otontin_3p", "second"), ("otontin_4p", "first")]
     text = (folder / "README.md").read_text()
     assert "- otontin_v0, 4 players: `first`" in text and "3 players: `second`" in text
     skill_ceiling.run(cfg, progress=False, command="again", only=["otontin_4p"])  # resumes

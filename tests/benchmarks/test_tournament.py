@@ -169,8 +169,8 @@ def test_ray_backend_gives_identical_results(tmp_path):
 
 def test_a_game_task_replays_identically_whatever_ran_before():
     """play_game resets the seats' agents itself: a task is the same game in any order."""
+    from otrio.arena.games import play_game
     from otrio.arena.play import GameTask
-    from otrio.benchmarks.play import play_game
 
     def task(game: int) -> GameTask:
         return GameTask(game=game, env_id="otys_v0", config={"num_players": 2},

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from otrio.arena.stats import mcnemar_exact
-from otrio.envs.core.errors import ConfigError, StateError
+from otrio.envs.core.errors import ConfigError
 from otrio.training.value_curve import paired, prefix_cost, run_curve
 from otrio.training.value_data import ValueDataConfig, generate, load_rows
 from otrio.training.value_fit import ValueFitConfig
@@ -93,11 +93,17 @@ def test_other_settings_start_afresh_and_a_corrupt_record_is_refused(data, curve
     other = run_curve(data, FIT, [15], tmp_path / "other", play="value:{model}", players=[2],
                       games=2, seed=6, progress=False)
     assert other["settings"]["seed"] == 6 and set(other["sizes"]) == {"15"}
-    bad = tmp_path / "bad"
+    bad = tmp_path / "bad"  # curve.json is derived: never read, written again whole
     bad.mkdir()
     (bad / "curve.json").write_text("[1, 2")
-    with pytest.raises(StateError, match="value curve record"):
-        run_curve(data, FIT, [15], bad, progress=False)
+    again = run_curve(data, FIT, [15], bad, progress=False)
+    assert json.loads((bad / "curve.json").read_text())["sizes"].keys() == again["sizes"].keys()
+    mine = tmp_path / "mine"  # a folder of the user's own files is refused, left as it was
+    mine.mkdir()
+    (mine / "curve.md").write_text("my notes")
+    with pytest.raises(ConfigError, match="not empty"):
+        run_curve(data, FIT, [15], mine, progress=False)
+    assert (mine / "curve.md").read_text() == "my notes"
 
 
 def test_bad_settings_are_clear_errors(data, tmp_path):

@@ -4,8 +4,8 @@ after 15 of them and a stop lost up to 15 finished games a worker)."""
 
 from __future__ import annotations
 
+from otrio.arena import games as play
 from otrio.arena.play import GameTask
-from otrio.benchmarks import play
 
 
 def _task(game: int, seating: tuple[str, ...], specs: dict[str, str]) -> GameTask:
