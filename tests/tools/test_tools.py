@@ -105,3 +105,16 @@ def test_teacher_agreement_of_a_student_that_is_its_teacher_is_total():
     assert out["decisions"] > 20 and out["teacher_self_agreement"] == 1.0
     assert out["students"][net] == {"with_first": 1.0, "with_either": 1.0}
     assert out["students"]["random"]["with_first"] < 0.8
+
+
+def test_distill_curve_fits_a_student_per_size_and_plays_it(tmp_path):
+    from tests.attacks.tiny_runs import distillation
+
+    distillation(tmp_path / "run")
+    lines = _module("distill_curve").curve(tmp_path / "run", 1, [1, 2], 2, 5, tmp_path / "c",
+                                           progress=False)
+    assert [line["games"] for line in lines] == [1, 2]
+    assert lines[1]["labels"] > lines[0]["labels"] >= 0
+    assert all(0 <= line["eval"]["random"]["win_rate"] <= 1 for line in lines)
+    assert "| 2 |" in (tmp_path / "c" / "curve.md").read_text()
+    assert (tmp_path / "c" / "curve.png").stat().st_size > 0
