@@ -34,6 +34,7 @@ class Agent(ABC):
     """``reset(seed)`` before a game; ``act(observation) -> action id`` at each decision."""
 
     spec: str = "agent"
+    resolved: str | None = None  # a zoo tier's agent: the spec the tier names (agents/zoo.py)
     # False: the agent looks at the legal actions alone, and implements act_legal()
     reads_observation: bool = True
 

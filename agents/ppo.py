@@ -9,20 +9,35 @@ after their sha256 is checked: nothing in the files is executed (``agents/weight
 its metadata ``.json`` beside it; loading one runs code stored in the file, so it is
 refused unless trusted (``--trust-checkpoint`` or ``OTRIO_TRUST_CHECKPOINTS=1``).
 
+**A zip's metadata** (``X.json`` beside ``X.zip``; :func:`zip_metadata` makes it,
+:func:`write_metadata` writes it) is one JSON object: ``env_id`` (``"oceanos_v0"``),
+``observation_size`` and ``num_actions`` (the game's ``GameInfo``: checked against the
+game played), ``game_config`` (the config it trained at, e.g. ``{"num_players": 2}``),
+``hints`` (``null``, or the teacher hints its observation carries), and, for the record,
+``timesteps`` and ``seed``. ``otrio export-checkpoint X.zip AGENT.json
+--trust-checkpoint`` reads it; a zip without one names its game on the command line
+instead (``--game G --players N``).
+
 Either way the manifest or metadata names the env id, the observation size and the
 action count the policy was trained on, and the teacher hints it reads, if any
 (``agents/hints.py``; the agent computes them). A checkpoint that is missing, corrupt,
-untrusted or made for another game is rejected before any game starts.
+untrusted or made for another game is rejected before any game starts; one trained at
+another player count (its ``game_config``'s ``num_players``) plays, with a
+``UserWarning`` saying so.
 """
 
 from __future__ import annotations
 
+import json
+import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from otrio.envs.core.bounded import clip, read_json, short_repr
 from otrio.envs.core.errors import ConfigError
+from otrio.envs.core.files import write_atomic
 from otrio.envs.core.paths import find_file, where_looked
 
 from . import weights
@@ -42,11 +57,49 @@ def read_metadata(path: Path) -> dict:
     within the limits of an agent manifest: ``agents/weights.py``)."""
 
     meta_file = metadata_path(path)
+    if not meta_file.exists() and weights.is_sb3_zip(path):
+        raise ConfigError(f"{path} has no metadata beside it ({meta_file.name}, which ties a "
+                          f"zip to its game): export it once, naming its game, with `otrio "
+                          f"export-checkpoint {path} AGENT.json --game GAME --players N "
+                          f"{weights.TRUST_FLAG}`, then play ppo:AGENT.json")
     meta = read_json(meta_file, MAX_MANIFEST_BYTES, f"PPO checkpoint metadata {meta_file}",
                      ConfigError, max_depth=MAX_MANIFEST_DEPTH, max_nodes=MAX_MANIFEST_VALUES)
     if not isinstance(meta, dict):
         raise ConfigError(f"PPO checkpoint metadata {meta_file} is corrupt: not a JSON object")
     return meta
+
+
+def zip_metadata(env_id: str, game_config: dict[str, Any] | None = None, *,
+                 timesteps: int | None = None, seed: int | None = None,
+                 hints: str | None = None) -> dict[str, Any]:
+    """The metadata that ties an SB3 zip trained on ``env_id`` (a game's name or env id)
+    at ``game_config`` to its game (see the module docstring); a :class:`ConfigError` for
+    an unknown game or a config it refuses."""
+    from otrio import envs  # deferred: the games
+    from otrio.envs.core.registry import resolve_env_id  # deferred: the games
+
+    game_config = dict(game_config or {})
+    info = envs.make(resolve_env_id(env_id), **game_config).unwrapped.game.info
+    return {"env_id": info.env_id, "observation_size": info.observation_size,
+            "num_actions": info.num_actions, "game_config": game_config,
+            "timesteps": None if timesteps is None else int(timesteps),
+            "seed": None if seed is None else int(seed), "hints": hints}
+
+
+def write_metadata(path: str | Path, meta: dict[str, Any]) -> Path:
+    """Write ``meta`` (:func:`zip_metadata`) beside the zip ``path`` as ``X.json``, whole
+    or not at all; return its path."""
+    out = metadata_path(Path(path))
+    write_atomic(out, (json.dumps(meta, indent=2, sort_keys=True) + "\n").encode())
+    return out
+
+
+def trained_players(meta: dict[str, Any]) -> int | None:
+    """The player count a network was trained at (its ``game_config``'s ``num_players``),
+    or None where it names none."""
+    config = meta.get("game_config")
+    players = config.get("num_players") if isinstance(config, dict) else None
+    return players if isinstance(players, int) and not isinstance(players, bool) else None
 
 
 class PPOAgent(Agent):
@@ -82,6 +135,11 @@ class PPOAgent(Agent):
                               f"this game has {key}={value!r}")
         if zipped:  # refused here unless trusted
             self.policy = weights.load_sb3_zip(self.path, trust, device="cpu").policy
+        trained, seats = trained_players(meta), env.unwrapped.num_players
+        if trained is not None and trained != seats:  # it may still play: say so, once
+            warnings.warn(f"{what} {self.path} was trained at {trained} players (its "
+                          f"game_config), this game has {seats}: it plays, on positions of a "
+                          f"count it never trained at", UserWarning, stacklevel=2)
         self.deterministic = deterministic
 
         try:

@@ -33,7 +33,7 @@ from otrio.envs.core.bounded import read_json
 from otrio.envs.core.config import StrictModel, validate
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.files import write_atomic
-from otrio.envs.core.paths import find_file, where_looked
+from otrio.envs.core.paths import PRETRAINED, find_file, where_looked
 
 from .tensor_file import TensorFile, compare, non_finite, specs
 
@@ -43,6 +43,10 @@ MAX_MANIFEST_BYTES = 1 << 20
 MAX_WEIGHTS_BYTES = 1 << 28  # 256 MB: far above any value model this suite fits
 MAX_WIDTH = 8192
 MAX_LAYERS = 8
+# a weight's size at most: a fitted model's are far smaller (the first layer folds the
+# standardisation in, dividing by spreads of at least SPREAD_FLOOR); beyond this a forward
+# pass overflows float32 on ordinary observations
+MAX_ABS_WEIGHT = 1e6
 
 
 class ValueWeights(StrictModel):
@@ -125,10 +129,34 @@ def check_players(manifest: ValueManifest, num_players: int, file: Path) -> None
     (``benchmarks/results/values/README.md``)."""
     counts = manifest.made.get("players")
     if isinstance(counts, list) and counts and num_players not in counts:
+        shipped = shipped_models(manifest.env_id, num_players)
+        use = (f"use a shipped model whose data held {num_players} players: "
+               f"{', '.join(shipped)}" if shipped else
+               "use a model fitted at that count (the players of its value data config)")
         raise ConfigError(f"value model {file} was fitted on games of "
                           f"{', '.join(map(str, counts))} players only, this game has "
-                          f"{num_players}: use a model fitted at that count (the players of "
-                          "its value data config)")
+                          f"{num_players}: {use}")
+
+
+def shipped_models(env_id: str, num_players: int) -> list[str]:
+    """The shipped value models (``agents/pretrained/*.json``) of ``env_id`` whose data
+    held ``num_players`` players (their manifest's ``made.players``), each as
+    ``agents/pretrained/X.json (players 2, 3, 4)``; a manifest that cannot be read is
+    left out."""
+    found = []
+    for path in sorted(PRETRAINED.glob("*.json")):
+        try:
+            raw = read_json(path, MAX_MANIFEST_BYTES, f"value model {path}", ConfigError,
+                            max_depth=32)
+        except ConfigError:
+            continue
+        made = raw.get("made") if isinstance(raw, dict) else None
+        counts = made.get("players") if isinstance(made, dict) else None
+        if (raw.get("format") == FORMAT and raw.get("env_id") == env_id
+                and isinstance(counts, list) and num_players in counts):
+            found.append(f"agents/pretrained/{path.name} (players "
+                         f"{', '.join(map(str, counts))})")
+    return found
 
 
 def save_value_model(target: str | Path, env_id: str, score_scale: float,
@@ -195,7 +223,18 @@ def load_value_model(path: str | Path, env=None, any_players: bool = False) -> V
     compare(specs(tensors), expected, f"weights {weights}", f"the model of {file}", ConfigError)
     if non_finite(tensors):
         raise ConfigError(f"weights {weights} hold NaN or infinite values")
-    return ValueModel(manifest, {k: v.numpy() for k, v in tensors.items()})
+    arrays = {k: v.numpy() for k, v in tensors.items()}
+    largest = max((float(np.abs(a).max()) for a in arrays.values() if a.size), default=0.0)
+    if largest > MAX_ABS_WEIGHT:
+        raise ConfigError(f"weights {weights} of value model {file} hold a value of "
+                          f"{largest:.3g}, beyond {MAX_ABS_WEIGHT:g}: its chances would "
+                          "overflow to infinite or NaN values")
+    model = ValueModel(manifest, arrays)
+    with np.errstate(over="ignore", invalid="ignore"):
+        probe = model.heads(np.zeros((1, manifest.observation_size), np.float32))
+    if not np.isfinite(probe).all():
+        raise ConfigError(f"value model {file}: its output is not finite (overflow)")
+    return model
 
 
 __all__ = ["FORMAT", "ValueManifest", "ValueModel", "load_value_model", "save_value_model"]

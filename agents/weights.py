@@ -54,7 +54,14 @@ carries. The suite loads one only from a source the user trusts (:func:`load_sb3
 the ``--trust-checkpoint`` flag of the commands that read them, or the environment
 variable ``OTRIO_TRUST_CHECKPOINTS=1``. Training writes and reads none
 (``training/train.py``: its checkpoints are safetensors and JSON, its snapshots and final
-agent are in the safe format); zips are only the user's own, of older runs.
+agent are in the safe format); zips are only the user's own: of older runs, or of a
+Stable-Baselines3 script such as ``examples/sb3_maskable_ppo.py``. One command makes such
+a zip a safe agent, once: ``otrio export-checkpoint MODEL.zip AGENT.json
+--trust-checkpoint``, with the zip's game read from its metadata ``MODEL.json`` beside it
+(``env_id``, ``observation_size``, ``num_actions``, ``game_config``, ``hints``,
+``timesteps``, ``seed``: ``agents/ppo.py``, whose ``write_metadata`` writes it; the
+recipe's ``--save`` does), or named with ``--game G --players N`` where there is none.
+The zip's network must read that game's observation and choose among its actions.
 """
 
 from __future__ import annotations

@@ -488,8 +488,46 @@ def d_mcts_options(arg: str, page) -> str:
         per_game = [_code(_yaml_value(so.GAME_DEFAULTS[g][f.name]))
                     if f.name in so.GAME_DEFAULTS[g] else "" for g in games]
         rows.append([_code(f.name), _code(_yaml_value(f.default) if f.default != "" else '""'),
-                     *per_game, _inline(so.HELP.get(f.name, "")), _inline(comments.get(f.name, ""))])
+                     *per_game, _inline(so.MCTS_OPTIONS.get(f.name).takes()), _inline(comments.get(f.name, ""))])
     return _table(["option", "default", *[f"{g}" for g in games], "range", "meaning"], rows)
+
+
+def d_zoo(arg: str, page) -> str:
+    """``zoo``: the zoo (``agents/zoo.json``, ``otrio.agents.zoo``), one table per game: a
+    row per player count, a column per tier, each cell the tier's player by its short name
+    and its win share in one seat among greedy (its spec, time and interval in the
+    tooltip), or ``= greedy`` (the tier it resolves to, the reason in the tooltip)."""
+    from otrio.agents.zoo import RESOLVED, TIER_SECONDS, load_zoo
+    from otrio.envs.core.registry import ENV_MODULES
+
+    zoo = load_zoo()
+    limit = {t: f"{s * 1000:g} ms" if s < 0.1 else f"{s:g} s" for t, s in TIER_SECONDS.items()}
+    head = [f"{tier} (≤ {limit[tier]})" for tier in RESOLVED]
+    out = []
+    for game in dict.fromkeys(e.game for e in zoo.entries):  # the zoo's order
+        info = next(_game(env_id).info for env_id in ENV_MODULES
+                    if _game(env_id).info.name == game)
+        rows = []
+        for n in range(info.min_players, info.max_players + 1):
+            row = [f"{n} players (fair {1 / n:.3f})"]
+            for tier in RESOLVED:
+                spec, note = zoo.resolve(tier, game, n)
+                entry = zoo.entry(game, n, tier)
+                if entry is not None and entry.spec is not None:
+                    s = entry.strength
+                    tip = (f"{entry.spec} · {entry.ms:g} ms a decision · "
+                           f"[{s.low:.3f}, {s.high:.3f}] over {s.games:,} games")
+                    text = f"{_esc(entry.name)} · {s.share:.3f}"
+                elif entry is not None:
+                    tip, text = entry.why, f"= {entry.same_as}"
+                else:  # no cell: the lower tier whose player it resolves to
+                    lower = next((t for t in RESOLVED if getattr(
+                        zoo.entry(game, n, t), "spec", None) == spec), spec)
+                    tip, text = note, f"= {_esc(lower)}"
+                row.append(f'<span title="{html.escape(tip)}">{text}</span>')
+            rows.append(row)
+        out.append(_table([game.capitalize(), *head], rows))
+    return "".join(out)
 
 
 def d_docstring(arg: str, page) -> str:
@@ -825,7 +863,21 @@ def _modules(package: str) -> list[str]:
     return out
 
 
+def d_run_kinds(arg: str, page) -> str:
+    """``run-kinds``: every run kind the commands declare (``otrio.arena.run_folder``), the
+    command that writes it, and its files with their roles."""
+    import otrio.cli
+
+    rows = []
+    for kind in sorted(otrio.cli.run_kinds().values(), key=lambda k: k.name):
+        files = "<br>".join(f"{_code(f.pattern)} ({f.role}): {html.escape(f.what)}"
+                            for f in kind.files)
+        rows.append([html.escape(kind.name), _code(kind.command), files])
+    return _table(["kind", "written by", "files (role): what each holds"], rows)
+
+
 DIRECTIVES = {
+    "run-kinds": d_run_kinds,
     "config": d_config,
     "game-config": d_game_config,
     "games": d_games,
@@ -837,6 +889,7 @@ DIRECTIVES = {
     "obs-names": d_obs_names,
     "state-pieces": d_state_pieces,
     "mcts-options": d_mcts_options,
+    "zoo": d_zoo,
     "docstring": d_docstring,
     "cli": d_cli,
     "learning-check": d_learning_check,

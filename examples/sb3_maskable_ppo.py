@@ -3,7 +3,13 @@ the public self-play view (``integrations.SelfPlay``) against random opponents, 
 plays evaluation games against them.
 
     .venv/bin/python examples/sb3_maskable_ppo.py --env oceanos_v0 --players 2 \
-        --timesteps 20000 --eval-games 50
+        --timesteps 20000 --eval-games 50 --save sb3_model.zip
+
+``--save`` writes the model and, beside it, the metadata that ties it to its game
+(``sb3_model.json``: ``otrio.agents.ppo.write_metadata``); one command then brings it
+back as a safe agent that plays in tournaments (``ppo:sb3_agent.json``):
+
+    .venv/bin/otrio export-checkpoint sb3_model.zip sb3_agent.json --trust-checkpoint
 
 No trainer of ours is involved: SelfPlay is a plain ``gymnasium.Env`` whose
 ``action_masks()`` MaskablePPO reads, and it pays the learner every reward that
@@ -14,11 +20,13 @@ wrong for these games: a loser's final -1 arrives on another seat's move).
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 
+from otrio.agents.ppo import write_metadata, zip_metadata
 from otrio.integrations import SelfPlay
 
 
@@ -50,6 +58,10 @@ def main(argv: list[str] | None = None) -> dict:
                         help="torch threads (default 1: on a 2-core machine 2,048 steps took "
                              "5.2 s with one thread and 68 s with torch's default two)")
     parser.add_argument("--quiet", action="store_true", help="no training log (verbose=0)")
+    parser.add_argument("--save", default=None, metavar="MODEL.zip",
+                        help="save the model there, with its metadata MODEL.json beside it "
+                             "(`otrio export-checkpoint MODEL.zip AGENT.json "
+                             "--trust-checkpoint` then makes it a safe agent)")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     env = SelfPlay(args.env, num_players=args.players, opponents={"random": 1.0},
@@ -63,6 +75,13 @@ def main(argv: list[str] | None = None) -> dict:
     win = evaluate(model, eval_env, args.eval_games, seed=args.seed + 20_000)
     result = {"timesteps": int(model.num_timesteps), "eval_games": args.eval_games,
               "win_share_vs_random": win, "chance": float(1 / args.players)}
+    if args.save:
+        path = Path(args.save)
+        path = path if path.suffix == ".zip" else path.with_name(path.name + ".zip")
+        model.save(str(path))
+        meta = zip_metadata(args.env, {"num_players": args.players},
+                            timesteps=model.num_timesteps, seed=args.seed)
+        result["saved"] = [str(path), str(write_metadata(path, meta))]
     print(result)
     return result
 

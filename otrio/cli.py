@@ -12,7 +12,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
+import shlex
+import shutil
 import sys
+import sysconfig
 import warnings
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as installed
@@ -20,21 +24,24 @@ from pathlib import Path
 
 from otrio.arena.outputs import (
     check_output_file,
-    check_output_folder,
-    make_output_folder,
     os_error_message,
 )
+from otrio.arena.run_folder import KINDS, RunFile, RunFolder, RunKind, register
 from otrio.envs.core.errors import OtrioError
 from otrio.envs.core.files import write_text_atomic
 from otrio.envs.core.paths import PRETRAINED  # the shipped agents, in a clone or an installed wheel
 
-from . import cli_play, cli_studies
+from . import cli_agents, cli_play, cli_studies
 from .cli_args import (
+    GAME_HELP,
     Parser,
     UsageError,
     command,
     count_arg,
     count_list,
+    game_arg,
+    override_flags,
+    override_sets,
     ray_flags,
     seed_arg,
     trust_flag,
@@ -69,6 +76,34 @@ def _demo_lineups(env_id: str) -> tuple[dict, dict[str, str], list[list[str]]]:
     return config, specs, lineups
 
 
+COMMAND_MODULES = (  # the modules of the commands that write folders: each declares its kind
+    "otrio.benchmarks.tournament.tournament", "otrio.benchmarks.balance.sweep",
+    "otrio.benchmarks.balance.search", "otrio.benchmarks.balance.skill_ceiling",
+    "otrio.benchmarks.balance.dossier", "otrio.benchmarks.speed.search", "otrio.training.train",
+    "otrio.training.distill", "otrio.training.value_data", "otrio.training.value_report",
+    "otrio.training.value_curve", "otrio.training.value_pipeline")
+
+
+def run_kinds() -> dict[str, RunKind]:
+    """Every run kind the commands declare (:data:`otrio.arena.run_folder.KINDS`), their
+    modules imported first."""
+    import importlib  # deferred: start-up
+
+    for name in COMMAND_MODULES:
+        importlib.import_module(name)
+    return dict(KINDS)
+
+
+DEMO_FILE = "demo.json"
+DEMO = register(RunKind(
+    name="demo", command="otrio demo", marker=DEMO_FILE, files=(
+        RunFile(DEMO_FILE, "marker", "the demo's games a seating and seed"),
+        RunFile("*_v0", "sub-run", "one folder a game, holding its tournament runs"),
+        RunFile("*_v0/*", "sub-run", "a tournament run"),
+        RunFile("replay_*.html", "derived", "the replay of one demo game")),
+    folders=("*_v0",)))
+
+
 def _demo(args: argparse.Namespace) -> int:
     """Short tournaments on every game: greedy against random, the pretrained PPO agent
     (where one is shipped) against greedy and against random, and the network distilled
@@ -76,13 +111,9 @@ def _demo(args: argparse.Namespace) -> int:
 
     from otrio import envs  # deferred: start-up
     from otrio.agents.greedy import has_greedy  # deferred: start-up
-    from otrio.arena.records import run_identity  # deferred: start-up
-    from otrio.benchmarks.tournament.report import leaderboard_markdown  # deferred: start-up
-    from otrio.benchmarks.tournament.tournament import TournamentConfig, run  # deferred: start-up
-    from otrio.envs.core.config import validate  # deferred: start-up
-    from otrio.envs.core.errors import ConfigError  # deferred: start-up
 
-    make_output_folder(args.output, "--output folder")
+    demo = RunFolder(DEMO, args.output, "--output folder")
+    demo.check()
     plan = {env_id: _demo_lineups(env_id) for env_id in envs.available()
             if has_greedy(env_id.rsplit("_v", 1)[0])}
     lineups = [lineup for _, _, game_lineups in plan.values() for lineup in game_lineups]
@@ -90,13 +121,27 @@ def _demo(args: argparse.Namespace) -> int:
           f"{sum(args.games * len(lineup) for lineup in lineups)} games in all "
           f"({args.games} per seating; a few minutes on two cores), then the HTML replay "
           f"of one of them. Output: {args.output}")
+    with demo:
+        write_text_atomic(demo.path / DEMO_FILE, json.dumps(
+            {"games_per_seating": args.games, "seed": args.seed}, sort_keys=True) + "\n")
+        return _demo_games(args, plan, demo)
+
+
+def _demo_games(args: argparse.Namespace, plan: dict, demo) -> int:
+    """The demo's tournaments, each in ``OUTPUT/ENV/LINEUP``, and its last words."""
+    from otrio import envs  # deferred: start-up
+    from otrio.arena.records import run_identity  # deferred: start-up
+    from otrio.benchmarks.tournament.report import leaderboard_markdown  # deferred: start-up
+    from otrio.benchmarks.tournament.tournament import TournamentConfig, run  # deferred: start-up
+    from otrio.envs.core.config import validate  # deferred: start-up
+    from otrio.envs.core.errors import ConfigError  # deferred: start-up
+
     replayed, shown = None, []
     for env_id in envs.available():
         if env_id not in plan:
             print(f"\n## {env_id}: no greedy agent yet, skipped")
             continue
-        # the demo's folder holds one folder per game, which holds the run folders
-        make_output_folder(Path(args.output) / env_id, "demo folder")
+        demo.sub(env_id)  # one folder a game, which holds its tournament run folders
         config, specs, lineups = plan[env_id]
         for lineup in lineups:
             used = {name: specs[name] for name in set(lineup)}
@@ -139,12 +184,25 @@ def _demo_summary(shown: list, replayed: tuple | None, output: Path) -> None:
         rates = ", ".join(f"{r['agent']} {r['win_rate']:.2f}" for r in summary["leaderboard"])
         print(f"- {env_id}, {' / '.join(lineup)}: {rates} ({summary['games']} games)")
     first = shown[0][3] if shown else output / "GAME" / "LINEUP"
+
+    # the command as the user can run it: otrio where it is on PATH (an activated venv),
+    # else this interpreter's script (make demo's .venv/bin/otrio): its path relative to
+    # the current folder where it lies below it, else its absolute path
+    otrio = "otrio"
+    script = shutil.which("otrio", path=sysconfig.get_path("scripts"))
+    if script and not shutil.which("otrio"):
+        relative = os.path.relpath(script)
+        if relative.startswith(".."):
+            relative = script
+        elif os.sep not in relative:  # a bare name would be looked up on PATH
+            relative = os.path.join(".", relative)
+        otrio = shlex.quote(relative)
     print(f"\nEach tournament's report (leaderboard with intervals, seats, head-to-head, "
           f"plots) is its folder's report.md, under {output}.\n\nNext:\n"
-          "  otrio play oceanos --seats human,greedy            # play greedy yourself\n"
-          "  otrio tournament configs/tournament/oceanos.yaml   # 1,000 games, with a report\n"
-          f"  otrio replay {first} --game 1   # watch another game\n"
-          "  otrio --help                                       # every command")
+          f"  {otrio} play oceanos --seats human,greedy            # play greedy yourself\n"
+          f"  {otrio} tournament configs/tournament/oceanos.yaml   # 1,000 games, with a report\n"
+          f"  {otrio} replay {first} --game 1   # watch another game\n"
+          f"  {otrio} --help                                       # every command")
     if replayed is not None:
         path, facts = replayed
         print(f"\nThe replay of one demo game ({facts['frames'] - 1} decisions, "
@@ -153,8 +211,8 @@ def _demo_summary(shown: list, replayed: tuple | None, output: Path) -> None:
 
 def _demo_replay(folder: Path, cfg, output: Path) -> tuple[Path, dict]:
     """Write the HTML replay of the first game of a demo tournament: its path and facts."""
+    from otrio.arena.games import play_game  # deferred: start-up
     from otrio.arena.records import load_record  # deferred: start-up
-    from otrio.benchmarks.play import play_game  # deferred: start-up
     from otrio.benchmarks.replay.html import build_page  # deferred: start-up
     from otrio.benchmarks.tournament.tournament import build_tasks  # deferred: start-up
 
@@ -193,9 +251,8 @@ def _train(args: argparse.Namespace) -> int:
     from otrio.training.config import load_train_config  # deferred: start-up
     from otrio.training.train import train  # deferred: start-up
 
-    cfg = load_train_config(args.config, smoke=args.smoke, output=args.output,
-                            total_timesteps=args.timesteps)
-    check_output_folder(cfg.output, "output folder")
+    cfg = load_train_config(args.config, smoke=args.smoke, sets=override_sets(args),
+                            output=args.output, total_timesteps=args.timesteps)
     if cfg.distill is not None:
         from otrio.training.distill import distill  # deferred: start-up
 
@@ -235,28 +292,49 @@ def _value_args(args: argparse.Namespace) -> int:
 
 
 def _value(args: argparse.Namespace) -> int:
-    from otrio.envs.core.config import load_yaml, validate  # deferred: start-up
+    from otrio.envs.core.config import apply_sets, load_yaml, validate  # deferred: start-up
+    from otrio.envs.core.paths import find_file, where_looked  # deferred: start-up
     from otrio.training import value_data, value_fit, value_report  # deferred: start-up
 
+    sets = override_sets(args)
+    data_sets = [s for s in sets if not s.startswith("fit.")]  # value all: fit.KEY is the fit's
+    fit_sets = ([s.removeprefix("fit.") for s in sets if s.startswith("fit.")]
+                if args.action == "all" else sets)
+
+    suffix = "_smoke" if args.smoke else ""
+
+    def fit_config():
+        data = load_yaml(find_file(args.config), "value-fit config") if args.config else {}
+        cfg = validate(value_fit.ValueFitConfig, apply_sets(data or {}, fit_sets,
+                                                            "value-fit config"))
+        return value_fit.smoke_config(cfg) if args.smoke else cfg
+
+    def data_config(path: str):
+        file = find_file(path)  # a shipped config (configs/values/...) from any folder
+        data = load_yaml(file, "value-data config", where_looked(file)) or {}
+        cfg = validate(value_data.ValueDataConfig, apply_sets(
+            data if isinstance(data, dict) else {"": data}, data_sets, "value-data config"))
+        return value_data.smoke_config(cfg) if args.smoke else cfg
+
     if args.action == "data":
-        cfg = validate(value_data.ValueDataConfig, load_yaml(args.config, "value-data config"))
-        out = Path(args.output or f"runs/values/{Path(args.config).stem}")
+        cfg = data_config(args.config)
+        out = Path(args.output or f"runs/values/{Path(args.config).stem}{suffix}")
         summary = value_data.generate(cfg, out, args.workers, args.backend, args.ray_address,
                                       progress=not args.quiet)
         print(json.dumps(summary), flush=True)
     elif args.action == "fit":
-        cfg = validate(value_fit.ValueFitConfig,
-                       load_yaml(args.config, "value-fit config") if args.config else {})
-        path = value_fit.fit_and_export(args.data, args.output, cfg, progress=not args.quiet)
+        cfg = fit_config()
+        value_data.data_runs(args.data, args.partial)  # the data's problems first
+        check_output_file(Path(args.output).with_suffix(".json"), "value model (--output)")
+        path = value_fit.fit_and_export(args.data, args.output, cfg, progress=not args.quiet,
+                                        partial=args.partial)
         print(f"value model: {path} (judge it: otrio value gate {path} {' '.join(args.data)})")
     elif args.action == "all":
         from otrio.training.value_pipeline import run_all  # deferred: start-up
 
-        data_cfg = validate(value_data.ValueDataConfig,
-                            load_yaml(args.config_data, "value-data config"))
-        fit_cfg = validate(value_fit.ValueFitConfig,
-                           load_yaml(args.config, "value-fit config") if args.config else {})
-        out = Path(args.output or f"runs/values/{Path(args.config_data).stem}_all")
+        data_cfg = data_config(args.config_data)
+        fit_cfg = fit_config()
+        out = Path(args.output or f"runs/values/{Path(args.config_data).stem}_all{suffix}")
         result = run_all(data_cfg, fit_cfg, out, args.workers, args.backend, args.ray_address,
                          progress=not args.quiet)
         print(value_report.gate_markdown(result["gate"], f"Value gate: {result['model']}"))
@@ -264,18 +342,17 @@ def _value(args: argparse.Namespace) -> int:
     elif args.action == "curve":
         from otrio.training.value_curve import curve_markdown, run_curve  # deferred: start-up
 
-        cfg = validate(value_fit.ValueFitConfig,
-                       load_yaml(args.config, "value-fit config") if args.config else {})
+        cfg = fit_config()
         record = run_curve(args.data, cfg, args.sizes, args.output, args.play, args.players,
-                           args.games, args.seed, args.workers, progress=not args.quiet)
+                           args.games, args.play_seed, args.workers, progress=not args.quiet)
         print(curve_markdown(record))
         print(f"written to {args.output}/ (models/, curve.json, curve.md, curve.png)")
     else:
         out = Path(args.output or Path(args.model).with_suffix("").as_posix() + "_gate")
-        cfg = validate(value_fit.ValueFitConfig,  # its max_games and max_gib, if given
-                       load_yaml(args.config, "value-fit config") if args.config else {})
+        cfg = fit_config()  # its max_games and max_gib, if given
         result = value_report.write_gate(args.data, args.model, out,
-                                         args.max_games or cfg.max_games, cfg.max_gib)
+                                         args.max_games or cfg.max_games, cfg.max_gib,
+                                         partial=args.partial)
         print(value_report.gate_markdown(result, f"Value gate: {args.model}"))
         print(f"written to {out}/ (gate.json, gate.md, reliability.png)")
     return 0
@@ -309,7 +386,8 @@ def _export(args: argparse.Namespace) -> int:
         check_output_file(stem.with_suffix(suffix), "export target")
     from otrio.training.train import export_checkpoint  # deferred: start-up
 
-    manifest = export_checkpoint(Path(args.source), Path(args.target))
+    manifest = export_checkpoint(Path(args.source), Path(args.target), game=args.game,
+                                 players=args.players)
     weights = manifest.with_suffix(".safetensors")
     print(f"exported {args.source} -> {manifest} and {weights.name} "
           f"({weights.stat().st_size / 1e6:.1f} MB); play it as ppo:{manifest}")
@@ -386,6 +464,7 @@ def build_parser() -> Parser:
     rep.set_defaults(func=_replay)
 
     cli_studies.add_parsers(sub)
+    cli_agents.add_parsers(sub)
 
     tr = command(
         sub, "train", "train an agent from YAML: PPO self-play, or distillation from search",
@@ -412,6 +491,7 @@ def build_parser() -> Parser:
                     "any number)")
     ray_flags(tr, "a distillation's teacher games")
     tr.add_argument("--quiet", action="store_true", help="no progress bars")
+    override_flags(tr)
     tr.set_defaults(func=_train)
 
     value = command(
@@ -453,7 +533,17 @@ def build_parser() -> Parser:
                        help="curve: the player counts to play at (default: the data's)")
     value.add_argument("--games", type=count_arg, default=300,
                        help="curve: games a size and player count (default 300)")
-    value.add_argument("--seed", type=seed_arg, default=0, help="curve: the games' seed (default 0)")
+    value.add_argument("--play-seed", type=seed_arg, default=0,
+                       help="curve: the seed of the games played (default 0)")
+    override_flags(value, "the config (data, all: the value-data config, fit.KEY for the fit "
+                   "config's keys in all; fit, curve, gate: the fit config)")
+    value.add_argument("--partial", action="store_true",
+                       help="fit, gate: take a value-data run that is not finished (its "
+                       "shards so far; said in a warning) instead of refusing it")
+    value.add_argument("--smoke", action="store_true",
+                       help="data, all: the same run sized to seconds (a few games, a short "
+                       "fit), into its default folder plus _smoke: to check a config or an "
+                       "install")
     value.add_argument("--quiet", action="store_true", help="no progress bars")
     value.set_defaults(func=_value_args)
 
@@ -473,11 +563,27 @@ def build_parser() -> Parser:
         "a play-only copy of a checkpoint that loads without running code (safetensors)",
         "Writes a play-only copy of an agent a training run wrote, or of an SB3 .zip, in "
         "the safe format: TARGET.json (the manifest) and TARGET.safetensors (the weights), "
-        "which load without running anything from the file. Play it as ppo:TARGET.json.")
+        "which load without running anything from the file. Play it as ppo:TARGET.json."
+        "\n\n"
+        "An SB3 .zip (a MaskablePPO model, e.g. of examples/sb3_maskable_ppo.py --save "
+        "X.zip) needs --trust-checkpoint (loading one unpickles, and so runs, code stored in "
+        "it) and its game: either its metadata X.json beside it -- one JSON object with "
+        "env_id, observation_size, num_actions, game_config (e.g. {\"num_players\": 2}), "
+        "hints (null) and, for the record, timesteps and seed; otrio.agents.ppo."
+        "write_metadata writes it -- or --game and --players: `otrio export-checkpoint "
+        "X.zip agent.json --game oceanos --players 2 --trust-checkpoint`. A zip whose "
+        "network does not read that game's observation or choose among its actions is "
+        "refused.")
     export.add_argument("source", help="an agent a training run wrote (final.json, "
-                        "snapshots/step_N.json), or an SB3 .zip of an older run (needs "
-                        "--trust-checkpoint)")
+                        "snapshots/step_N.json), or an SB3 .zip (needs --trust-checkpoint)")
     export.add_argument("target", help="the agent's manifest, X.json (X.safetensors beside it)")
+    export.add_argument("--game", type=game_arg, default=None,
+                        help="for a .zip with no metadata beside it: the game it was trained "
+                        "on, " + GAME_HELP.removeprefix("the game: ") + " (default: the "
+                        "metadata's; given with metadata, it must agree)")
+    export.add_argument("--players", type=count_arg, default=None,
+                        help="for a .zip with no metadata beside it: the player count it was "
+                        "trained at (default: the game's default count)")
     trust_flag(export)
     export.set_defaults(func=_export)
 
@@ -492,9 +598,12 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as err:
         print(err, file=sys.stderr)
         return 2
+    from otrio.agents.custom import TRUST_ENV  # deferred: start-up
     from otrio.agents.weights import trusting  # deferred: start-up
 
     formatwarning, warnings.formatwarning = warnings.formatwarning, _one_line_warning
+    if getattr(args, "trust_code", False):  # python: agents may import their module, in
+        os.environ[TRUST_ENV] = "1"  # this process and its workers
     try:
         with trusting(getattr(args, "trust_checkpoint", False)):
             return args.func(args)

@@ -121,6 +121,31 @@ def trust_flag(parser: argparse.ArgumentParser) -> None:
              "when loaded: only for files you made (same as OTRIO_TRUST_CHECKPOINTS=1)")
 
 
+def override_flags(parser: argparse.ArgumentParser, what: str = "the config") -> None:
+    """``--seed`` and ``--set KEY=VALUE``: a YAML-driven command's config changed on the
+    command line, validated as the file is (:func:`otrio.envs.core.config.apply_sets`)."""
+    parser.add_argument("--seed", type=seed_arg, default=None,
+                        help=f"the master seed (default: {what}'s): --set seed=N")
+    parser.add_argument("--set", dest="sets", action="append", default=[],
+                        metavar="KEY=VALUE",
+                        help=f"change a key of {what}, a dotted path (game_config.num_players=3, "
+                        "agents.mine=mcts:iterations=64); the value is read as YAML and checked "
+                        "as the file is; repeat for several")
+
+
+def override_sets(args: argparse.Namespace) -> list[str]:
+    """The ``--set`` items of ``args``, with ``--seed`` as ``seed=N`` last."""
+    return [*args.sets, *([f"seed={args.seed}"] if args.seed is not None else [])]
+
+
+def code_trust_flag(parser: argparse.ArgumentParser) -> None:
+    """``--trust-code``: let ``python:MODULE:CLASS`` agents import their module."""
+    parser.add_argument(
+        "--trust-code", action="store_true",
+        help="allow python:MODULE:CLASS agents, whose module is imported and so runs: only "
+             "for your own code (same as OTRIO_TRUST_CODE=1)")
+
+
 def records_flags(parser: argparse.ArgumentParser, verify: bool = True) -> None:
     """``--repair`` (and ``--verify``): what a resume does with the records already in
     the run folder (arena/records.py)."""

@@ -23,10 +23,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from otrio.arena.outputs import check_output_file, make_output_folder, os_error_message
+from otrio.arena.games import MAX_SEATS, game_record
+from otrio.arena.outputs import check_output_file, os_error_message, prepare_output_file
 from otrio.arena.records import RecordModel, ReplayField
 from otrio.arena.replay import ReplayError, decode_actions, replay_field
-from otrio.benchmarks.play import MAX_SEATS, game_record
 from otrio.envs.core.bounded import read_json
 from otrio.envs.core.errors import ConfigError, OtrioError, StateError
 from otrio.envs.core.files import write_text_atomic
@@ -191,7 +191,7 @@ def play_in_terminal(env_id: str, seats: list[str], seed: int, record: str | Non
                          time.perf_counter() - start)
     print(env.unwrapped.game.render(env.unwrapped.state_))
     if record is not None:
-        make_output_folder(Path(record).absolute().parent, "folder of the --save file")
+        prepare_output_file(record, "--save file")
         write_text_atomic(record, json.dumps(result, sort_keys=True) + "\n")
         print(f"saved the game to {record} (watch it: otrio replay {record})")
     return result
@@ -243,7 +243,7 @@ def write_save(path: str | Path, env_id: str, config: dict[str, Any], seats: lis
             "record": None if record is None else str(Path(record).absolute()),
             "replay": replay_field(env_id, config, num_actions, actions)}
     save["digest"] = _digest(save)
-    make_output_folder(Path(path).absolute().parent, "folder of the save file")
+    prepare_output_file(path, "save file")
     write_text_atomic(path, json.dumps(save, indent=1, sort_keys=True) + "\n")
 
 

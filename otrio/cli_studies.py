@@ -5,31 +5,56 @@ a report)."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections import Counter
 from pathlib import Path
 
-from otrio.arena.outputs import check_output_file, check_output_folder
+from otrio.arena.outputs import check_output_file
+from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.registry import game_name
 
 from .cli_args import (
     GAME_HELP,
+    code_trust_flag,
     command,
     config_run_flags,
     count_arg,
     game_arg,
     natural_arg,
+    override_flags,
+    override_sets,
     records_flags,
     trust_flag,
 )
 
 
+def match_config(args: argparse.Namespace):
+    """The tournament a command line says without a config (``--game``, ``--agents``)."""
+    from otrio.agents import split_specs  # deferred: start-up
+    from otrio.benchmarks.tournament.tournament import match  # deferred: start-up
+
+    if not (args.game and args.agents):
+        raise ConfigError("tournament: give a config, or --game and --agents (one spec a "
+                          "seat, e.g. --game oceanos --agents strong,greedy,greedy)")
+    if args.games_per_seating:
+        raise ConfigError("tournament: without a config, say the games in all with --games")
+    return match(args.game, split_specs(args.agents), args.games or 200, override_sets(args),
+                 workers=args.workers, backend=args.backend, output=args.output)
+
+
 def _tournament(args: argparse.Namespace) -> int:
     from otrio.benchmarks.tournament.tournament import load_config, run  # deferred: start-up
 
-    cfg = load_config(args.config, workers=args.workers, backend=args.backend,
-                      output=args.output, games_per_seating=args.games_per_seating)
-    check_output_folder(cfg.output, "output folder")
+    if args.config is None:
+        cfg = match_config(args)
+    else:
+        if args.game or args.agents or args.games:
+            raise ConfigError("tournament: --game, --agents and --games say a match without a "
+                              "config; with a config, change it with --set KEY=VALUE")
+        cfg = load_config(args.config, override_sets(args), workers=args.workers,
+                          backend=args.backend, output=args.output,
+                          games_per_seating=args.games_per_seating)
     folder = run(cfg, progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]),
                  repair=args.repair, verify=args.verify)
     print((folder / "report.md").read_text())
@@ -38,11 +63,18 @@ def _tournament(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from otrio.benchmarks.speed.bench import (  # deferred: start-up
-        format_table,
-        run_bench,
-        write_json,
-    )
+    try:
+        from otrio.benchmarks.speed.bench import (  # deferred: start-up
+            format_table,
+            run_bench,
+            write_json,
+        )
+    except ModuleNotFoundError as err:  # the reference's renderer: not in the core install
+        if (err.name or "").partition(".")[0] != "pygame":
+            raise
+        raise ConfigError("bench: its reference, PettingZoo's connect_four_v3, needs pygame, "
+                          "which is not installed: pip install 'otrio[dev]' (in a clone: "
+                          "pip install -e '.[dev]'), or pip install pygame alone") from None
 
     check_output_file(args.json, "--json file")  # before the benchmark, not after it
     print(f"otrio bench: {args.rounds} round(s) of {args.steps} AEC steps a measurement; "
@@ -76,8 +108,6 @@ def _search_bench(args: argparse.Namespace) -> int:
         game=args.game, num_players=args.players, budgets=budgets, options=args.options,
         opponent=args.opponent, games=args.games, games_for=games_for, seed=args.seed,
         workers=args.workers, output=args.output))
-    if not args.report_only:
-        check_output_folder(cfg.output, "--output folder")
     command = "otrio " + " ".join(a for a in sys.argv[1:] if a != "--report-only")
     folder = run(cfg, progress=not args.quiet, command=command, play=not args.report_only,
                  repair=args.repair)
@@ -89,13 +119,11 @@ def _balance(args: argparse.Namespace) -> int:
     from otrio.benchmarks.balance import search, sweep  # deferred: start-up
     from otrio.benchmarks.balance.config import load_config  # deferred: start-up
 
-    cfg = load_config(args.config, workers=args.workers, backend=args.backend,
-                            output=None if args.search else args.output,
+    cfg = load_config(args.config, override_sets(args), workers=args.workers,
+                      backend=args.backend, output=None if args.search else args.output,
                             games_per_setup=args.games_per_setup)
     options = dict(progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]),
                    repair=args.repair, verify=args.verify)
-    if not args.search:
-        check_output_folder(cfg.output, "output folder")
     if args.search:  # the config's search: section, into a folder of its own
         folder = search.run(cfg, output=args.output, **options)
     else:
@@ -135,7 +163,8 @@ def balance_plan(cfg, setups) -> list[str]:
 def _skill_ceiling(args: argparse.Namespace) -> int:
     from otrio.benchmarks.balance import skill_ceiling  # deferred: start-up
 
-    cfg = skill_ceiling.load_config(args.config, workers=args.workers, output=args.output,
+    cfg = skill_ceiling.load_config(args.config, override_sets(args), workers=args.workers,
+                                    output=args.output,
                                     games_per_lineup=args.games_per_lineup)
     only = [g.strip() for g in args.only.split(",") if g.strip()] if args.only is not None \
         else None
@@ -146,10 +175,16 @@ def _skill_ceiling(args: argparse.Namespace) -> int:
 
 
 def _dossier(args: argparse.Namespace) -> int:
-    from otrio.benchmarks.balance.dossier import write_dossier  # deferred: start-up
+    from otrio.benchmarks.balance.dossier import (  # deferred: start-up
+        SOURCES_FILE,
+        write_dossier,
+    )
 
     for env_id in dict.fromkeys(args.games):  # env ids (game_arg); the dossier names games
-        print(f"dossier: {write_dossier(game_name(env_id), Path(args.results), args.output)}")
+        page = write_dossier(game_name(env_id), Path(args.results), args.output)
+        sources = json.loads((page.parent / SOURCES_FILE).read_text())[game_name(env_id)]
+        print(f"dossier: {page} (from {len(sources['runs'])} runs in {Path(args.results)}: "
+              f"{', '.join(sources['runs']) or 'none'})")
     return 0
 
 
@@ -161,10 +196,22 @@ def add_parsers(sub) -> None:
         "of games each, resuming the run folder where it holds records. Writes the run "
         "folder (games.jsonl, a record a game; summary.json; report.md with win shares, "
         "seat win rates and OpenSkill ratings, and its plots) and prints the report.")
-    tour.add_argument("config", help="the tournament's YAML config (configs/tournament/)")
+    tour.add_argument("config", nargs="?", default=None,
+                      help="the tournament's YAML config (configs/tournament/); without one, "
+                      "--game, --agents and --games say the match")
     config_run_flags(tour)
     tour.add_argument("--games-per-seating", type=int,
                       help="games for each seating of the lineup (default: the config's)")
+    tour.add_argument("--game", type=game_arg,
+                      help=f"without a config: {GAME_HELP} (default: the config's)")
+    tour.add_argument("--agents", help="without a config: one spec a seat, comma-separated "
+                      "(strong,greedy,greedy; an option list stays with its spec: "
+                      "mcts:iterations=64,top=4,greedy; default: the config's)")
+    tour.add_argument("--games", type=count_arg, default=None,
+                      help="without a config: the games in all, rounded up to a multiple of "
+                      "the seats (default 200)")
+    override_flags(tour)
+    code_trust_flag(tour)
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
     trust_flag(tour)
     records_flags(tour)
@@ -188,6 +235,8 @@ def add_parsers(sub) -> None:
     bal.add_argument("--search", action="store_true",
                      help="run the config's search: section (the setup closest to its target, "
                           "then a pre-registered confirmation) instead of its sweeps")
+    override_flags(bal)
+    code_trust_flag(bal)
     records_flags(bal)
     bal.set_defaults(func=_balance)
 
@@ -210,6 +259,7 @@ def add_parsers(sub) -> None:
                       "keeps the groups earlier slices summarised into the same folder (default: every "
                       "group)")
     ceil.add_argument("--quiet", action="store_true", help="no progress bar")
+    override_flags(ceil)
     ceil.set_defaults(func=_skill_ceiling)
 
     dos = command(
@@ -230,7 +280,8 @@ def add_parsers(sub) -> None:
         "Time every game's AEC steps and its observe+mask cost, round by round beside "
         "PettingZoo's connect_four_v3 on the same machine (medians reported); optionally "
         "the environment's share of MaskablePPO's training time and the speed-up of a "
-        "second tournament worker. Prints a table and writes the measurements to --json.")
+        "second tournament worker. Prints a table and writes the measurements to --json. "
+        "The reference needs pygame (in the [dev] extra, or pip install pygame).")
     bench.add_argument("--steps", type=count_arg, default=20_000,
                        help="AEC steps per measurement")
     bench.add_argument("--obs-samples", type=count_arg, default=2_000,

@@ -128,7 +128,8 @@ def test_every_command_argument_that_names_a_game_reads_it_one_way():
                                             and action.dest in ("game", "games")):
                 assert action.type is game_arg, (name, action.dest)
                 taking.add(name)
-    assert taking == {"play", "search-bench", "dossier"}  # the others name it in a config
+    # the others name it in a config (tournament and export-checkpoint by --game, an option)
+    assert taking == {"play", "search-bench", "dossier", "agents", "ladder"}
 
 
 @pytest.mark.parametrize("given, env_id", sorted(GAME_NAMES.items()))

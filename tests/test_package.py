@@ -123,6 +123,7 @@ def test_the_wheel_carries_the_shipped_agents_configs_and_rules(wheel):
         assert {f"otrio/envs/{game}/RULES.md", f"otrio/envs/{game}/README.md"} <= names
     assert "otrio/agents/pretrained/README.md" in names
     shipped = {"otrio/" + p.relative_to(ROOT).as_posix() for p in (ROOT / "configs").rglob("*.yaml")}
+    shipped.add("otrio/configs/README.md")  # which configs are starters, which research runs
     assert shipped and shipped == {n for n in names if n.startswith("otrio/configs/")}
     assert {"otrio/__init__.py", "otrio/cli.py"} <= names
 

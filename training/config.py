@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from otrio.agents.hints import HINT_KINDS
-from otrio.envs.core.config import EnvId, StrictModel, load_yaml, validate
+from otrio.envs.core.config import EnvId, StrictModel, apply_sets, load_yaml, validate
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, rebase_file, rebase_spec, where_looked
 
@@ -282,7 +283,8 @@ def plan(cfg: TrainConfig) -> str:
     return "training " + "; ".join(parts)
 
 
-def load_train_config(path: str | Path, smoke: bool = False, **overrides: Any) -> TrainConfig:
+def load_train_config(path: str | Path, smoke: bool = False,
+                      sets: Sequence[str] = (), **overrides: Any) -> TrainConfig:
     """Read a YAML training config; ``overrides`` (not None) replace top-level keys.
     ``smoke``: sized for a quick check (:func:`smoke_config`; a ``total_timesteps`` or
     ``output`` override still decides those).
@@ -296,6 +298,7 @@ def load_train_config(path: str | Path, smoke: bool = False, **overrides: Any) -
     if not isinstance(data, dict):
         raise ConfigError(f"training config {path} must be a mapping of keys to values, "
                           f"not a {type(data).__name__}")
+    data = apply_sets(data, sets, f"training config {path}")  # --set and --seed
     data.update({k: v for k, v in overrides.items() if v is not None})
     cfg = rebase_paths(validate(TrainConfig, data), path.resolve().parent)
     if smoke:

@@ -44,8 +44,8 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 from otrio import agents, envs
 from otrio.agents import weights
 from otrio.agents.encoders import policy_kwargs
-from otrio.agents.hints import hint_size
-from otrio.agents.ppo import metadata_path, read_metadata
+from otrio.agents.hints import HINT_KINDS, hint_size, observation_size
+from otrio.agents.ppo import metadata_path, read_metadata, zip_metadata
 from otrio.agents.weights import (
     agent_stem,
     is_sb3_zip,
@@ -58,9 +58,9 @@ from otrio.agents.weights import (
     save_policy,
 )
 from otrio.arena.play import GameTask, outcome, play_task
-from otrio.arena.run_folder import check_run_folder
-from otrio.arena.run_lock import RunLock
+from otrio.arena.run_folder import RunFile, RunFolder, RunKind, register
 from otrio.arena.stats import wilson
+from otrio.envs.core.bounded import short_repr
 from otrio.envs.core.config import validate
 from otrio.envs.core.errors import ConfigError, StateError
 from otrio.envs.core.files import (
@@ -75,6 +75,7 @@ from otrio.envs.core.files import (
     write_text,
 )
 from otrio.envs.core.paths import find_file
+from otrio.envs.core.registry import resolve_env_id
 from otrio.envs.core.rng import derive_seed
 
 from . import resume, safe_state
@@ -89,6 +90,23 @@ LAST = "last"  # checkpoints/last.{json,safetensors}: the policy at the last che
 FINAL = "final"  # final.{json,safetensors}
 IMITATION = "imitation"  # imitation.{json,safetensors}: the clone of a warm start
 EVAL_LOG = "eval.jsonl"
+SNAPSHOT_EVAL = "eval_snapshots.jsonl"  # otrio evaluate-run's lines
+TRAINING = register(RunKind(
+    name="training run", command="otrio train (and otrio evaluate-run)", marker="config.json",
+    files=(
+        RunFile("config.json", "marker", "the run's config"),
+        RunFile(f"{CHECKPOINT_DIR}/*", "state", "the training state a resume continues from "
+                "(and the policy at the last checkpoint), checked against the config"),
+        RunFile(f"{SNAPSHOT_DIR}/*", "record", "the frozen self-play opponents, listed by the "
+                "training state"),
+        RunFile(EVAL_LOG, "record", "the periodic evaluations, cut back to the checkpoint on a "
+                "resume"),
+        RunFile("eval_current.*", "state", "the agent the evaluation in progress plays"),
+        RunFile(f"{IMITATION}.*", "state", "the clone of a warm start"),
+        RunFile(f"{FINAL}.*", "record", "the final agent"),
+        RunFile(SNAPSHOT_EVAL, "record", "otrio evaluate-run's scores of the snapshots"),
+        RunFile("tb/*", "derived", "TensorBoard's logs")),
+    folders=(CHECKPOINT_DIR, SNAPSHOT_DIR, "tb", "tb/*")))
 MAX_LOG_BYTES = 64 << 20  # an evaluation log: a few hundred bytes a line
 SNAPSHOT_NAME = re.compile(r"step_(\d+)\.json")
 # keys that may change between a run and its resume (output: the folder may move)
@@ -343,7 +361,7 @@ def train(cfg: TrainConfig, progress: bool = True) -> Path:
     check_before_start(cfg)
     print(f"{plan(cfg)}; into {cfg.output}", flush=True)
     _check_folder(Path(cfg.output), cfg)  # before the lock: a folder that is no run gets no lock
-    with RunLock(Path(cfg.output)):
+    with RunFolder(TRAINING, cfg.output):
         return _train_in_locked_folder(cfg, progress)
 
 
@@ -385,7 +403,7 @@ def _check_folder(folder: Path, cfg: TrainConfig) -> None:
     if leftovers:
         raise ConfigError(f"{folder} holds training files ({', '.join(leftovers)}) but no "
                           "config.json: not a run this config can continue; use a new output folder")
-    check_run_folder(folder, "config.json", "training run")
+    RunFolder(TRAINING, folder).check()
 
 
 def _resume(model, cfg: TrainConfig, folder: Path, stem: Path) -> dict:
@@ -622,11 +640,11 @@ def evaluate_snapshots(folder: Path, games: int | None = None,
     if games is not None and (isinstance(games, bool) or not isinstance(games, int) or games < 1):
         raise ConfigError(f"--games must be a whole number >= 1, got {games!r}")
     _run_config(folder)  # before the lock: a folder that is no run gets no run.lock
-    with RunLock(folder):
+    with RunFolder(TRAINING, folder, "run folder"):
         cfg = _run_config(folder)
         games = games or cfg.eval.games
         real_dir(folder / SNAPSHOT_DIR, folder, make=False)  # its agents, not a link's
-        out = folder / "eval_snapshots.jsonl"
+        out = folder / SNAPSHOT_EVAL
         done = _read_done(out, folder)
         todo = [path for path in _run_checkpoints(folder) if (path.name, games) not in done]
         zips = [path for path in todo if is_sb3_zip(path)]
@@ -670,7 +688,8 @@ def checkpoint_metadata(path: Path) -> dict:
                       "training run: it cannot be tied to a game")
 
 
-def export_checkpoint(source: Path, target: Path, trust: bool | None = None) -> Path:
+def export_checkpoint(source: Path, target: Path, trust: bool | None = None,
+                      game: str | None = None, players: int | None = None) -> Path:
     """A shippable, safe copy of a checkpoint: its policy's weights as safetensors and a
     JSON manifest (``TARGET.safetensors`` and ``TARGET.json``; ``agents/weights.py``).
 
@@ -678,17 +697,28 @@ def export_checkpoint(source: Path, target: Path, trust: bool | None = None) -> 
     policy goes (no optimizer state, no training settings). The source is an agent a
     run wrote (``final.json``, ``snapshots/step_N.json``, ``checkpoints/last.json``:
     exported agents already, copied with the metadata that ties them to their game), or
-    an SB3 zip of an older run, loaded only if trusted (``trust``, or
-    ``OTRIO_TRUST_CHECKPOINTS=1``; a snapshot's metadata is taken from its run).
+    an SB3 zip, loaded only if trusted (``trust``, or ``OTRIO_TRUST_CHECKPOINTS=1``).
+    A zip's game is its metadata's (the ``.json`` beside it, ``agents/ppo.py``; a
+    snapshot's is taken from its run), or ``game`` at ``players`` seats (the game's
+    default count if None) for a zip with none, such as one Stable-Baselines3 saved
+    itself; given with metadata, they must agree with it. A zip whose network does not
+    read the game's observation or choose among its actions is refused.
     Returns the manifest's path.
     """
 
     stem = agent_stem(target)
     if is_sb3_zip(source):
-        meta = checkpoint_metadata(source)
         if not source.exists():
             raise ConfigError(f"no checkpoint at {source}")
-        policy = load_sb3_zip(source, trust, device="cpu").policy
+        meta, named_by = _zip_meta(source, game, players)  # plain JSON: the zip is not read yet
+        model = load_sb3_zip(source, trust, device="cpu")
+        policy = model.policy
+        _check_zip_fits(source, policy, meta, named_by)
+        if meta.get("timesteps") is None:
+            meta["timesteps"] = int(model.num_timesteps)
+    elif game is not None or players is not None:
+        raise ConfigError(f"{source}: --game and --players name the game of an SB3 zip with no "
+                          "metadata; an exported agent's manifest names its own game")
     elif source.suffix in (weights.MANIFEST_SUFFIX, weights.WEIGHTS_SUFFIX):
         policy, manifest = load_policy(source)
         meta = manifest.model_dump()
@@ -703,3 +733,78 @@ def export_checkpoint(source: Path, target: Path, trust: bool | None = None) -> 
         if not tensor.equal(policy.state_dict()[name]):
             raise ConfigError(f"the export of {source} does not read back: tensor {name} differs")
     return manifest
+
+
+def _has_metadata(source: Path) -> bool:
+    """Whether :func:`checkpoint_metadata` finds metadata for the zip ``source``."""
+    return metadata_path(source).exists() or (
+        source.parent.name == SNAPSHOT_DIR and source.stem.startswith("step_")
+        and (source.parent.parent / CHECKPOINT_DIR / "last.zip").exists())
+
+
+def _zip_meta(source: Path, game: str | None, players: int | None) -> tuple[dict, str]:
+    """The metadata an export of the zip ``source`` writes (see :func:`export_checkpoint`),
+    and what named it (for the errors)."""
+    if not _has_metadata(source):
+        if game is None:
+            raise ConfigError(f"{source} has no metadata beside it ({metadata_path(source).name}) "
+                              "and is not a snapshot of a training run, so it cannot be tied to "
+                              "a game: name the game and player count it was trained on, e.g. "
+                              "--game oceanos --players 2")
+        return (zip_metadata(game, {} if players is None else {"num_players": players}),
+                "--game and --players")
+    meta = checkpoint_metadata(source)
+    beside = metadata_path(source)
+    named_by = (f"its metadata ({beside.name})" if beside.exists() else
+                 f"its run's metadata ({CHECKPOINT_DIR}/last.json)")
+    env = _metadata_env(source, meta, named_by)
+    if game is not None and resolve_env_id(game) != env.unwrapped.game.info.env_id:
+        raise ConfigError(f"{source}: {named_by} says env_id="
+                          f"{short_repr(meta.get('env_id'))}, --game says "
+                          f"{resolve_env_id(game)}; drop --game and --players (the "
+                          "metadata names the game) or correct the metadata")
+    if players is not None and env.unwrapped.num_players != players:
+        raise ConfigError(f"{source}: {named_by} says {env.unwrapped.num_players} "
+                          f"players, --players says {players}; drop --game and --players (the "
+                          "metadata names the game) or correct the metadata")
+    return meta, named_by
+
+
+def _metadata_env(source: Path, meta: dict, named_by: str):
+    """The game a zip's metadata names, at its config; a :class:`ConfigError` naming the
+    zip where the metadata names none."""
+    game_config = meta.get("game_config") or {}
+    if not isinstance(meta.get("env_id"), str) or not isinstance(game_config, dict):
+        raise ConfigError(f"{source}: {named_by} needs env_id (text) and game_config "
+                          f"(a mapping), got {short_repr(meta.get('env_id'))} and "
+                          f"{short_repr(game_config)}")
+    try:
+        return envs.make(meta["env_id"], **game_config)
+    except ConfigError as err:
+        raise ConfigError(f"{source}: {named_by}: {err}") from None
+
+
+def _check_zip_fits(source: Path, policy, meta: dict, named_by: str) -> None:
+    """A :class:`ConfigError` unless the zip's network reads the observation and chooses
+    among the actions of the game ``meta`` names (``named_by``: where it came from)."""
+    env = _metadata_env(source, meta, named_by)
+    info = env.unwrapped.game.info
+    wrong = misfit(meta, info)
+    if wrong:
+        key, have, value = wrong
+        raise ConfigError(f"{source}: {named_by} says {key}={short_repr(have)}, {info.env_id} "
+                          f"has {key}={value!r}")
+    hints = meta.get("hints")
+    if hints is not None and hints not in HINT_KINDS:
+        raise ConfigError(f"{source}: {named_by} names unknown hints {short_repr(hints)} "
+                          f"(known: {', '.join(HINT_KINDS)}, or null)")
+    size = observation_size(env, hints)
+    reads = getattr(policy.observation_space, "shape", None)
+    actions = getattr(policy.action_space, "n", None)
+    if reads != (size,) or actions != info.num_actions:
+        fix = ("name the game and player count it was trained on (--game, --players)"
+               if named_by.startswith("--") else f"correct {named_by}")
+        raise ConfigError(f"{source} does not fit {info.env_id} at {env.unwrapped.num_players} "
+                          f"players (named by {named_by}): its network reads observations of "
+                          f"shape {reads} and chooses among {actions} actions, the game's are "
+                          f"({size},) and {info.num_actions}; {fix}")

@@ -10,16 +10,17 @@ naming it. :func:`load_config` reads a file. The runners are
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from otrio.envs.core.config import EnvId, StrictModel, load_yaml, validate
+from otrio.arena.games import ExecutionOptions
+from otrio.envs.core.config import EnvId, StrictModel, apply_sets, load_yaml, validate
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, rebase_spec, where_looked
 
-from ..play import ExecutionOptions
 from .skill import AMONG
 
 Coding = Literal["auto", "linear", "categorical", "position"]
@@ -298,7 +299,8 @@ class BalanceConfig(ExecutionOptions):
         return data
 
 
-def load_config(path: str | Path, **overrides: Any) -> BalanceConfig:
+def load_config(path: str | Path, sets: Sequence[str] = (),
+                **overrides: Any) -> BalanceConfig:
     """Read a YAML balance config; ``overrides`` (not None) replace its keys.
 
     A ``games_per_setup`` override applies to every sweep (it replaces sweep values).
@@ -316,6 +318,7 @@ def load_config(path: str | Path, **overrides: Any) -> BalanceConfig:
         for sweep in data.get("sweeps") or []:
             if isinstance(sweep, dict):
                 sweep.pop("games_per_setup", None)
+    data = apply_sets(data, sets, f"balance config {path}")  # --set and --seed
     data.update({k: v for k, v in overrides.items() if v is not None})
     cfg = validate(BalanceConfig, data)
     folder = path.resolve().parent

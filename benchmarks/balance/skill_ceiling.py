@@ -32,8 +32,8 @@ output folder; the balance dossier (:mod:`otrio.benchmarks.balance.dossier`) rea
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,16 +41,16 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from otrio.agents import is_reference
-from otrio.arena.outputs import check_output_folder
-from otrio.arena.records import RECORDS_FILE, read_records
+from otrio.arena.games import ExecutionOptions
+from otrio.arena.records import read_records
+from otrio.arena.run_folder import RunFile, RunFolder, RunKind, register
 from otrio.arena.stats import wilson
 from otrio.envs.core.bounded import read_json
-from otrio.envs.core.config import EnvId, StrictModel, load_yaml, validate
+from otrio.envs.core.config import EnvId, StrictModel, apply_sets, load_yaml, validate
 from otrio.envs.core.errors import ConfigError
-from otrio.envs.core.files import write_atomic
+from otrio.envs.core.files import dumps_json, write_atomic
 from otrio.envs.core.paths import find_file, rebase_spec, where_looked
 
-from ..play import ExecutionOptions
 from . import sweep
 from .config import BalanceConfig
 from .luck import RESAMPLES, focal_seat, luck_report, paired
@@ -59,6 +59,7 @@ from .stats import win_shares, z_quantile
 
 SUMMARY_FILE = "summary.json"
 MAX_SUMMARY_BYTES = 16 << 20  # an earlier summary read back: a few KB a group
+MAX_POOLED_GAMES = 10**8  # an earlier group's games, at most (a report plays thousands)
 SWEEP = "ceiling"
 
 
@@ -101,7 +102,8 @@ class SkillCeilingConfig(ExecutionOptions):
         return self
 
 
-def load_config(path: str | Path, **overrides: Any) -> SkillCeilingConfig:
+def load_config(path: str | Path, sets: Sequence[str] = (),
+                **overrides: Any) -> SkillCeilingConfig:
     """Read a YAML skill-ceiling config; ``overrides`` (not None) replace its keys; agent
     paths are rebased as a tournament's are."""
     path = find_file(path)
@@ -111,6 +113,7 @@ def load_config(path: str | Path, **overrides: Any) -> SkillCeilingConfig:
     if "sweeps" in data and "baseline" not in data:
         raise ConfigError(f"{path} is a balance config (it names 'sweeps'): "
                           f"run it with `otrio balance {path}`")
+    data = apply_sets(data, sets, f"skill-ceiling config {path}")  # --set and --seed
     data.update({k: v for k, v in overrides.items() if v is not None})
     cfg = validate(SkillCeilingConfig, data)
     folder = path.resolve().parent
@@ -223,10 +226,13 @@ def _clairvoyant_cell(group: dict[str, Any], where: str) -> tuple[str, float, in
         spec, share, n = cell["spec"], cell["share"], cell["n"]
     except (KeyError, TypeError) as e:
         raise ConfigError(f"{where}: a group without its clairvoyant's share ({e})") from None
-    if not (isinstance(spec, str) and isinstance(n, int) and not isinstance(n, bool) and n >= 0
-            and isinstance(share, (int, float)) and (n == 0 or 0 <= share <= 1)):
-        raise ConfigError(f"{where}: the clairvoyant's share {share!r} over {n!r} games of "
-                          f"{spec!r} is not a share")
+    if not (isinstance(spec, str) and isinstance(n, int) and not isinstance(n, bool)
+            and 1 <= n <= MAX_POOLED_GAMES and isinstance(share, (int, float))
+            and not isinstance(share, bool) and 0 <= share <= 1):
+        shown = n if not isinstance(n, int) or n < 10**12 else f"a number of {len(str(n))} digits"
+        raise ConfigError(f"{where}: the clairvoyant's share {share!r} over {shown} games of "
+                          f"{str(spec)[:80]!r} is not a share of 1 to {MAX_POOLED_GAMES:,} "
+                          "games")
     return spec, float(share), n
 
 
@@ -290,37 +296,60 @@ def _pool_groups(pool_with: str | None) -> list[dict[str, Any]]:
     return groups
 
 
+SKILL_CEILING = register(RunKind(
+    name="skill-ceiling report", command="otrio skill-ceiling", marker=SUMMARY_FILE, files=(
+        RunFile(SUMMARY_FILE, "marker", "every group's numbers, recomputed on every call from "
+                "the groups' verified records (only the command that played a group is read "
+                "back)"),
+        RunFile("README.md", "derived", "the report"),
+        RunFile("*_*p", "sub-run", "one balance run a game and player count"),
+        RunFile("*_*p/*", "sub-run", "its files")),
+    folders=("*_*p",)))
+
+
 def run(cfg: SkillCeilingConfig, progress: bool = True, command: str | None = None,
         only: list[str] | None = None) -> Path:
     """Play (or resume) every group's balance run (or the groups named in ``only``), then
-    write ``summary.json`` and ``README.md`` in the output folder; the folder. Groups an
-    earlier run summarised into the folder and this one did not play are kept, each with
-    the command that made it, so slices of a config build one report."""
+    write ``summary.json`` and ``README.md`` in the output folder; the folder. Every group
+    of the config whose run is in the folder is summarised from its records, re-played
+    and checked on every call (a group this call did not play keeps the command that
+    played it), so slices of a config build one report and no number is read back."""
     groups = select_groups(cfg, only)
     configs = [group_config(cfg, entry, n) for entry, n in groups]
     for group in configs:  # every problem of every group before any game
         sweep.check_before_start(group, sweep.build_setups(group))
     pool = _pool_groups(cfg.pool_with)
-    out = check_output_folder(cfg.output, "output folder")
-    out.mkdir(exist_ok=True)
-    earlier = _summary_groups(out / SUMMARY_FILE)
-    summaries = {}
-    for (entry, n), group in zip(groups, configs):
-        folder = sweep.run(group, progress=progress, command=command)
-        summary = summarize_group(read_records(folder / RECORDS_FILE), cfg, entry, n)
-        timing = read_records(folder / "timing.jsonl") if (folder / "timing.jsonl").exists() \
-            else []
-        summary["seconds"] = sum(t["seconds"] for t in timing)
-        summary["folder"] = group_name(entry, n)
-        summary["command"] = command
-        if cfg.pool_with:
-            summary["pooled_gap"] = pooled_gap(summary, pool, cfg.pool_with, cfg.alpha)
-        summaries[summary["folder"]] = summary
-    kept = [g for g in earlier if g["folder"] not in summaries]
-    data = {"command": command, "config": cfg.model_dump(mode="json"),
-            "groups": kept + list(summaries.values())}
-    write_atomic(out / SUMMARY_FILE, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
-    write_atomic(out / "README.md", ceiling_markdown(data).encode())
+    report = RunFolder(SKILL_CEILING, cfg.output)
+    report.check()
+    with report:
+        out = report.path
+        # the commands that played the groups not played now: text, not numbers
+        earlier = {g["folder"]: g["command"] for g in _summary_groups(out / SUMMARY_FILE)
+                   if isinstance(g.get("command"), str)}
+        played = {group_name(entry, n) for entry, n in groups}
+        for (entry, n), group in zip(groups, configs):
+            report.no_link_at(group_name(entry, n))
+            sweep.run(group, progress=progress, command=command)
+        summaries = []
+        for entry, n in select_groups(cfg, None):  # every group of the config, in order
+            name = group_name(entry, n)
+            report.no_link_at(name)
+            group = group_config(cfg, entry, n)
+            records = sweep.verified_records(group, progress)
+            if records is None:
+                continue
+            summary = summarize_group(records, cfg, entry, n)
+            timing = (read_records(Path(group.output) / sweep.TIMING_FILE, sweep.TIMING_SCHEMA)
+                      if (Path(group.output) / sweep.TIMING_FILE).exists() else [])
+            summary["seconds"] = sum(t["seconds"] for t in timing)
+            summary["folder"] = name
+            summary["command"] = command if name in played else earlier.get(name)
+            if cfg.pool_with:
+                summary["pooled_gap"] = pooled_gap(summary, pool, cfg.pool_with, cfg.alpha)
+            summaries.append(summary)
+        data = {"command": command, "config": cfg.model_dump(mode="json"), "groups": summaries}
+        write_atomic(out / SUMMARY_FILE, dumps_json(data).encode())
+        write_atomic(out / "README.md", ceiling_markdown(data).encode())
     return out
 
 

@@ -14,15 +14,19 @@ the report says how long that took.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import Field, ValidationInfo, model_validator
 
 from otrio import agents, envs
+from otrio.arena.games import RESUME_IGNORES, ExecutionOptions, GameRecord, play_into, task_fields
 from otrio.arena.play import GameTask
 from otrio.arena.records import (
+    GAME_RUN_FILES,
     RECORDS_FILE,
     RUN_FILE,
     RecordSchema,
@@ -30,15 +34,13 @@ from otrio.arena.records import (
     open_run,
     read_records,
 )
-from otrio.arena.run_folder import check_run_folder
-from otrio.arena.run_lock import RunLock
+from otrio.arena.run_folder import RunFile, RunFolder, RunKind, register
 from otrio.arena.stats import mean_and_ci, wilson
-from otrio.envs.core.config import EnvId, load_yaml, validate
+from otrio.envs.core.config import EnvId, apply_sets, load_yaml, validate
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.paths import find_file, rebase_spec, where_looked
 from otrio.envs.core.rng import derive_seed
 
-from ..play import RESUME_IGNORES, ExecutionOptions, GameRecord, play_into, task_fields
 from ..ratings import openskill_ratings
 from .report import write_tournament_report
 
@@ -85,7 +87,8 @@ class TournamentConfig(ExecutionOptions):
 
 
 
-def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
+def load_config(path: str | Path, sets: Sequence[str] = (),
+                **overrides: Any) -> TournamentConfig:
     """Read a YAML tournament config; ``overrides`` (not None) replace its keys.
 
     ``path`` and the files its agent specs name follow :mod:`otrio.envs.core.paths`: a spec's
@@ -96,11 +99,31 @@ def load_config(path: str | Path, **overrides: Any) -> TournamentConfig:
     if not isinstance(data, dict):
         raise ConfigError(f"tournament config {path} must be a mapping of keys to values, "
                           f"not a {type(data).__name__}")
+    data = apply_sets(data, sets, f"tournament config {path}")  # --set and --seed
     data.update({k: v for k, v in overrides.items() if v is not None})
     cfg = validate(TournamentConfig, data)
     folder = path.resolve().parent
     return cfg.model_copy(update={"agents": {name: rebase_spec(spec, folder)
                                              for name, spec in cfg.agents.items()}})
+
+
+def match(game: str, specs: list[str], games: int = 200, sets: Sequence[str] = (),
+          **overrides: Any) -> TournamentConfig:
+    """A tournament without a file: ``specs`` one a seat (``strong``, ``greedy``,
+    ``mcts:iterations=64``; each names itself), about ``games`` games in all (rounded up to
+    a whole number a seating), into ``runs/tournament/GAME_Np_SPECS`` unless ``output`` is
+    given; ``sets`` and ``overrides`` change it as a file's are changed."""
+    n = len(specs)
+    if n < 1:
+        raise ConfigError("a match needs an agent a seat (--agents strong,greedy)")
+    slug = re.sub(r"[^a-z0-9]+", "_", "_vs_".join(dict.fromkeys(specs)).lower()).strip("_")
+    data = {"game": game, "game_config": {"num_players": n},
+            "agents": {spec: spec for spec in specs}, "lineup": list(specs),
+            "games_per_seating": -(-games // n), "seed": 0,
+            "output": f"runs/tournament/{game.rsplit('_v', 1)[0]}_{n}p_{slug[:80]}"}
+    data = apply_sets(data, sets, "match")
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    return validate(TournamentConfig, data)
 
 
 def check_before_start(cfg: TournamentConfig) -> None:
@@ -137,7 +160,7 @@ def build_tasks(cfg: TournamentConfig) -> list:
 
 
 class TournamentRecord(GameRecord):
-    """A tournament's record (:func:`otrio.benchmarks.play.play_game` with the tags of
+    """A tournament's record (:func:`otrio.arena.games.play_game` with the tags of
     :func:`build_tasks`): its rotation, and its lineup in a ladder."""
 
     rotation: int = Field(ge=0)
@@ -161,6 +184,14 @@ def record_schema(cfg: TournamentConfig, tasks: list[GameTask]) -> RecordSchema:
                         context={"ladder": bool(cfg.lineups)}, replay=True)
 
 
+TOURNAMENT = register(RunKind(
+    name="tournament", command="otrio tournament", marker=RUN_FILE, files=(
+        *GAME_RUN_FILES,
+        RunFile("summary.json", "derived", "leaderboard, seats, head-to-head, ratings"),
+        RunFile("report.md", "derived", "the report"),
+        RunFile("*.png", "derived", "the report's figures"))))
+
+
 def run(cfg: TournamentConfig, progress: bool = True, command: str | None = None,
         repair: bool = False, verify: Verify = "all") -> Path:
     """Play the tournament (resuming if its folder has records) and write its report.
@@ -176,8 +207,7 @@ def run(cfg: TournamentConfig, progress: bool = True, command: str | None = None
     folder = Path(cfg.output)
     tasks = build_tasks(cfg)
     schema = record_schema(cfg, tasks)
-    check_run_folder(folder, RUN_FILE, "tournament")
-    with RunLock(folder):
+    with RunFolder(TOURNAMENT, folder):
         done = open_run(folder, cfg.identity(), RESUME_IGNORES, schema=schema, repair=repair,
                         verify=verify, progress=progress)
         done_ids = {r["game"] for r in done}

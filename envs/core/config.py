@@ -4,10 +4,11 @@ alias expansion."""
 
 from __future__ import annotations
 
+import copy
 import functools
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -242,6 +243,47 @@ def validate(model: type[ModelT], data: dict[str, Any] | None) -> ModelT:
         raise ConfigError(format_validation_error(model, err)) from None
 
 
+# ------------------------------------------------------------ command-line overrides
+MAX_SETS = 64  # --set items one command line takes
+
+
+def apply_sets(data: dict[str, Any], sets: Sequence[str], what: str = "config") -> dict[str, Any]:
+    """``data`` (a config read from YAML) with each ``KEY=VALUE`` of ``sets`` written in,
+    in order (a copy; ``data`` is unchanged). ``KEY`` is a dotted path (``game_config.num_players``;
+    a number indexes a list); ``VALUE`` is read as YAML (``12``, ``true``, ``[a, b]``,
+    ``{mode: fixed}``, text), with the limits of a config file. A missing mapping on the
+    path is made; anything else (not ``KEY=VALUE``, a path through a value that holds no
+    keys) is one :class:`ConfigError` line naming the item. What the result may hold is
+    the config's model's business: an unknown key is refused there, as in the file."""
+    if len(sets) > MAX_SETS:
+        raise ConfigError(f"{len(sets)} --set items, over the {MAX_SETS} one command takes")
+    out = copy.deepcopy(data)
+    for item in sets:
+        key, eq, text = str(item).partition("=")
+        path = key.strip().split(".")
+        if not eq or not all(part.strip() for part in path):
+            raise ConfigError(f"--set {clip(str(item), 80)}: give KEY=VALUE, KEY a dotted path "
+                              f"of the {what} (e.g. seed=3, game_config.num_players=4)")
+        value = parse_yaml_text(text, f"--set {clip(key, 60)}")
+        here: Any = out
+        for k, part in enumerate(path):
+            last = k == len(path) - 1
+            if isinstance(here, list) and part.isdigit() and int(part) < len(here):
+                if last:
+                    here[int(part)] = value
+                else:
+                    here = here[int(part)]
+            elif isinstance(here, dict):
+                if last:
+                    here[part] = value
+                else:
+                    here = here.setdefault(part, {})
+            else:
+                raise ConfigError(f"--set {clip(key, 80)}: {'.'.join(path[:k]) or 'the config'} "
+                                  f"holds no keys (it is {type(here).__name__}) in the {what}")
+    return out
+
+
 # ---------------------------------------------------------------------- YAML
 def load_yaml(path: str | Path, what: str = "config", missing_hint: str = "") -> Any:
     """The value of the YAML file ``path`` (None for an empty one), read with limits;
@@ -265,7 +307,14 @@ def load_yaml(path: str | Path, what: str = "config", missing_hint: str = "") ->
         if missing_hint and not Path(path).exists():
             raise ConfigError(f"{err}{missing_hint}") from None
         raise
-    text = decode_utf8(data, where)
+    return parse_yaml_text(decode_utf8(data, where), where)
+
+
+def parse_yaml_text(text: str, where: str) -> Any:
+    """The value of the YAML ``text``, read as :func:`load_yaml` reads a file's (plain
+    YAML only, bounded, a key given twice refused); ``where`` names it in the message."""
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"cannot read {where}: over {MAX_CONFIG_BYTES} characters")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         _check_yaml_events(yaml.parse(text, Loader=loader), where)
