@@ -21,6 +21,7 @@ import site
 import subprocess
 import sys
 import sysconfig
+import time
 import zipfile
 from pathlib import Path
 
@@ -170,6 +171,25 @@ def test_the_installed_otrio_plays_a_shipped_config_from_another_folder(installe
     assert summary["games"] == 2
     assert {row["agent"] for row in summary["leaderboard"]} == {"ppo", "greedy"}
     assert f"run folder: {(cwd / 'out').resolve()}" in result.stdout
+
+
+def test_the_value_pipelines_smoke_run_works_from_an_empty_folder_of_the_wheel(installed):
+    """The value pipeline from an installed package: its shipped config found by name,
+    the data, fit and gate sized to seconds (--smoke), in an empty folder."""
+    env, cwd = installed["env"], installed["cwd"] / "empty"
+    cwd.mkdir()
+    otrio = shutil.which("otrio", path=str(installed["bin"]))
+    start = time.perf_counter()
+    result = _run([otrio, "value", "all", "configs/values/otys.yaml", "--smoke", "--quiet"],
+                  env=env, cwd=cwd)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert time.perf_counter() - start < 60
+    out = cwd / "runs" / "values" / "otys_all_smoke"
+    assert (out / "model.json").is_file() and (out / "gate" / "gate.json").is_file()
+    # and a match by tier, without a file, from the wheel's zoo
+    result = _run([otrio, "tournament", "--game", "otontin", "--agents", "fast,greedy,greedy",
+                   "--games", "3", "--output", "m", "--quiet"], env=env, cwd=cwd)
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_a_project_with_its_own_envs_and_agents_packages_uses_the_wheel(installed):

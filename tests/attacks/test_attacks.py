@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.attacks.tiny_runs import KIND_MAKERS
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -25,6 +27,21 @@ def test_run_folder_attack_counts_every_outcome_and_finds_no_other_exception():
         assert r["mutations"] == sum(r["outcomes"].values()) == 6, r
         assert set(r["outcomes"]) <= known, r["examples"]  # no other exception, no timeout
         assert r["files_written"] == [] and r["files"], r
+
+
+@pytest.mark.parametrize("kind", sorted(set(KIND_MAKERS) - {"tournament", "value-data run"}))
+def test_every_run_kind_is_attacked_and_refuses_in_one_line(kind):
+    """The pass on each declared kind (tiny budget: two mutations): its files found from its
+    declaration, every outcome counted, no other exception."""
+    result = subprocess.run([sys.executable, "tests/attacks/run_folder_attack.py",
+                             "--mutations", "2", "--kinds", kind],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    (r,) = [json.loads(line) for line in result.stdout.splitlines()]
+    assert r["kind"] == kind and r["mutations"] == 2 and r["files"], r
+    assert set(r["outcomes"]) <= {"clear error", "identical", "recomputed",
+                                  "different result"}, r["examples"]
+    assert r["files_written"] == [], r
 
 
 def test_openspiel_attack_counts_every_outcome_and_finds_no_other_exception():
