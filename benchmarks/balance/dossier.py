@@ -341,9 +341,12 @@ def pooled_seats(report: str) -> list[dict]:
     return rows
 
 
-def _best_gap(g: dict, gap_groups: list[dict]) -> tuple[dict, str]:
+def _best_gap(g: dict, gap_groups: list[dict], twin_of: str | None = None
+              ) -> tuple[dict, str]:
     """The clairvoyant gap the dossier leads with at ``g``'s player count: per clairvoyant
-    spec the estimate on the most games (pooled before its parts), then the strongest spec."""
+    spec the estimate on the most games (pooled before its parts); the spec whose honest
+    twin is ``twin_of`` (the row's best honest player: the same agent on both sides) where
+    one was measured, else the strongest spec."""
     found: dict[str, dict] = {}  # clairvoyant spec -> its gap on the most games
     candidates = [(g, clairvoyant_gap(g))]
     for top in (t for t in gap_groups if t["players"] == g["players"]):
@@ -352,8 +355,25 @@ def _best_gap(g: dict, gap_groups: list[dict]) -> tuple[dict, str]:
         spec = group["shares"][group["clairvoyant"]]["spec"]
         if spec not in found or gap["n"] > found[spec]["n"]:
             found[spec] = gap
-    spec = max(found, key=lambda s: found[s]["value"])
+    twins = [s for s in found if twin_of is not None and _honest_spec(s) == twin_of]
+    spec = twins[0] if twins else max(found, key=lambda s: found[s]["value"])
     return found[spec], spec
+
+
+def _honest_spec(spec: str) -> str:
+    """A clairvoyant spec's honest twin: the same spec without ``clairvoyant=1``."""
+    return ",".join(part for part in spec.split(",") if part.strip() != "clairvoyant=1")
+
+
+def _honest_twin(spec: str, groups: list[dict]) -> str:
+    """The share of the clairvoyant ``spec``'s honest twin (the same spec without
+    ``clairvoyant=1``) where a group measured it, with its interval; "not measured"."""
+    twin = _honest_spec(spec)
+    for group in groups:
+        for name, cell in group["shares"].items():
+            if cell.get("spec") == twin:
+                return f"`{name}` {_f(cell['share'])} [{_f(cell['low'])}, {_f(cell['high'])}]"
+    return "not measured"
 
 
 def _glance_skill(summary: dict, gap_summary: dict | None, env_id: str) -> list[str]:
@@ -361,20 +381,42 @@ def _glance_skill(summary: dict, gap_summary: dict | None, env_id: str) -> list[
     gap_groups = [g for g in (gap_summary or {}).get("groups", []) if g["game"] == env_id]
     if not groups:
         return []
-    lines = ["**How much skill pays**: one seat's win share among greedy players; the "
-             "clairvoyant search sees the present (the future is still re-drawn), so its gap "
-             "over the fair share bounds what reading the hidden information is worth.", "",
-             "| players | fair | greedy | best honest player | clairvoyant's gap over fair | "
-             "clairvoyant |", "|---|---|---|---|---|---|"]
+    rows, edges, gaps, stronger = [], [], [], []
     for g in groups:
         greedy = g["shares"][g["baseline"]]
         best = g["shares"].get(g["best"] or "", {})
-        gap, spec = _best_gap(g, gap_groups)
+        gap, spec = _best_gap(g, gap_groups, best.get("spec"))
+        top, top_spec = _best_gap(g, gap_groups)
+        if top_spec != spec:  # a stronger clairvoyant than the best honest player's twin
+            stronger.append(f"at {g['players']} players `{top_spec}` {top['value']:+.3f} "
+                            f"[{top['low']:+.3f}, {top['high']:+.3f}] ({top['n']} games)")
         honest = (f"`{g['best']}` {_f(best['share'])} [{_f(best['low'])}, {_f(best['high'])}]"
                   if best else "-")
-        lines.append(f"| {g['players']} | {_f(g['fair'])} | {_f(greedy['share'])} | {honest} | "
-                     f"{gap['value']:+.3f} [{gap['low']:+.3f}, {gap['high']:+.3f}] "
-                     f"({gap['n']} games) | `{spec}` |")
+        twin = _honest_twin(spec, [g, *gap_groups])  # the same player, not seeing
+        rows.append(f"| {g['players']} | {_f(g['fair'])} | {_f(greedy['share'])} | {honest} | "
+                    f"{gap['value']:+.3f} [{gap['low']:+.3f}, {gap['high']:+.3f}] "
+                    f"({gap['n']} games) | {twin} | `{spec}` |")
+        if best:
+            edges.append((best["share"] - g["fair"], g["players"]))
+        gaps.append(top["value"])
+    verdict = "**In a word**: "
+    if edges:
+        top = max(edges)
+        low = min(edges)
+        verdict += (f"the best honest player's edge over the fair share runs from "
+                    f"{low[0]:+.2f} (at {low[1]} players) to {top[0]:+.2f} (at {top[1]} "
+                    "players)")
+    verdict += (f"; seeing the hidden present would add up to {max(gaps):+.2f} over the fair "
+                "share for the clairvoyant search.")
+    lines = ["**How much skill pays**: one seat's win share among greedy players; the "
+             "clairvoyant search sees the present (the future is still re-drawn), so its gap "
+             "over the fair share bounds what reading the hidden information is worth; its "
+             "honest twin (the same search, not seeing) sits beside it.", "", verdict, "",
+             "| players | fair | greedy | best honest player | clairvoyant's gap over fair | "
+             "its honest twin | clairvoyant |", "|---|---|---|---|---|---|---|", *rows]
+    if stronger:
+        lines += ["", "A stronger clairvoyant than the best honest player's twin, whose own "
+                  "honest twin is not in this table: " + "; ".join(stronger) + "."]
     little = [str(g["players"]) for g in groups if g.get("little_skill")]
     if little:
         lines += ["", f"**At {' and '.join(little)} players the game rewards little skill above "
@@ -394,10 +436,11 @@ def _seat(seats: list[tuple], k: int) -> str:
     return f"seat {k} {share:.1f}% [{low:.1f}, {high:.1f}]"
 
 
-def _feature_rows(folder: Path, run: dict, env_id: str) -> list[tuple[str, str, str]]:
-    """A run's setup-feature verdicts, one (agent, spec, table row) a sweep and lineup with
-    the same agent in every seat and GLANCE_MIN_GAMES games or more; Holm over the family
-    the report tests."""
+def _feature_rows(folder: Path, run: dict, env_id: str) -> list[tuple[str, str, str, dict]]:
+    """A run's setup-feature verdicts, one (agent, spec, table row, numbers) a sweep and
+    lineup with the same agent in every seat and GLANCE_MIN_GAMES games or more; Holm over
+    the family the report tests. The numbers: the Holm-significant effects' count and the
+    largest effect's size in points."""
     families: dict[tuple, list[dict]] = {}
     for r in _rows(folder / "effects.csv", env_id):
         families.setdefault((r["sweep"], r["lineup"], int(r["players"])), []).append(r)
@@ -417,8 +460,57 @@ def _feature_rows(folder: Path, run: dict, env_id: str) -> list[tuple[str, str, 
         out.append((agent, run["agents"][agent],
                     f"| {n} | {agent} | `{folder.name}` | {sweep} | {len(tested)} | "
                     f"{'; '.join(moved) or 'none'} | {points[k][0]:+.1f} ± {points[k][1]:.1f} "
-                    f"({tested[k]['feature']}, seat {tested[k]['seat']}) |"))
+                    f"({tested[k]['feature']}, seat {tested[k]['seat']}) |",
+                    {"moved": len(moved), "largest": abs(points[k][0]),
+                     "largest_ci": points[k][1], "players": n,
+                     "where": f"{tested[k]['feature']}, seat {tested[k]['seat']}, `{folder.name}`"}))
     return out
+
+
+def _p(text: str) -> float:
+    """A uniformity p-value as the glance writes it (``<1e-4``: below)."""
+    return float(str(text).lstrip("<"))
+
+
+def order_verdict(order: dict[tuple, tuple]) -> str:
+    """The seat order's one-line answer: for the agent measured at the most player counts,
+    the seat that leads where the seats are not uniform (p < 0.05), and where they are."""
+    by_agent: dict[str, list[tuple[int, dict]]] = {}
+    for (players, _), (agent, _, row) in order.items():
+        by_agent.setdefault(agent, []).append((players, row))
+    agent = max(by_agent, key=lambda a: (len(by_agent[a]), a == "greedy"))
+    leads, uniform = {}, []
+    for players, row in sorted(by_agent[agent]):
+        if _p(row["uniformity"]) < 0.05:
+            leads[players] = max(range(players), key=lambda k: row["seats"][k][0])
+        else:
+            uniform.append(str(players))
+    parts = []
+    for seat in sorted(set(leads.values())):
+        counts = [str(n) for n, s in leads.items() if s == seat]
+        every = len(counts) == len(by_agent[agent])
+        parts.append(f"seat {seat} leads {'at every player count' if every else 'at ' + ', '.join(counts) + ' players'}")
+    if uniform:
+        parts.append(f"the seats are even at {', '.join(uniform)} players")
+    return f"**In a word**: with {agent} in every seat, {'; '.join(parts)}."
+
+
+def feature_verdict(numbers: list[dict]) -> str:
+    """The setup features' one-line answer: how many effects moved a seat at the Holm
+    level, and the clearest effect of any feature in points (its interval farthest from
+    zero)."""
+    moved = sum(n["moved"] for n in numbers)
+    # the clearest: the effect whose interval lies farthest from zero (a noisy small run's
+    # large estimate does not stand for the game)
+    top = max(numbers, key=lambda n: n["largest"] - n["largest_ci"])
+    largest = (f"the clearest effect measured is {top['largest']:.1f} ± {top['largest_ci']:.1f} "
+               f"points ({top['where']})")
+    if not moved:
+        return (f"**In a word**: no setup feature moves a seat at the Holm level in any run; "
+                f"{largest}.")
+    verb = "passes" if moved == 1 else "pass"
+    return (f"**In a word**: {moved} effect{'s' * (moved > 1)} of a setup feature on a seat "
+            f"{verb} the Holm level (below); {largest}.")
 
 
 def _glance_runs(folders: list[Path], env_id: str) -> list[str]:
@@ -427,7 +519,7 @@ def _glance_runs(folders: list[Path], env_id: str) -> list[str]:
     the agents' specs, and the fairest setup searches."""
     order: dict[tuple, tuple] = {}  # (players, spec) -> (agent, run, pooled row)
     named: dict[str, dict[str, set[str]]] = {}  # agent name -> its spec -> the runs shown
-    features, searches = [], []
+    features, numbers, searches = [], [], []
     for folder in folders:
         report = (folder / "report.md").read_text(encoding="utf-8") \
             if (folder / "report.md").exists() else ""
@@ -441,9 +533,10 @@ def _glance_runs(folders: list[Path], env_id: str) -> list[str]:
             key = (row["players"], run["agents"][agent])
             if key not in order or row["games"] > order[key][2]["games"]:
                 order[key] = (agent, folder.name, row)
-        for agent, spec, line in _feature_rows(folder, run, env_id):
+        for agent, spec, line, found in _feature_rows(folder, run, env_id):
             named.setdefault(agent, {}).setdefault(spec, set()).add(folder.name)
             features.append(line)
+            numbers.append(found)
         if (folder / "preregistration.json").exists():
             summary = _read_json(folder / "summary.json")
             confirmed = summary.get("confirm", {}).get("confirmed")
@@ -455,6 +548,7 @@ def _glance_runs(folders: list[Path], env_id: str) -> list[str]:
         lines += ["**Seat order**: each seat's win share pooled over a run's setups with the "
                   "same agent in every seat (per player count and agent, the run with the most "
                   "games); the most and the least favoured seat, seat 0 playing first.", "",
+                  order_verdict(order), "",
                   "| players | agent | games | most favoured | least favoured | uniformity p | "
                   "run |", "|---|---|---|---|---|---|---|"]
         for (players, spec), (agent, name, row) in sorted(
@@ -468,6 +562,7 @@ def _glance_runs(folders: list[Path], env_id: str) -> list[str]:
     if features:
         lines += ["**Do the setup features move a seat?** Each feature's effect on a seat's win "
                   "share, in points a unit, Holm-corrected over a run's sweep and lineup.", "",
+                  feature_verdict(numbers), "",
                   "| players | agent | run | sweep | effects tested | Holm-significant | "
                   "largest |", "|---|---|---|---|---|---|---|", *sorted(features), ""]
     if named:

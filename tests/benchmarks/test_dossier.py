@@ -93,9 +93,14 @@ def test_glance_reads_the_pooled_table_and_holm_corrects_a_runs_effects(tmp_path
                                                           (2, 0.0, 0.9)))
     (folder / "effects.csv").write_text(head + body + "k,oceanos_v0,3,score,0,small,1,0.1,"
                                         "0.8,1.2,0.0001,300,net\n")  # a score row: not tested
-    [(agent, spec, line)] = dossier._feature_rows(folder, {"agents": {"net": "net:x.json"}},
-                                                   "oceanos_v0")
+    [(agent, spec, line, found)] = dossier._feature_rows(
+        folder, {"agents": {"net": "net:x.json"}}, "oceanos_v0")
     # Holm over the 3 seats: 3 x 0.001 = 0.003 for seat 0; the others are not significant.
     assert (agent, spec) == ("net", "net:x.json")
     assert "| 3 | net | `run` | k | 3 | small on seat 0 +5.0 ± 2.0 (Holm p 0.003) | +5.0 ± 2.0 " \
            "(small, seat 0) |" == line
+    assert found == {"moved": 1, "largest": pytest.approx(5.0),
+                     "largest_ci": pytest.approx(2.0), "players": 3,
+                     "where": "small, seat 0, `run`"}
+    assert dossier.feature_verdict([found]).startswith(
+        "**In a word**: 1 effect of a setup feature on a seat passes the Holm level")
