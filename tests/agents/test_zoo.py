@@ -315,3 +315,25 @@ def test_a_run_of_another_player_or_lineup_is_refused():
         measured("benchmarks/results/balance/skill_ceiling/otys_2p", "greedy")
     with pytest.raises(AssertionError, match="run.json"):  # a ladder: no record of its specs
         measured("benchmarks/results/tournament/ladder_otys", "mcts")
+
+
+def test_the_agent_table_fits_a_laptop_window():
+    """docs/agents.md's zoo table: one short line a cell, every row's text within what a
+    1,300-pixel window shows beside the site's navigation (~130 characters)."""
+    import re
+    import sys
+
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        import hooks
+    finally:
+        sys.path.remove(str(ROOT / "docs"))
+    html = hooks.d_zoo("", None)
+    rows = re.findall(r"<tr>(.*?)</tr>", html, re.S)
+    assert len(rows) >= 3 + 12  # a header a game, a row a player count
+    for row in rows:
+        cells = [" ".join(re.sub(r"<[^>]+>", " ", c).split())
+                 for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.S)]
+        assert len(cells) == 4, cells
+        assert all(len(c) <= 45 for c in cells), cells
+        assert sum(len(c) for c in cells) <= 130, cells
