@@ -190,13 +190,15 @@ def policy_kwargs(encoder: str, net_arch: list[int], hint_size: int = 0,
                   share_features_extractor: bool = True, trunk: list[int] | None = None) -> dict:
     """MaskablePPO ``policy_kwargs`` for an encoder name (``mlp``: the flat default);
     ``hint_size``: how many hint floats end the observation (the hinted encoder);
-    ``trunk``: the layer sizes of the trunk encoder;
+    ``trunk``: the layer sizes of the trunk encoder's MLP, or of the hinted one's;
     ``share_features_extractor``: False gives the value head an encoder of its own."""
     kwargs: dict = {"net_arch": list(net_arch), "share_features_extractor": share_features_extractor}
     if encoder != "mlp":
         kwargs["features_extractor_class"] = ENCODERS[encoder]
     if encoder == "hinted":
         kwargs["features_extractor_kwargs"] = {"hint_size": hint_size}
+        if trunk:
+            kwargs["features_extractor_kwargs"]["hidden"] = list(trunk)
     if encoder == "trunk" and trunk:
         kwargs["features_extractor_kwargs"] = {"hidden": list(trunk)}
     return kwargs

@@ -33,6 +33,11 @@ def hint_size(num_actions: int) -> int:
     return len(BLOCKS) * num_actions
 
 
+def block_offset(block: str, num_actions: int) -> int:
+    """Where hint block ``block`` (one of :data:`BLOCKS`) starts within the hints."""
+    return BLOCKS.index(block) * num_actions
+
+
 def observation_size(env, kind: str | None) -> int:
     """The size of ``env``'s observation as a policy with hints ``kind`` reads it."""
     info = env.unwrapped.game.info

@@ -12,6 +12,11 @@ written to ``--out`` (``curve.json``, ``curve.md``, ``curve.png``): labels, game
 held-out agreement with the teacher's favourite, and the win rate with its 95% Wilson
 interval. The budget of the next round is read off this curve: more labels of the same
 teacher pay while the curve still climbs.
+
+``--set distill.KEY=VALUE`` (or ``--set hints=...``) changes the student, not the labels:
+another network shape or size, or fit settings, fitted on the same teacher labels
+(``--set distill.encoder=hinted --set distill.hint_start=5``, ``--set
+distill.trunk=[512,512]``). The rounds, the game and the seed stay the run's.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ if str(ROOT) not in sys.path:
 
 from otrio.agents.weights import save_policy  # noqa: E402
 from otrio.arena.outputs import pyplot  # noqa: E402
-from otrio.envs.core.config import validate  # noqa: E402
+from otrio.envs.core.config import apply_sets, validate  # noqa: E402
 from otrio.envs.core.errors import ConfigError  # noqa: E402
 from otrio.envs.core.files import dumps_json, read_json, save_figure, write_text  # noqa: E402
 from otrio.envs.core.rng import derive_seed  # noqa: E402
@@ -46,11 +51,22 @@ from otrio.training.distill_data import audit, examples  # noqa: E402
 from otrio.training.train import evaluate  # noqa: E402
 
 
+def student_config(run: Path, sets: list[str]) -> TrainConfig:
+    """The run's config with ``sets`` applied to its student's keys (``hints`` and
+    ``distill.*`` but the rounds); ConfigError for any other key."""
+    for item in sets:
+        key = item.partition("=")[0].strip()
+        if not (key == "hints" or key.startswith("distill.")) or key.startswith("distill.rounds"):
+            raise ConfigError(f"--set {key}: a curve changes the student (hints, distill.* but "
+                              "distill.rounds), not the run's labels")
+    data = read_json(run / CONFIG_FILE, f"the run's config {run}", run, ConfigError)
+    return validate(TrainConfig, apply_sets(data, sets, "run's config"))
+
+
 def curve(run: Path, k: int, sizes: list[int], eval_games: int, seed: int, out: Path,
-          progress: bool = True) -> list[dict]:
+          progress: bool = True, sets: list[str] = ()) -> list[dict]:
     """One line a size (see the module docstring)."""
-    cfg = validate(TrainConfig, read_json(run / CONFIG_FILE, f"the run's config {run}",
-                                          run, ConfigError))
+    cfg = student_config(run, list(sets))
     rnd = cfg.distill.rounds[k - 1]
     previous = round_dir(run, k - 1) / "net.json" if k > 1 else None
     spec = teacher_spec(rnd.teacher, previous, k)
@@ -91,13 +107,14 @@ def curve(run: Path, k: int, sizes: list[int], eval_games: int, seed: int, out: 
             print(f"{size} games ({line['labels']:,} labels): agreement "
                   f"{line['held_out_agreement']}, {shown}", flush=True)
     write_text(out / "curve.json", dumps_json({"run": str(run), "round": k, "seed": seed,
-                                               "eval_games": eval_games, "lines": lines}), out)
-    write_text(out / "curve.md", markdown(run, k, seed, lines), out)
+                                               "eval_games": eval_games, "student": list(sets),
+                                               "lines": lines}), out)
+    write_text(out / "curve.md", markdown(run, k, seed, lines, list(sets)), out)
     plot(lines, out / "curve.png")
     return lines
 
 
-def markdown(run: Path, k: int, seed: int, lines: list[dict]) -> str:
+def markdown(run: Path, k: int, seed: int, lines: list[dict], sets: list[str] = ()) -> str:
     """The curve as a Markdown table."""
     opponents = list(lines[0]["eval"]) if lines else []
     head = ["teacher games", "labels", "held-out agreement",
@@ -110,8 +127,9 @@ def markdown(run: Path, k: int, seed: int, lines: list[dict]) -> str:
         cells += [f"{v['win_rate']:.3f} [{v['low']:.3f}, {v['high']:.3f}]"
                   for v in line["eval"].values()]
         rows.append(f"| {' | '.join(cells)} |")
-    return (f"# Data curve: {run}, round {k}\n\nA fresh student fitted on the labels of the "
-            f"round's first games; evaluation seed {seed}.\n\n" + "\n".join(rows) + "\n")
+    student = f" (the run's student with {', '.join(sets)})" if sets else ""
+    return (f"# Data curve: {run}, round {k}\n\nA fresh student{student} fitted on the labels "
+            f"of the round's first games; evaluation seed {seed}.\n\n" + "\n".join(rows) + "\n")
 
 
 def plot(lines: list[dict], path: Path) -> None:
@@ -142,9 +160,11 @@ def main() -> None:
     parser.add_argument("--eval-games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=777, help="the evaluation's (tuning) seed")
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                        help="the student's settings: hints or distill.KEY (not rounds)")
     args = parser.parse_args()
     sizes = [int(x) for x in args.games_of_labels.split(",") if x.strip()]
-    curve(args.run, args.round, sizes, args.eval_games, args.seed, args.out)
+    curve(args.run, args.round, sizes, args.eval_games, args.seed, args.out, sets=args.sets)
 
 
 if __name__ == "__main__":

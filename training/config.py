@@ -97,6 +97,14 @@ class DistillParams(StrictModel):
     temperature: float = Field(0.1, ge=0)  # policy target: softmax(values / temperature)
     margin: float = Field(0.25, ge=0)  # value target: outcome + margin * squashed score margin
     trunk: list[int] = Field([256, 256], min_length=1)  # the shared MLP both heads read
+    # the network's shape: "trunk" (both linear heads read the MLP's output alone) or
+    # "hinted" (they read each action's hints beside it, so a logit can follow its own
+    # action's hint without the MLP learning to route it; needs `hints`)
+    encoder: Literal["trunk", "hinted"] = "trunk"
+    # a fresh hinted network's start: the weight each logit gives its own action's hints
+    # (greedy's best mark and its closeness), so round 1 starts from greedy's choice and
+    # learns where the teacher departs from it; 0 leaves the head as initialised
+    hint_start: float = Field(0.0, ge=0, le=100)
     epochs: int = Field(10, ge=1)  # passes over the training games, each round
     batch_size: int = Field(512, ge=8)
     learning_rate: float = Field(1e-3, gt=0)  # AdamW's
@@ -188,6 +196,16 @@ class TrainConfig(StrictModel):
         if self.distill is not None and (self.init_policy is not None or self.imitation is not None):
             raise ValueError("a distillation run (distill) starts from its teacher's games; "
                              "init_policy and imitation are for PPO runs")
+        return self
+
+    @model_validator(mode="after")
+    def _distill_encoder_reads_hints(self) -> TrainConfig:
+        d = self.distill
+        if d is not None and d.encoder == HINTED_ENCODER and self.hints is None:
+            raise ValueError(f"distill.encoder {HINTED_ENCODER!r} reads hints: set hints: greedy")
+        if d is not None and d.hint_start > 0 and d.encoder != HINTED_ENCODER:
+            raise ValueError(f"distill.hint_start weighs the hints a {HINTED_ENCODER!r} network's "
+                             f"heads read: set distill.encoder: {HINTED_ENCODER}")
         return self
 
     @model_validator(mode="after")

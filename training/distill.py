@@ -49,7 +49,7 @@ from tqdm import tqdm
 
 from otrio import agents, envs
 from otrio.agents.encoders import policy_kwargs
-from otrio.agents.hints import observation_size
+from otrio.agents.hints import BLOCKS, block_offset, hint_size, observation_size
 from otrio.agents.weights import load_policy, save_policy
 from otrio.arena.parallel import run_ordered
 from otrio.arena.records import RECORDS_FILE, REJECTED_FILE, RecordWriter, open_run
@@ -265,17 +265,36 @@ def generate(cfg: TrainConfig, k: int, spec: str, here: Path, workers: int, back
 
 # -------------------------------------------------------------------- fit
 def new_network(cfg: TrainConfig, seed: int):
-    """A fresh policy-value network (trunk encoder, linear heads) for ``cfg.game``."""
+    """A fresh policy-value network (an MLP encoder, linear heads) for ``cfg.game``: the
+    ``trunk`` encoder, or the ``hinted`` one whose heads also read the hints, its policy
+    head then started at ``distill.hint_start`` (:func:`start_from_hints`)."""
     env = envs.make(cfg.game, **cfg.game_config)
     size = observation_size(env, cfg.hints)  # with greedy's hints appended, if it reads them
     info = env.unwrapped.game.info
     space = gymnasium.spaces.Box(-np.inf, np.inf, (size,), np.float32)
-    kwargs = policy_kwargs("trunk", [], trunk=list(cfg.distill.trunk))
+    params = cfg.distill
+    kwargs = policy_kwargs(params.encoder, [], hint_size=hint_size(info.num_actions),
+                           trunk=list(params.trunk))
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         policy = MaskableActorCriticPolicy(space, gymnasium.spaces.Discrete(info.num_actions),
                                            lambda _: 0.0, activation_fn=torch.nn.ReLU, **kwargs)
+    if params.hint_start:
+        start_from_hints(policy, params.hint_start, info.num_actions)
     return policy
+
+
+def start_from_hints(policy, weight: float, num_actions: int) -> None:
+    """Give each action's logit ``weight`` x each of its own hints (greedy's best mark and
+    its closeness, :mod:`otrio.agents.hints`) in a hinted network's policy head, whose
+    inputs end with the hints: the fresh network then plays greedy's choice (its other
+    inputs start near zero), and the fit learns where the teacher departs from it."""
+    head = policy.action_net.weight  # (actions, features + hints)
+    hints_at = head.shape[1] - hint_size(num_actions)
+    actions = torch.arange(num_actions)
+    with torch.no_grad():
+        for block in BLOCKS:
+            head[actions, hints_at + block_offset(block, num_actions) + actions] = weight
 
 
 def initial_network(cfg: TrainConfig):

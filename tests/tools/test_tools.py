@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from otrio.envs.core.errors import ConfigError
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -118,3 +122,19 @@ def test_distill_curve_fits_a_student_per_size_and_plays_it(tmp_path):
     assert all(0 <= line["eval"]["random"]["win_rate"] <= 1 for line in lines)
     assert "| 2 |" in (tmp_path / "c" / "curve.md").read_text()
     assert (tmp_path / "c" / "curve.png").stat().st_size > 0
+
+
+def test_distill_curve_changes_the_student_and_never_the_labels(tmp_path):
+    from tests.attacks.tiny_runs import distillation
+
+    distillation(tmp_path / "run")
+    tool = _module("distill_curve")
+    cfg = tool.student_config(tmp_path / "run", ["distill.trunk=[8]", "distill.epochs=1"])
+    assert cfg.distill.trunk == [8] and cfg.distill.epochs == 1
+    for bad in ("seed=3", "distill.rounds.0.games={2: 9}", "game=otys_v0"):
+        with pytest.raises(ConfigError, match="changes the student"):
+            tool.student_config(tmp_path / "run", [bad])
+    lines = tool.curve(tmp_path / "run", 1, [2], 2, 5, tmp_path / "c", progress=False,
+                       sets=["distill.trunk=[8]"])
+    assert len(lines) == 1
+    assert "distill.trunk=[8]" in (tmp_path / "c" / "curve.md").read_text()

@@ -239,6 +239,52 @@ def test_a_hinted_distillation_fits_and_plays_with_greedy_hints(tmp_path):
     assert obs["action_mask"][agent.act(obs)] == 1
 
 
+def test_a_hinted_network_started_from_the_hints_plays_greedys_choice(tmp_path):
+    """distill.encoder: hinted with hint_start: the fresh network's heads read each
+    action's own hints, so before any fit it plays what greedy values highest (where
+    greedy has one best), and exports and loads as any network does."""
+    from otrio.agents.hints import GreedyHints
+    from otrio.agents.weights import save_policy
+    from otrio.training.distill import net_meta, new_network
+
+    cfg = validate(TrainConfig, {
+        "game": "otys_v0", "game_config": {"num_players": 2}, "hints": "greedy",
+        "output": str(tmp_path / "run"), "distill": {
+            "rounds": [{"teacher": TEACHER, "games": {2: 2}}], "trunk": [16],
+            "encoder": "hinted", "hint_start": 5.0}})
+    path = tmp_path / "start.json"
+    save_policy(new_network(cfg, 1), path, net_meta(cfg, 1))
+    env = envs.make("otys_v0", num_players=2)
+    student, hints = agents.make(f"net:{path}", env), GreedyHints(env)
+    compared = 0
+    for seed in range(2):
+        env.reset(seed=seed)
+        student.reset(seed)
+        hints.reset(seed)
+        for _ in range(60):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                break
+            values = hints.greedy.action_values(obs)
+            best = max(values.values())
+            favourites = [a for a, v in values.items() if best - v <= 1e-9]
+            action = student.act(obs)
+            if len(favourites) == 1:
+                assert action == favourites[0]
+                compared += 1
+            env.step(action)
+    assert compared > 20
+
+
+def test_a_hint_start_needs_a_hinted_encoder_reading_hints(tmp_path):
+    base = tiny(tmp_path).model_dump(mode="json")
+    with pytest.raises(ConfigError, match="set distill.encoder: hinted"):
+        validate(TrainConfig, {**base, "hints": "greedy",
+                               "distill": {**base["distill"], "hint_start": 5.0}})
+    with pytest.raises(ConfigError, match="reads hints: set hints: greedy"):
+        validate(TrainConfig, {**base, "distill": {**base["distill"], "encoder": "hinted"}})
+
+
 def test_round_one_starts_from_init_and_a_network_of_another_observation_is_refused(tmp_path):
     """distill.init: round 1 fits the exported agent's own weights (here a run's first
     network, the second run one epoch on from it), not fresh ones; a network that reads
