@@ -86,7 +86,8 @@ def curve(run: Path, k: int, sizes: list[int], eval_games: int, seed: int, out: 
         rows = examples(records[:size], params.temperature, params.margin, progress,
                         params.value_mix, cfg.hints)
         games = int(rows.game_index.max()) + 1
-        aside = held_out_games(games, max(1, int(round(games * params.held_out))))
+        # at least one game held out to measure agreement, and at least one to learn from
+        aside = held_out_games(games, min(games - 1, max(1, int(round(games * params.held_out)))))
         aside = aside[rows.game_index]
         policy = new_network(cfg, derive_seed(cfg.seed, "distill-net"))
         start = time.perf_counter()

@@ -392,6 +392,9 @@ def fit(policy, train: Examples, test: Examples | None, params: DistillParams, s
     with the lowest held-out loss (cross-entropy + ``value_weight`` x value MSE) is
     kept beside it and is what ``policy`` holds at the end (``selected_epoch`` in the
     last line). Returns one line per epoch."""
+    if not len(train):
+        raise ConfigError("a fit with no training rows: every game is held out (give it more "
+                          "games or a smaller distill.held_out)")
     device = torch.device(resolve_device(params.device, "distill.device"))
     policy.to(device)  # before the optimizer, so that its state lives beside the weights
     optimizer = torch.optim.AdamW(policy.parameters(), lr=params.learning_rate,

@@ -193,6 +193,16 @@ def test_select_best_exports_the_epoch_with_the_lowest_held_out_loss(tmp_path):
     assert lines[-1]["selected_epoch"] == losses.index(min(losses)) + 1
 
 
+def test_a_fit_with_every_game_held_out_is_a_clear_error(tmp_path):
+    cfg = tiny(tmp_path, rounds=[{"teacher": TEACHER, "games": {2: 1}}])
+    record = teacher_game(round_tasks(cfg, 1, TEACHER)[0])
+    rows = examples([record], 0.1, 0.25)
+    policy = distill_module.new_network(cfg, 1)
+    with pytest.raises(ConfigError, match="no training rows"):
+        distill_module.fit(policy, rows.subset(np.zeros(len(rows), bool)), rows, cfg.distill, 1,
+                           tmp_path / "state")
+
+
 def test_a_cuda_fit_without_cuda_is_a_clear_error(tmp_path):
     import torch
 
