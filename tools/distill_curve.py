@@ -84,7 +84,7 @@ def curve(run: Path, k: int, sizes: list[int], eval_games: int, seed: int, out: 
         if size > len(records):
             raise ConfigError(f"{size} games of labels asked, the round has {len(records)}")
         rows = examples(records[:size], params.temperature, params.margin, progress,
-                        params.value_mix, cfg.hints)
+                        params.value_mix, cfg.hints, params.overrule)
         games = int(rows.game_index.max()) + 1
         # at least one game held out to measure agreement, and at least one to learn from
         aside = held_out_games(games, min(games - 1, max(1, int(round(games * params.held_out)))))

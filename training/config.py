@@ -95,6 +95,9 @@ class DistillParams(StrictModel):
     rounds: list[DistillRound] = Field(min_length=1)  # the rounds, in order
     window: int = Field(0, ge=0)  # train on the last `window` rounds' games (0: all so far)
     temperature: float = Field(0.1, ge=0)  # policy target: softmax(values / temperature)
+    # or one action: the teacher's first candidate (its prior's favourite) unless another's
+    # value beats it by more than this, then the best (training/distill_data.py, Targets)
+    overrule: float | None = Field(None, ge=0)
     margin: float = Field(0.25, ge=0)  # value target: outcome + margin * squashed score margin
     trunk: list[int] = Field([256, 256], min_length=1)  # the shared MLP both heads read
     # the network's shape: "trunk" (both linear heads read the MLP's output alone) or

@@ -347,7 +347,8 @@ def fit_round(cfg: TrainConfig, k: int, data: list[list[dict]], here: Path,
     start = time.perf_counter()
     audit([record for records in data for record in records])  # labels checked, a sample re-run
     rows = Examples.concatenate([examples(records, params.temperature, params.margin,
-                                          progress, params.value_mix, cfg.hints)
+                                          progress, params.value_mix, cfg.hints,
+                                          params.overrule)
                                  for records in data])
     games = int(rows.game_index.max()) + 1
     aside = held_out_games(games, int(round(games * params.held_out)))[rows.game_index]

@@ -33,7 +33,12 @@ acting seat's observation at each labelled step. A game's data depends only on i
 
 **Targets.** The policy target of a labelled decision is ``softmax(values /
 temperature)`` over its candidates (every other action 0; temperature 0: the best
-candidate alone; an unsearched decision: its one candidate). The value target is the
+candidate alone; an unsearched decision: its one candidate). With ``overrule`` (a value
+margin) the target is one action instead: the teacher's first candidate -- its prior's
+favourite, greedy's for a search ranked by greedy -- unless another candidate's value
+beats it by more than ``overrule``, then the best one; a student so taught keeps the
+prior's move where the teacher is close to indifferent and learns the teacher's clear
+departures from it. The value target is the
 acting seat's value of the finished game as the search scores a game's end
 (:func:`otrio.agents.mcts.outcome_values`: +1 a winner, -1 the others, plus ``margin`` times
 the squashed score margin), mixed with ``value_mix`` of the search's own estimate of the
@@ -263,13 +268,17 @@ class Examples:
 
 
 def policy_target(candidates: list[int], values: list[float] | None, num_actions: int,
-                  temperature: float) -> np.ndarray:
+                  temperature: float, overrule: float | None = None) -> np.ndarray:
     """The policy target of one labelled decision (see the module docstring)."""
     target = np.zeros(num_actions, np.float32)
     if values is None or len(candidates) == 1:
         target[candidates[0]] = 1.0
         return target
     v = np.asarray(values, np.float64)
+    if overrule is not None:
+        best = int(np.argmax(v))  # ties: the earlier candidate
+        target[candidates[best] if v[best] > v[0] + overrule else candidates[0]] = 1.0
+        return target
     if temperature <= 0:
         target[candidates[int(np.argmax(v))]] = 1.0  # ties: the earlier candidate, as played
         return target
@@ -386,7 +395,7 @@ def json_key(value: Any) -> str:
 
 def examples(records: list[dict[str, Any]], temperature: float, margin: float,
              progress: bool = False, value_mix: float = 0.0,
-             hints: str | None = None) -> Examples:
+             hints: str | None = None, overrule: float | None = None) -> Examples:
     """The training rows of teacher-game records (see the module docstring): each
     record is re-played and checked (:func:`otrio.arena.replay.replay_record`); a label whose
     seat is not the one to act or whose candidates are not legal there is refused.
@@ -447,7 +456,7 @@ def examples(records: list[dict[str, Any]], temperature: float, margin: float,
                     hinter["hints"].reset(None)
                 obs[row] = hinter["hints"].hinted(seen)
             masks[row] = legal
-            policy[row] = policy_target(candidates, values, num_actions, temperature)
+            policy[row] = policy_target(candidates, values, num_actions, temperature, overrule)
             game_index[row] = g
             row += 1
 

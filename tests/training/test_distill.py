@@ -159,6 +159,17 @@ def test_policy_targets_follow_the_search_values():
     assert soft[1] / soft[3] == pytest.approx(np.exp(3.0), rel=1e-5) and soft.sum() == pytest.approx(1)
 
 
+def test_an_overrule_target_keeps_the_first_candidate_unless_another_is_clearly_better():
+    # first candidate 3 (the prior's favourite): 1 beats it by 0.3 > 0.1 -> 1
+    assert policy_target([3, 1, 4], [0.2, 0.5, 0.1], 5, 0.1, 0.1).tolist() == [0, 1, 0, 0, 0]
+    # by 0.05, not more than 0.1 -> the first candidate, whatever the temperature
+    assert policy_target([3, 1, 4], [0.2, 0.25, 0.1], 5, 0.1, 0.1).tolist() == [0, 0, 0, 1, 0]
+    # exactly the margin is not more than it
+    assert policy_target([3, 1], [0.25, 0.5], 5, 0.0, 0.25).tolist() == [0, 0, 0, 1, 0]
+    # overrule 0: the best, ties to the first
+    assert policy_target([3, 1], [0.5, 0.5], 5, 0.1, 0.0).tolist() == [0, 0, 0, 1, 0]
+
+
 def test_config_errors_name_the_problem(tmp_path):
     with pytest.raises(ConfigError, match="previous"):
         distill(tiny(tmp_path, rounds=[{"teacher": "mcts:net={previous},rollout=net",
