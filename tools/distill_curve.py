@@ -40,12 +40,10 @@ from otrio.training.config import TrainConfig  # noqa: E402
 from otrio.training.distill import (  # noqa: E402
     CONFIG_FILE,
     fit,
-    generate,
     held_out_games,
     net_meta,
     new_network,
-    round_dir,
-    teacher_spec,
+    recorded_round,
 )
 from otrio.training.distill_data import audit, examples  # noqa: E402
 from otrio.training.train import evaluate  # noqa: E402
@@ -67,15 +65,7 @@ def curve(run: Path, k: int, sizes: list[int], eval_games: int, seed: int, out: 
           progress: bool = True, sets: list[str] = ()) -> list[dict]:
     """One line a size (see the module docstring)."""
     cfg = student_config(run, list(sets))
-    rnd = cfg.distill.rounds[k - 1]
-    previous = round_dir(run, k - 1) / "net.json" if k > 1 else None
-    spec = teacher_spec(rnd.teacher, previous, k)
-    player = None if rnd.player is None else teacher_spec(rnd.player, previous, k)
-    wanted = sum(rnd.games.values())
-    records = generate(cfg, k, spec, round_dir(run, k), 1, "local", None, progress, player) \
-        if (round_dir(run, k) / "games.jsonl").is_file() else []
-    if len(records) < wanted:
-        raise ConfigError(f"round {k} of {run} holds {len(records)} of its {wanted} games")
+    records = recorded_round(run, cfg, k, progress)
     audit(records)
     params = cfg.distill
     out.mkdir(parents=True, exist_ok=True)

@@ -228,11 +228,9 @@ def round_tasks(cfg: TrainConfig, k: int, spec: str, player: str | None = None
     return tasks
 
 
-def generate(cfg: TrainConfig, k: int, spec: str, here: Path, workers: int, backend: str,
-             ray_address: str | None, progress: bool, player: str | None = None) -> list[dict]:
-    """Play (or finish) round ``k``'s teacher games into ``here/games.jsonl`` (played by
-    ``player`` and labelled by the teacher, where a player is named); return every
-    record, in game order."""
+def _open_round(cfg: TrainConfig, k: int, spec: str, here: Path, progress: bool,
+                player: str | None) -> tuple[list[TeacherTask], list[dict]]:
+    """Round ``k``'s tasks and the records already in ``here``, every one re-played."""
     tasks = round_tasks(cfg, k, spec, player)
     identity = {"round": k, "env_id": cfg.game, "teacher": spec, "seed": cfg.seed,
                 "games": [[t.config["num_players"], t.seed] for t in tasks],
@@ -242,6 +240,15 @@ def generate(cfg: TrainConfig, k: int, spec: str, here: Path, workers: int, back
                     progress=progress)  # every recorded game re-played (verify="all")
     if progress and done:
         print(f"round {k}: {done.verification.describe()}", flush=True)
+    return tasks, done
+
+
+def generate(cfg: TrainConfig, k: int, spec: str, here: Path, workers: int, backend: str,
+             ray_address: str | None, progress: bool, player: str | None = None) -> list[dict]:
+    """Play (or finish) round ``k``'s teacher games into ``here/games.jsonl`` (played by
+    ``player`` and labelled by the teacher, where a player is named); return every
+    record, in game order."""
+    tasks, done = _open_round(cfg, k, spec, here, progress, player)
     have = {r["game"] for r in done}
     todo = [t for t in tasks if t.game not in have]
     records = list(done)
@@ -260,6 +267,26 @@ def generate(cfg: TrainConfig, k: int, spec: str, here: Path, workers: int, back
         if bar:
             bar.close()
     by_game = {r["game"]: r for r in records}
+    return [by_game[t.game] for t in tasks]
+
+
+def recorded_round(run: Path, cfg: TrainConfig, k: int, progress: bool = False) -> list[dict]:
+    """Every record of round ``k`` of the run in ``run`` (config ``cfg``), re-played and
+    checked as a resumed run checks them, in game order; a :class:`ConfigError` if the
+    round's games are not all recorded (no game is played: for tools that read a round)."""
+    rounds = len(cfg.distill.rounds)
+    if not 1 <= k <= rounds:
+        raise ConfigError(f"no round {k}: the run has {rounds} round{'s' * (rounds > 1)}")
+    rnd = cfg.distill.rounds[k - 1]
+    previous = round_dir(run, k - 1) / "net.json" if k > 1 else None
+    player = None if rnd.player is None else teacher_spec(rnd.player, previous, k)
+    if not (round_dir(run, k) / RECORDS_FILE).is_file():
+        raise ConfigError(f"round {k} of {run} has no teacher games")
+    tasks, done = _open_round(cfg, k, teacher_spec(rnd.teacher, previous, k),
+                              round_dir(run, k), progress, player)
+    if len(done) < len(tasks):
+        raise ConfigError(f"round {k} of {run} holds {len(done)} of its {len(tasks)} games")
+    by_game = {r["game"]: r for r in done}
     return [by_game[t.game] for t in tasks]
 
 

@@ -126,6 +126,37 @@ def test_distill_curve_fits_a_student_per_size_and_plays_it(tmp_path):
     assert (tmp_path / "c" / "curve.png").stat().st_size > 0
 
 
+def test_distill_labels_reports_the_teacher_beside_greedy_and_each_student(tmp_path):
+    from tests.attacks.tiny_runs import distillation
+
+    distillation(tmp_path / "run")
+    student = str(tmp_path / "run" / "round_1" / "net.json")
+    out = _module("distill_labels").measure(tmp_path / "run", 1, [student])
+    assert out["decisions"] > 5 and out["searched"] > 5
+    shares = [out["teacher_is_greedy"], out["target_top_over_0.9"], out["best_is_first"],
+              *(out[f"best_beats_first_by_{m}"] for m in (0.02, 0.05, 0.1, 0.2))]
+    assert all(0 <= share <= 1 for share in shares)
+    # a larger margin is beaten no more often than a smaller one
+    assert out["best_beats_first_by_0.02"] >= out["best_beats_first_by_0.2"]
+    assert set(out["students"][student]) == {
+        "agreement", "teacher_departs_follows_teacher", "teacher_departs_plays_greedy",
+        "teacher_is_greedy_plays_it"}
+
+
+def test_the_distill_tools_read_a_round_only_when_all_its_games_are_recorded(tmp_path):
+    from tests.attacks.tiny_runs import distillation
+
+    distillation(tmp_path / "run")
+    records = tmp_path / "run" / "round_1" / "games.jsonl"
+    records.write_text(records.read_text().splitlines(keepends=True)[0])
+    with pytest.raises(ConfigError, match="holds 1 of its 2 games"):
+        _module("distill_labels").measure(tmp_path / "run", 1, [])
+    assert len(records.read_text().splitlines()) == 1  # nothing played to fill it
+    with pytest.raises(ConfigError, match="the run has 1 round"):
+        _module("distill_curve").curve(tmp_path / "run", 2, [1], 1, 5, tmp_path / "c",
+                                       progress=False)
+
+
 def test_distill_curve_changes_the_student_and_never_the_labels(tmp_path):
     from tests.attacks.tiny_runs import distillation
 
