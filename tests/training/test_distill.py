@@ -379,3 +379,41 @@ def test_a_dagger_record_whose_labels_were_edited_is_refused_by_the_audit(tmp_pa
     with pytest.raises(StateError, match="another record"):
         audit([edited], every=1)
     assert audit([record], every=1) == 1
+
+
+KILLED_CHILD = """
+import os, signal, sys
+from pathlib import Path
+sys.path.insert(0, {here!r})
+from otrio.training import distill as D
+from test_distill import dagger
+real, calls = D.teacher_game, []
+def game_then_kill(task):
+    if task.player is not None:
+        calls.append(task.game)
+        if len(calls) == 2:  # round 2's first game is written; this one never is
+            os.kill(os.getpid(), signal.SIGKILL)
+    return real(task)
+D.teacher_game = game_then_kill
+D.distill(dagger(Path(sys.argv[1])), progress=False)
+"""
+
+
+def test_a_dagger_round_sigkilled_mid_round_resumes_to_the_same_bytes(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    whole = distill(dagger(tmp_path, "whole"), progress=False)
+    child = subprocess.run(
+        [sys.executable, "-c", KILLED_CHILD.format(here=str(Path(__file__).parent)),
+         str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
+    cut = tmp_path / "run"
+    assert len(_records(cut, 2)) == 1 and not (cut / "round_2" / "net.json").exists()
+    resumed = distill(dagger(tmp_path), progress=False)  # the lock left behind is stale
+    for k in (1, 2):
+        assert _records(cut, k) == _records(tmp_path / "whole", k)
+    assert resumed.with_suffix(".safetensors").read_bytes() == \
+        whole.with_suffix(".safetensors").read_bytes()
