@@ -39,7 +39,11 @@ def match_config(args: argparse.Namespace):
                           "seat, e.g. --game oceanos --agents strong,greedy,greedy)")
     if args.games_per_seating:
         raise ConfigError("tournament: without a config, say the games in all with --games")
-    return match(args.game, split_specs(args.agents), args.games or 200, override_sets(args),
+    specs = split_specs(args.agents)
+    if args.players is not None and args.players != len(specs):
+        raise ConfigError(f"tournament: --players {args.players}, but --agents names "
+                          f"{len(specs)} (one spec a seat: {', '.join(specs)})")
+    return match(args.game, specs, args.games or 200, override_sets(args),
                  workers=args.workers, backend=args.backend, output=args.output)
 
 
@@ -49,9 +53,9 @@ def _tournament(args: argparse.Namespace) -> int:
     if args.config is None:
         cfg = match_config(args)
     else:
-        if args.game or args.agents or args.games:
-            raise ConfigError("tournament: --game, --agents and --games say a match without a "
-                              "config; with a config, change it with --set KEY=VALUE")
+        if args.game or args.agents or args.games or args.players:
+            raise ConfigError("tournament: --game, --players, --agents and --games say a match "
+                              "without a config; with a config, change it with --set KEY=VALUE")
         cfg = load_config(args.config, override_sets(args), workers=args.workers,
                           backend=args.backend, output=args.output,
                           games_per_seating=args.games_per_seating)
@@ -210,6 +214,9 @@ def add_parsers(sub) -> None:
     tour.add_argument("--games", type=count_arg, default=None,
                       help="without a config: the games in all, rounded up to a multiple of "
                       "the seats (default 200)")
+    tour.add_argument("--players", type=count_arg, default=None,
+                      help="without a config: the player count, a check on --agents (one "
+                      "spec a seat; default: as many as --agents names)")
     override_flags(tour)
     code_trust_flag(tour)
     tour.add_argument("--quiet", action="store_true", help="no progress bar")

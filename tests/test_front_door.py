@@ -128,6 +128,19 @@ def test_every_yaml_command_takes_set_and_seed_validated_like_its_file(argv, cap
     assert err.count("\n") == 0 and "no_such_key" in err, err
 
 
+def test_a_match_may_say_its_player_count_and_a_wrong_one_is_one_line(tmp_path, monkeypatch,
+                                                                       capsys):
+    monkeypatch.chdir(tmp_path)
+    match = ["tournament", "--game", "oceanos", "--agents", "greedy,random,random",
+             "--games", "3", "--quiet"]
+    assert main([*match, "--players", "2", "--output", "a"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--players 2" in err and "names 3" in err, err
+    assert not (tmp_path / "a").exists()
+    assert main([*match, "--players", "3", "--output", "b"]) == 0
+    assert json.loads((tmp_path / "b" / "summary.json").read_text())["games"] == 3
+
+
 def test_tiers_resolve_in_a_match_and_the_ladder_rates_them(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["tournament", "--game", "otontin", "--agents", "fast,greedy,greedy",
