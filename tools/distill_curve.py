@@ -32,18 +32,17 @@ if str(ROOT) not in sys.path:
 
 from otrio.agents.weights import save_policy  # noqa: E402
 from otrio.arena.outputs import pyplot  # noqa: E402
-from otrio.envs.core.config import apply_sets, validate  # noqa: E402
 from otrio.envs.core.errors import ConfigError  # noqa: E402
-from otrio.envs.core.files import dumps_json, read_json, save_figure, write_text  # noqa: E402
+from otrio.envs.core.files import dumps_json, save_figure, write_text  # noqa: E402
 from otrio.envs.core.rng import derive_seed  # noqa: E402
 from otrio.training.config import TrainConfig  # noqa: E402
 from otrio.training.distill import (  # noqa: E402
-    CONFIG_FILE,
     fit,
     held_out_games,
     net_meta,
     new_network,
     recorded_round,
+    run_config,
 )
 from otrio.training.distill_data import audit, examples  # noqa: E402
 from otrio.training.train import evaluate  # noqa: E402
@@ -57,8 +56,7 @@ def student_config(run: Path, sets: list[str]) -> TrainConfig:
         if not (key == "hints" or key.startswith("distill.")) or key.startswith("distill.rounds"):
             raise ConfigError(f"--set {key}: a curve changes the student (hints, distill.* but "
                               "distill.rounds), not the run's labels")
-    data = read_json(run / CONFIG_FILE, f"the run's config {run}", run, ConfigError)
-    return validate(TrainConfig, apply_sets(data, sets, "run's config"))
+    return run_config(run, sets)
 
 
 def curve(run: Path, k: int, sizes: list[int], eval_games: int, seed: int, out: Path,

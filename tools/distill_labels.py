@@ -39,11 +39,8 @@ if str(ROOT) not in sys.path:
 from otrio import envs  # noqa: E402
 from otrio.agents.hints import block_offset  # noqa: E402
 from otrio.agents.net import load_net  # noqa: E402
-from otrio.envs.core.config import validate  # noqa: E402
-from otrio.envs.core.errors import ConfigError  # noqa: E402
-from otrio.envs.core.files import dumps_json, read_json, write_text  # noqa: E402
-from otrio.training.config import TrainConfig  # noqa: E402
-from otrio.training.distill import CONFIG_FILE, recorded_round  # noqa: E402
+from otrio.envs.core.files import dumps_json, write_text  # noqa: E402
+from otrio.training.distill import recorded_round, run_config  # noqa: E402
 from otrio.training.distill_data import audit, examples  # noqa: E402
 
 MARGINS = (0.02, 0.05, 0.1, 0.2)
@@ -62,8 +59,7 @@ def gaps(records: list[dict]) -> dict:
 
 def measure(run: Path, k: int, students: list[str]) -> dict:
     """The report (see the module docstring)."""
-    data = read_json(run / CONFIG_FILE, f"the run's config {run}", run, ConfigError)
-    cfg = validate(TrainConfig, data)
+    cfg = run_config(run)
     records = recorded_round(run, cfg, k)
     audit(records)
     p = cfg.distill
@@ -72,8 +68,8 @@ def measure(run: Path, k: int, students: list[str]) -> dict:
     actions = rows.masks.shape[1]
     plain = rows.observations.shape[1] - 2 * actions  # the game's own observation
     choice = rows.masks.sum(1) > 1
-    greedy_best = rows.observations[choice, plain + block_offset("best", actions):
-                                    plain + block_offset("best", actions) + actions] > 0
+    best_at = plain + block_offset("best", actions)
+    greedy_best = rows.observations[choice, best_at:best_at + actions] > 0
     target = rows.policy[choice]
     favourite = target.argmax(1)
     at = np.arange(len(favourite))

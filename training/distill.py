@@ -38,6 +38,7 @@ import hashlib
 import json
 import time
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 
 import gymnasium
@@ -54,7 +55,7 @@ from otrio.agents.weights import load_policy, save_policy
 from otrio.arena.parallel import run_ordered
 from otrio.arena.records import RECORDS_FILE, REJECTED_FILE, RecordWriter, open_run
 from otrio.arena.run_folder import RunFile, RunFolder, RunKind, register
-from otrio.envs.core.config import validate
+from otrio.envs.core.config import apply_sets, validate
 from otrio.envs.core.errors import ConfigError, StateError
 from otrio.envs.core.files import exists, read_json, read_json_lines, real_dir, write_text
 from otrio.envs.core.rng import derive_seed, make_rng
@@ -112,6 +113,14 @@ def teacher_spec(template: str, previous: Path | None, k: int) -> str:
     return template
 
 
+def round_specs(cfg: TrainConfig, k: int, previous: Path | None) -> tuple[str, str | None]:
+    """Round ``k``'s teacher spec and its player's (None: the teacher plays), ``{previous}``
+    replaced by the previous round's network."""
+    rnd = cfg.distill.rounds[k - 1]
+    player = None if rnd.player is None else teacher_spec(rnd.player, previous, k)
+    return teacher_spec(rnd.teacher, previous, k), player
+
+
 def check_distill(cfg: TrainConfig) -> None:
     """The config's problems that would stop the run, before any folder is made."""
 
@@ -135,6 +144,14 @@ def check_distill(cfg: TrainConfig) -> None:
         initial_network(cfg)
 
 
+def run_config(folder: Path, sets: Sequence[str] = ()) -> TrainConfig:
+    """The config saved in a distillation run's ``folder``, read as untrusted data
+    (:func:`otrio.envs.core.files.read_json`), with ``sets`` (``KEY=VALUE``) applied."""
+    raw = read_json(folder / CONFIG_FILE, f"the run's config {folder / CONFIG_FILE}", folder,
+                    ConfigError)
+    return validate(TrainConfig, apply_sets(raw, sets, "run's config"))
+
+
 def _compare_config(folder: Path, cfg: TrainConfig) -> None:
     """Refuse a folder that holds a run of another config; rounds may be appended. The
     saved config is read as untrusted data (:func:`otrio.envs.core.files.read_json`)."""
@@ -142,8 +159,7 @@ def _compare_config(folder: Path, cfg: TrainConfig) -> None:
     config_file = folder / CONFIG_FILE
     saved = cfg.model_dump(mode="json")
     if exists(config_file):
-        raw = read_json(config_file, f"the run's config {config_file}", folder, ConfigError)
-        previous = validate(TrainConfig, raw).model_dump(mode="json")
+        previous = run_config(folder).model_dump(mode="json")
         if previous.get("distill") is None:
             raise ConfigError(f"{folder} holds a PPO training run, not a distillation run; use "
                               "a new output folder")
@@ -181,10 +197,9 @@ def _rounds(cfg, folder, workers, backend, ray_address, progress) -> Path:
     previous: Path | None = None
     lines = []
     played: dict[int, list[dict]] = {}  # each round's records, checked by generate()
-    for k, rnd in enumerate(params.rounds, 1):
+    for k in range(1, len(params.rounds) + 1):
         here = real_dir(round_dir(folder, k), folder)
-        spec = teacher_spec(rnd.teacher, previous, k)
-        player = None if rnd.player is None else teacher_spec(rnd.player, previous, k)
+        spec, player = round_specs(cfg, k, previous)
         start = time.perf_counter()
         records = played[k] = generate(cfg, k, spec, here, workers, backend, ray_address,
                                        progress, player)
@@ -277,13 +292,10 @@ def recorded_round(run: Path, cfg: TrainConfig, k: int, progress: bool = False) 
     rounds = len(cfg.distill.rounds)
     if not 1 <= k <= rounds:
         raise ConfigError(f"no round {k}: the run has {rounds} round{'s' * (rounds > 1)}")
-    rnd = cfg.distill.rounds[k - 1]
-    previous = round_dir(run, k - 1) / "net.json" if k > 1 else None
-    player = None if rnd.player is None else teacher_spec(rnd.player, previous, k)
     if not (round_dir(run, k) / RECORDS_FILE).is_file():
         raise ConfigError(f"round {k} of {run} has no teacher games")
-    tasks, done = _open_round(cfg, k, teacher_spec(rnd.teacher, previous, k),
-                              round_dir(run, k), progress, player)
+    spec, player = round_specs(cfg, k, round_dir(run, k - 1) / NET if k > 1 else None)
+    tasks, done = _open_round(cfg, k, spec, round_dir(run, k), progress, player)
     if len(done) < len(tasks):
         raise ConfigError(f"round {k} of {run} holds {len(done)} of its {len(tasks)} games")
     by_game = {r["game"]: r for r in done}

@@ -7,6 +7,7 @@ import pytest
 
 from otrio import agents, envs
 from otrio.agents.greedy import has_greedy
+from otrio.envs.core.aec import live_turns
 from otrio.envs.core.errors import ConfigError
 
 GAMES = [g for g in envs.available() if has_greedy(g.rsplit("_v", 1)[0])]
@@ -16,11 +17,7 @@ def play(env, seat_agents, seed):
     env.reset(seed=seed)
     index = {a: k for k, a in enumerate(env.possible_agents)}
     actions = []
-    for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
+    for agent, obs in live_turns(env):
         action = seat_agents[index[agent]].act(obs)
         assert obs["action_mask"][action] == 1, "agent chose an illegal action"
         actions.append(action)

@@ -34,6 +34,7 @@ from otrio import agents
 from otrio.agents.search_options import parse_options
 from otrio.agents.zoo import RESOLVED, TIERS, Zoo, load_zoo
 from otrio.arena.stats import wilson
+from otrio.envs.core.aec import live_turns
 
 ROOT = Path(__file__).resolve().parents[2]
 PRETRAINED = "agents/pretrained/"
@@ -284,11 +285,7 @@ def test_fast_plays_a_whole_game_at_the_fewest_players(game):
         p.reset(seed=seat)
     env.reset(seed=1)
     seat_of = {a: k for k, a in enumerate(env.possible_agents)}
-    for name in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
+    for name, obs in live_turns(env):
         action = players[seat_of[name]].act(obs)
         assert obs["action_mask"][action] == 1
         env.step(action)
