@@ -63,6 +63,7 @@ from tqdm import tqdm
 from otrio.agents.zoo import RESOLVED, ZOO_FILE
 from otrio.envs.core.errors import ConfigError, StateError
 from otrio.envs.core.files import new_file, open_append, open_read, truncate, write_atomic
+from otrio.envs.core.paths import find_file
 
 from .replay import ReplayError, replay_record
 from .run_folder import RunFile
@@ -223,9 +224,13 @@ def run_identity(config: dict[str, Any]) -> dict[str, Any]:
     strings = sorted(set(_strings(config)))
     for text in strings:
         for name, path in _agent_files(text):
-            if Path(path).is_file():
-                digests[name] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    if any(text in RESOLVED for text in strings):  # a zoo tier: the player the zoo names now
+            file = find_file(path)  # where the agent will read it: here, or the package's
+            if file.is_file():
+                digests[name] = hashlib.sha256(file.read_bytes()).hexdigest()
+    agents = config.get("agents")
+    names = set(agents) - set(agents.values()) if isinstance(agents, dict) else set()
+    # a zoo tier played as a spec (not a name for an explicit one): the player the zoo names now
+    if any(text in RESOLVED and text not in names for text in strings):
         digests["zoo"] = hashlib.sha256(ZOO_FILE.read_bytes()).hexdigest()
     return {**config, "checkpoints": digests} if digests else config
 

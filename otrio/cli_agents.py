@@ -92,20 +92,52 @@ def _agents(args: argparse.Namespace) -> int:
     return 0
 
 
+def ladder_agents(game: str, players: int, specs: list[str]) -> tuple[dict[str, str], list[str]]:
+    """``(agents, notes)``: the ladder's players by name, each tier (fast, strong, search)
+    written as the zoo's spec for the game and count, so that the run records what played
+    (and the digests of the files it read); a tier that resolves to a player already on
+    the ladder is left off, and ``notes`` says so."""
+    from otrio.agents.zoo import RESOLVED, load_zoo  # deferred: start-up
+
+    agents: dict[str, str] = {}
+    notes = []
+    for spec in dict.fromkeys(specs):
+        played = spec
+        if spec in RESOLVED:
+            played, note = load_zoo().resolve(spec, game_name(game), players)
+            if played in agents.values():
+                notes.append(f"{spec} left off: {note or 'the same player as another tier'}")
+                continue
+        agents[spec] = played
+    return agents, notes
+
+
 def ladder_config(game: str, players: int, specs: list[str], games: int,
-                  sets: list[str], **overrides):
+                  sets: list[str], against: str | None = None, **overrides):
     """The ladder's tournament: each pair of ``specs`` at the table, one of them in one
-    seat among the other (every seat in turn), ``games`` games a pairing."""
+    seat among the other (every seat in turn), ``games`` games a pairing; with
+    ``against``, only each other spec in one seat among ``against`` players (its win
+    share against them). Tiers are written as the zoo's specs (:func:`ladder_agents`)."""
     from otrio.benchmarks.tournament.tournament import TournamentConfig  # deferred: start-up
     from otrio.envs.core.config import apply_sets, validate  # deferred: start-up
 
-    if len(set(specs)) < 2:
+    if against is not None and against not in specs:
+        specs = [against, *specs]
+    agents, notes = ladder_agents(game, players, specs)
+    for note in notes:
+        print(f"ladder: {note}", file=sys.stderr)
+    if len(agents) < 2:
         raise ConfigError("a ladder needs two agents or more")
-    lineups = [[a] + [b] * (players - 1) for a, b in permutations(dict.fromkeys(specs), 2)]
-    if players == 2:  # a pair's two pairings are the same games, seats rotated
-        lineups = [lineup for lineup in lineups if specs.index(lineup[0]) < specs.index(lineup[1])]
+    names = list(agents)
+    if against is not None:
+        lineups = [[a] + [against] * (players - 1) for a in names if a != against]
+    else:
+        lineups = [[a] + [b] * (players - 1) for a, b in permutations(names, 2)]
+        if players == 2:  # a pair's two pairings are the same games, seats rotated
+            lineups = [lineup for lineup in lineups
+                       if names.index(lineup[0]) < names.index(lineup[1])]
     data = {"game": game, "game_config": {"num_players": players},
-            "agents": {spec: spec for spec in specs}, "lineups": lineups,
+            "agents": agents, "lineups": lineups,
             "games_per_seating": -(-games // players), "seed": 0,
             "output": f"runs/ladder/{game_name(game)}_{players}p"}
     data = apply_sets(data, sets, "ladder")
@@ -120,7 +152,8 @@ def _ladder(args: argparse.Namespace) -> int:
     specs = [*args.tiers.split(","), *(split_specs(args.agents) if args.agents else [])]
     cfg = ladder_config(resolve_env_id(args.game), args.players,
                         [s.strip() for s in specs if s.strip()], args.games,
-                        override_sets(args), workers=args.workers, output=args.output)
+                        override_sets(args), against=args.against, workers=args.workers,
+                        output=args.output)
     folder = run(cfg, progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]),
                  repair=args.repair, verify=args.verify)
     print((folder / "report.md").read_text())
@@ -158,6 +191,10 @@ def add_parsers(sub) -> None:
     lad.add_argument("--agents", default=None,
                      help="more agent specs on the ladder, comma-separated (your own too; "
                      "default: the tiers alone)")
+    lad.add_argument("--against", default=None, metavar="SPEC",
+                     help="play each other agent only in one seat among SPEC players (its "
+                     "win share against them: --against greedy measures the zoo's shares), "
+                     "not every pair (default: every pair)")
     lad.add_argument("--games", type=count_arg, default=40,
                      help="games a pairing, rounded up to a multiple of the seats")
     lad.add_argument("--workers", type=count_arg, default=None,

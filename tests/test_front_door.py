@@ -155,6 +155,37 @@ def test_tiers_resolve_in_a_match_and_the_ladder_rates_them(tmp_path, monkeypatc
     assert summary["games"] == 6  # three pairs, two games each
 
 
+def test_a_ladder_against_greedy_seats_each_tier_once_among_greedy(tmp_path, monkeypatch,
+                                                                   capsys):
+    """``--against greedy``: each tier in one seat among greedy players only (the zoo's
+    measurement), each tier written as the zoo's spec, a tier that is another's player
+    left off with a line, and each lineup's share in the summary and the report."""
+    from otrio.agents.zoo import load_zoo
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["ladder", "otys", "--players", "3", "--tiers", "random,fast,strong",
+                 "--against", "greedy", "--games", "3", "--output", "z", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    run = json.loads((tmp_path / "z" / "run.json").read_text())
+    fast, _ = load_zoo().resolve("fast", "otys", 3)
+    strong, _ = load_zoo().resolve("strong", "otys", 3)
+    assert run["agents"] == {"greedy": "greedy", "random": "random", "fast": fast,
+                             "strong": strong}
+    assert run["lineups"] == [[name, "greedy", "greedy"] for name in ("random", "fast", "strong")]
+    summary = json.loads((tmp_path / "z" / "summary.json").read_text())
+    assert [(r["one"], r["games"], r["seats"]) for r in summary["lineups"]] == [
+        (name, 3, {name: 1, "greedy": 2}) for name in ("random", "fast", "strong")]
+    row = summary["lineups"][1]["agents"]["fast"]
+    assert row["entries"] == 3 and row["win_rate"] == row["wins"] / 3
+    assert "| fast + 2 x greedy | fast | 3 |" in out
+    # at 2 players Otys' strong tier is its fast player: left off, and said so
+    assert main(["ladder", "otys", "--players", "2", "--tiers", "fast,strong",
+                 "--against", "greedy", "--games", "2", "--output", "y", "--quiet"]) == 0
+    assert "strong left off: strong is fast here" in capsys.readouterr().err
+    assert json.loads((tmp_path / "y" / "run.json").read_text())["lineups"] == [
+        ["fast", "greedy"]]
+
+
 def test_the_value_pipeline_has_a_smoke_run_from_any_folder(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)  # an empty folder: the shipped config is looked up
     assert main(["value", "all", "configs/values/otys.yaml", "--smoke", "--quiet"]) == 0

@@ -63,6 +63,17 @@ def write_tournament_report(folder: Path, cfg, summary: dict[str, Any],
         lines.append(f"| {s['seat']} | {s['games']} | {s['win_rate']:.3f} [{s['win_low']:.3f}, {s['win_high']:.3f}] |")
     lines += ["", "## Win rate by agent and seat", "", "| agent@seat | win rate |", "|---|---|"]
     lines += [f"| {k} | {v:.3f} |" for k, v in summary["agent_seat_win_rate"].items()]
+    if cfg.lineups:
+        lines += ["", "## Win share by lineup (an agent in one seat among another's players)",
+                  "", "| lineup | agent | games | win share (95% CI) | fair |", "|---|---|---|---|---|"]
+        for row in summary["lineups"]:
+            played = " + ".join(f"{n} x {name}" if n > 1 else name
+                                for name, n in row["seats"].items())
+            for name in [row["one"]] if row["one"] else row["agents"]:
+                a = row["agents"][name]
+                lines.append(f"| {played} | {name} | {a['entries']} | {a['win_rate']:.3f} "
+                             f"[{a['win_low']:.3f}, {a['win_high']:.3f}] | "
+                             f"{row['seats'][name] / n:.3f} |")
     lines += ["", "## Head to head (share of games where the first finished ahead; ties count half)",
               "", "| pair | share |", "|---|---|"]
     lines += [f"| {k} | {v:.3f} |" for k, v in summary["head_to_head"].items()]

@@ -222,7 +222,8 @@ def run(cfg: TournamentConfig, progress: bool = True, command: str | None = None
 
 
 def summarize(records: list[dict], num_players: int) -> dict[str, Any]:
-    """Leaderboard, per-seat table and head-to-head table from game records."""
+    """Leaderboard, per-seat table, head-to-head table and each lineup's win shares
+    (:func:`by_lineup`) from game records."""
     per_agent: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     seat_wins: list[list[int]] = [[] for _ in range(num_players)]
     agent_seat: dict[tuple[str, int], list[int]] = defaultdict(list)
@@ -272,4 +273,35 @@ def summarize(records: list[dict], num_players: int) -> dict[str, Any]:
         "head_to_head": head,
         "mean_decisions": sum(lengths) / max(1, len(lengths)),
         "truncated": sum(r.get("truncated", False) for r in records),
+        "lineups": by_lineup(records),
     }
+
+
+def by_lineup(records: list[dict]) -> list[dict[str, Any]]:
+    """Each lineup's games and each of its agents' wins there (a ladder's win shares: an
+    agent in one seat among another's players), in lineup order. ``one``: the agent
+    that sits in one seat among the others' players, where the lineup has one."""
+    games: dict[int, int] = defaultdict(int)
+    seats: dict[int, dict[str, int]] = {}
+    wins: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for r in records:
+        k = r.get("lineup", 0)  # a one-lineup run's records name none
+        games[k] += 1
+        winners = set(r["winners"])
+        count: dict[str, int] = defaultdict(int)
+        for seat, name in enumerate(r["seating"]):
+            count[name] += 1
+            wins[k][name].append(int(seat in winners))
+        seats.setdefault(k, dict(count))
+    rows = []
+    for k in sorted(games):
+        agents = {}
+        for name, won in wins[k].items():
+            low, high = wilson(sum(won), len(won))
+            agents[name] = {"entries": len(won), "wins": sum(won), "win_rate": sum(won) / len(won),
+                            "win_low": low, "win_high": high}
+        singles = [name for name, n in seats[k].items() if n == 1]
+        one = singles[0] if len(singles) == 1 and len(seats[k]) == 2 else None
+        rows.append({"lineup": k, "games": games[k], "seats": seats[k], "one": one,
+                     "agents": agents})
+    return rows

@@ -5,9 +5,13 @@ A strength is recomputed from the runs' own files (:func:`measured`): the wins a
 of the named agent in each run's ``summary.json``, pooled, with the 95% Wilson interval
 of ``otrio.arena.stats.wilson``; each run's ``run.json`` must play the entry's spec in
 one seat and greedy in every other, at the entry's game and player count, with the
-shipped files (the digests it recorded are today's). Three kinds of committed run hold
+shipped files (the digests it recorded are today's). Four kinds of committed run hold
 such numbers:
 
+- a ladder (``otrio ladder ... --against greedy``): ``run.json`` has ``agents`` and a
+  list of ``lineups``, the summary's ``lineups`` the agent's ``wins`` and ``entries`` in
+  the lineup that seats it once among greedy (a tier written as the zoo's spec when the
+  ladder started);
 - a tournament (``otrio tournament``): ``run.json`` has ``agents`` and ``lineup``, the
   summary's ``leaderboard`` the agent's ``wins`` and ``entries``;
 - a group of the skill-ceiling report (``otrio skill-ceiling``: the folder
@@ -150,7 +154,7 @@ def measured(run: str, agent: str) -> Measured:
     config = _read(folder / "run.json")
     digests = _recorded(config, folder)
     env_id = config["game"]
-    if "lineups" in config:  # a skill-ceiling group; its numbers are the report's, one up
+    if isinstance(config.get("lineups"), dict):  # a skill-ceiling group: the report's numbers
         players = config["game_config"]["num_players"]
         assert agent in config["lineups"], f"{folder}: no lineup {agent!r}"
         _one_seat(config["lineups"][agent], agent, config["agents"], players, folder)
@@ -171,6 +175,18 @@ def measured(run: str, agent: str) -> Measured:
         assert row is not None, f"{folder}: no budget of {budget} iterations"
         spec = f"mcts:{config['options']},iterations={budget}".replace(":,", ":")
         wins, games = row["wins"], row["games"]
+    elif config.get("lineups"):  # a ladder: the agent's lineup among greedy, by its index
+        players = config["game_config"]["num_players"]
+        k = next((k for k, lineup in enumerate(config["lineups"]) if agent in lineup), None)
+        assert k is not None, f"{folder}: no lineup plays {agent!r}"
+        _one_seat(config["lineups"][k], agent, config["agents"], players, folder)
+        summary = _read(folder / "summary.json")
+        assert summary["num_players"] == players, folder
+        row = next((r for r in summary["lineups"] if r["lineup"] == k), None)
+        assert row is not None, f"{folder}: the summary holds no lineup {k}"
+        share = row["agents"][agent]
+        assert share["entries"] == row["games"], f"{folder}: {agent!r} is not in every game once"
+        spec, wins, games = config["agents"][agent], share["wins"], share["entries"]
     else:  # a tournament
         players = config["game_config"]["num_players"]
         _one_seat(config["lineup"], agent, config["agents"], players, folder)

@@ -3,6 +3,7 @@ games file holds, reading it either returns checked records or raises StateError
 ConfigError naming the line, quickly; a repair loses no line; links are never followed."""
 
 import contextlib
+import hashlib
 import json
 import os
 import tempfile
@@ -220,3 +221,28 @@ def test_a_network_replaced_in_place_is_another_run(tmp_path, monkeypatch):
     assert all(run_identity(c) != b for c, b in zip(configs, before))
     assert run_identity({"agents": {"g": "greedy"}, "output": "runs/x"}) == {
         "agents": {"g": "greedy"}, "output": "runs/x"}
+
+
+def test_a_shipped_file_named_from_another_folder_is_part_of_the_identity(tmp_path, monkeypatch):
+    """An agent reads ``agents/pretrained/X`` from the installed package where the current
+    folder has no such file; the run records the digest of the file it will read."""
+    from otrio.arena.records import run_identity
+    from otrio.envs.core.paths import PRETRAINED
+
+    monkeypatch.chdir(tmp_path)  # no agents/ here
+    spec = "mcts:iterations=48,leaf=value,value=agents/pretrained/otys_value.json"
+    digest = hashlib.sha256((PRETRAINED / "otys_value.json").read_bytes()).hexdigest()
+    assert run_identity({"agents": {"search": spec}})["checkpoints"] == {
+        "value=agents/pretrained/otys_value.json": digest}
+
+
+def test_a_tier_is_tied_to_the_zoo_only_where_it_is_played_by_its_name():
+    """``agents: {strong: strong}`` plays whatever the zoo names now (the zoo's digest is
+    recorded); ``agents: {strong: SPEC}`` names its player, the tier only a label."""
+    from otrio.arena.records import run_identity
+
+    assert "zoo" in run_identity({"agents": {"strong": "strong"}, "lineup": ["strong"]})[
+        "checkpoints"]
+    assert "checkpoints" not in run_identity({"agents": {"strong": "greedy"},
+                                              "lineups": [["strong", "greedy"]]})
+    assert "zoo" in run_identity({"tiers": ["greedy", "fast"]})["checkpoints"]

@@ -171,3 +171,26 @@ def test_distill_curve_changes_the_student_and_never_the_labels(tmp_path):
                        sets=["distill.trunk=[8]"])
     assert len(lines) == 1
     assert "distill.trunk=[8]" in (tmp_path / "c" / "curve.md").read_text()
+
+
+def test_zoo_from_ladders_reads_a_cell_and_refuses_a_ladder_of_another_player(tmp_path):
+    from otrio.cli import main
+
+    zoo = _module("zoo_from_ladders")
+    folder = tmp_path / "oceanos_2p"
+    assert main(["ladder", "oceanos", "--players", "2", "--tiers", "greedy,fast", "--against",
+                 "greedy", "--games", "2", "--output", str(folder), "--quiet"]) == 0
+    summary = json.loads((folder / "summary.json").read_text())
+    won = summary["lineups"][0]["agents"]["fast"]["wins"]
+    raw, lines = zoo.regenerate([folder])
+    fast = next(e for e in raw["entries"]
+                if (e["game"], e["players"], e["tier"]) == ("oceanos", 2, "fast"))
+    assert fast["strength"]["games"] == 2 and fast["strength"]["share"] == won / 2
+    assert fast["strength"]["runs"] == [{"run": str(folder.resolve()), "agent": "fast"}]
+    assert any(line.startswith("| oceanos 2p fast |") and "| 2 | 1 |" in line for line in lines)
+    assert zoo.dump(json.loads(zoo.ZOO_FILE.read_text())) == zoo.ZOO_FILE.read_text()
+    run = json.loads((folder / "run.json").read_text())
+    run["agents"]["fast"] = "random"
+    (folder / "run.json").write_text(json.dumps(run))
+    with pytest.raises(SystemExit, match="play the ladder again"):
+        zoo.regenerate([folder])
