@@ -11,8 +11,9 @@ env)``, ``--seats strong,greedy``, ``lineup: [strong, greedy]``):
 
 ``agents/zoo.json`` (shipped with the package) maps each (game, player count, tier) to its
 spec, the time a decision it was measured at, and the strength measured for it: its win
-share in one seat with greedy in every other, over the games of the runs it names (each a
-committed results folder, ``benchmarks/results/...``, on seeds nothing was tuned on;
+share in one seat with greedy in every other, over the games of the runs it names (a
+committed ladder run, ``otrio ladder ... --against greedy``, in ``benchmarks/results/zoo/``,
+on a seed nothing was tuned on, read into the table by ``tools/zoo_from_ladders.py``;
 ``tests/agents/test_zoo.py`` holds every number equal to its runs'). Where no player beats
 a lower tier at a count, the tier resolves to that lower tier and says so
 (:meth:`Zoo.resolve`: Otontin's ``fast`` is ``greedy``). ``otrio agents`` prints it.

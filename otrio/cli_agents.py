@@ -102,12 +102,13 @@ def ladder_agents(game: str, players: int, specs: list[str]) -> tuple[dict[str, 
     agents: dict[str, str] = {}
     notes = []
     for spec in dict.fromkeys(specs):
-        played = spec
+        played, note = spec, ""
         if spec in RESOLVED:
             played, note = load_zoo().resolve(spec, game_name(game), players)
-            if played in agents.values():
-                notes.append(f"{spec} left off: {note or 'the same player as another tier'}")
-                continue
+        if played in agents.values():
+            same = next(name for name, other in agents.items() if other == played)
+            notes.append(f"{spec} left off: {note or f'the same player as {same}'}")
+            continue
         agents[spec] = played
     return agents, notes
 

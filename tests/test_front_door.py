@@ -182,6 +182,10 @@ def test_a_ladder_against_greedy_seats_each_tier_once_among_greedy(tmp_path, mon
     assert main(["ladder", "otys", "--players", "2", "--tiers", "fast,strong",
                  "--against", "greedy", "--games", "2", "--output", "y", "--quiet"]) == 0
     assert "strong left off: strong is fast here" in capsys.readouterr().err
+    assert main(["ladder", "otys", "--players", "2", "--tiers", "greedy,fast", "--agents",
+                 load_zoo().resolve("fast", "otys", 2)[0],
+                 "--against", "greedy", "--games", "2", "--output", "w", "--quiet"]) == 0
+    assert "left off: the same player as fast" in capsys.readouterr().err
     assert json.loads((tmp_path / "y" / "run.json").read_text())["lineups"] == [
         ["fast", "greedy"]]
 

@@ -3,7 +3,8 @@
 
 Each ladder folder's ``run.json`` names the game, the count, each tier's spec (the zoo's,
 written when the ladder started) and its lineups; a lineup that seats one tier among
-greedy players measures that tier's cell. A cell's strength is pooled over every folder
+greedy players measures that tier's cell, and so does a lineup of an agent named by its
+spec (``--agents SPEC``) where the zoo's cell names that spec. A cell's strength is pooled over every folder
 given that measures it, with the 95% Wilson interval. Prints, for each cell, the zoo's
 number beside the ladders'; ``--write`` puts the ladders' numbers (and the runs they come
 from) into ``agents/zoo.json``. A cell whose spec is not the one its ladder played is
@@ -42,25 +43,32 @@ def ladder_cells(folder: Path) -> list[dict]:
     players = run["game_config"]["num_players"]
     rows = []
     for k, lineup in enumerate(run.get("lineups") or []):
-        tier = lineup[0]
-        if (tier not in RESOLVED or lineup.count(tier) != 1
-                or any(run["agents"][name] != "greedy" for name in lineup[1:])):
+        name = lineup[0]
+        if (run["agents"][name] == "greedy" or lineup.count(name) != 1
+                or any(run["agents"][other] != "greedy" for other in lineup[1:])):
             continue
         played = next(r for r in summary["lineups"] if r["lineup"] == k)
-        share = played["agents"][tier]
-        rows.append({"game": game_name(run["game"]), "players": players, "tier": tier,
-                     "spec": run["agents"][tier], "wins": share["wins"],
+        share = played["agents"][name]
+        rows.append({"game": game_name(run["game"]), "players": players,
+                     "tier": name if name in RESOLVED else None, "agent": name,
+                     "spec": run["agents"][name], "wins": share["wins"],
                      "games": share["entries"], "run": _named(folder)})
     return rows
 
 
 def regenerate(folders: list[Path]) -> tuple[dict, list[str]]:
     """``(zoo as JSON data, lines)``: the shipped zoo with each cell a ladder measured
-    given the ladders' pooled strength; ``lines`` compare the two."""
-    found: dict[tuple, list[dict]] = defaultdict(list)
+    given the ladders' pooled strength (a tier's lineups, and those of an agent the ladder
+named by the cell's spec); ``lines`` compare the two. Agents that are no cell's player
+are left out (a candidate that did not make the zoo)."""
+    found: dict[tuple, list[dict]] = defaultdict(list)  # a tier's lineups, by its cell
+    named: dict[tuple, list[dict]] = defaultdict(list)  # other agents', by their spec
     for folder in folders:
         for row in ladder_cells(folder):
-            found[(row["game"], row["players"], row["tier"])].append(row)
+            if row["tier"]:
+                found[(row["game"], row["players"], row["tier"])].append(row)
+            else:
+                named[(row["game"], row["players"], row["spec"])].append(row)
     raw = json.loads(ZOO_FILE.read_text(encoding="utf-8"))
     load_zoo()  # the shipped table is valid before it is changed
     lines = ["| cell | zoo | ladders | games | runs |", "|---|---|---|---|---|"]
@@ -73,6 +81,7 @@ def regenerate(folders: list[Path]) -> tuple[dict, list[str]]:
                 raise SystemExit(f"{cell}: the zoo names no player here, a ladder played "
                                  f"{rows[0]['spec']}")
             continue
+        rows += named.pop((key[0], key[1], entry["spec"]), [])
         old = entry["strength"]
         if not rows:
             lines.append(f"| {cell} | {old['share']:.3f} ({old['games']}) | no ladder | | |")
@@ -85,11 +94,16 @@ def regenerate(folders: list[Path]) -> tuple[dict, list[str]]:
         low, high = wilson(wins, games)
         entry["strength"] = {"share": round(wins / games, 3), "low": round(low, 3),
                              "high": round(high, 3), "games": games,
-                             "runs": [{"run": r["run"], "agent": r["tier"]} for r in rows]}
+                             "runs": [{"run": r["run"], "agent": r["agent"]} for r in rows]}
         lines.append(f"| {cell} | {old['share']:.3f} ({old['games']}) | {wins / games:.3f} "
                      f"[{low:.3f}, {high:.3f}] | {games} | {len(rows)} |")
     if found:
         raise SystemExit(f"cells the zoo does not list: {sorted(found)}")
+    for (game, players, spec), rows in sorted(named.items()):  # candidates, not players
+        wins, games = sum(r["wins"] for r in rows), sum(r["games"] for r in rows)
+        low, high = wilson(wins, games)
+        lines.append(f"| {game} {players}p `{spec}` (no cell's player) | | {wins / games:.3f} "
+                     f"[{low:.3f}, {high:.3f}] | {games} | {len(rows)} |")
     return raw, lines
 
 

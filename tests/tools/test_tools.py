@@ -189,6 +189,15 @@ def test_zoo_from_ladders_reads_a_cell_and_refuses_a_ladder_of_another_player(tm
     assert fast["strength"]["runs"] == [{"run": str(folder.resolve()), "agent": "fast"}]
     assert any(line.startswith("| oceanos 2p fast |") and "| 2 | 1 |" in line for line in lines)
     assert zoo.dump(json.loads(zoo.ZOO_FILE.read_text())) == zoo.ZOO_FILE.read_text()
+    named = tmp_path / "named"  # the cell's spec named outright counts for the cell too
+    assert main(["ladder", "oceanos", "--players", "2", "--tiers", "greedy", "--agents",
+                 fast["spec"], "--against", "greedy", "--games", "2", "--output", str(named),
+                 "--quiet"]) == 0
+    raw, _ = zoo.regenerate([folder, named])
+    fast = next(e for e in raw["entries"]
+                if (e["game"], e["players"], e["tier"]) == ("oceanos", 2, "fast"))
+    assert fast["strength"]["games"] == 4
+    assert fast["strength"]["runs"][1] == {"run": str(named.resolve()), "agent": fast["spec"]}
     run = json.loads((folder / "run.json").read_text())
     run["agents"]["fast"] = "random"
     (folder / "run.json").write_text(json.dumps(run))
