@@ -122,8 +122,8 @@ def ladder_config(game: str, players: int, specs: list[str], games: int,
     from otrio.benchmarks.tournament.tournament import TournamentConfig  # deferred: start-up
     from otrio.envs.core.config import apply_sets, validate  # deferred: start-up
 
-    if against is not None and against not in specs:
-        specs = [against, *specs]
+    if against is not None:  # first, so that a tier that plays the same is the one left off
+        specs = [against, *(spec for spec in specs if spec != against)]
     agents, notes = ladder_agents(game, players, specs)
     for note in notes:
         print(f"ladder: {note}", file=sys.stderr)
