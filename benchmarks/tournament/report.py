@@ -82,12 +82,17 @@ def write_tournament_report(folder: Path, cfg, summary: dict[str, Any],
     _plots(folder, summary)
 
 
+def _short(name: str, width: int = 32) -> str:
+    """An agent's name as a plot's label: a long spec cut, its end kept (the options)."""
+    return name if len(name) <= width else name[:12] + "…" + name[-(width - 13):]
+
+
 def _plots(folder: Path, summary: dict[str, Any]) -> None:
     plt = pyplot()
 
     board = summary["leaderboard"]
     fig, ax = plt.subplots(figsize=(6, 0.6 * len(board) + 1.5))
-    names = [r["agent"] for r in board][::-1]
+    names = [_short(r["agent"]) for r in board][::-1]
     ax.errorbar([r["mu"] for r in board][::-1], range(len(board)),
                 xerr=[2 * r["sigma"] for r in board][::-1], fmt="o", capsize=4)
     ax.set_yticks(range(len(board)), names)
