@@ -4,8 +4,8 @@
 Each ladder folder's ``run.json`` names the game, the count, each tier's spec (the zoo's,
 written when the ladder started) and its lineups; a lineup that seats one tier among
 greedy players measures that tier's cell, and so does a lineup of an agent named by its
-spec (``--agents SPEC``) where the zoo's cell names that spec. A cell's strength is pooled over every folder
-given that measures it, with the 95% Wilson interval. Prints, for each cell, the zoo's
+spec (``--agents SPEC``) where the zoo's cell names that spec. A cell's strength is pooled
+over every folder given that measures it, with the 95% Wilson interval. Prints, for each cell, the zoo's
 number beside the ladders'; ``--write`` puts the ladders' numbers (and the runs they come
 from) into ``agents/zoo.json``. A cell whose spec is not the one its ladder played is
 refused (the zoo changed since the run: play it again). ``tests/agents/test_zoo.py``
@@ -58,9 +58,9 @@ def ladder_cells(folder: Path) -> list[dict]:
 
 def regenerate(folders: list[Path]) -> tuple[dict, list[str]]:
     """``(zoo as JSON data, lines)``: the shipped zoo with each cell a ladder measured
-    given the ladders' pooled strength (a tier's lineups, and those of an agent the ladder
-named by the cell's spec); ``lines`` compare the two. Agents that are no cell's player
-are left out (a candidate that did not make the zoo)."""
+    given the ladders' pooled strength (a tier's lineups, and those of an agent the
+    ladder named by the cell's spec); ``lines`` compare the two, and list the agents that
+    are no cell's player (candidates that did not make the zoo) with their shares."""
     found: dict[tuple, list[dict]] = defaultdict(list)  # a tier's lineups, by its cell
     named: dict[tuple, list[dict]] = defaultdict(list)  # other agents', by their spec
     for folder in folders:
