@@ -160,13 +160,16 @@ def trusting(trust: bool) -> Iterator[None]:
 def load_sb3_zip(path: str | Path, trust: bool | None = None, **kwargs: Any):
     """``MaskablePPO.load(path, **kwargs)`` if SB3 zips are trusted, else a
     :class:`ConfigError` saying why and how to allow it; a zip that fails to load is a
-    :class:`ConfigError` too."""
-    require_trust(path, trust)
+    :class:`ConfigError` too. The suite's one unpickling load: every ``.zip`` reaches it,
+    and only with trust given explicitly (``trust=True`` from ``--trust-checkpoint``, or
+    ``OTRIO_TRUST_CHECKPOINTS=1``); shared agents travel as safetensors instead
+    (``otrio export-checkpoint``)."""
+    require_trust(path, trust)  # before anything opens the zip: no trust, no unpickling
     from sb3_contrib import MaskablePPO  # deferred: torch (~1 s)
 
     try:
         with _moved_modules():
-            return MaskablePPO.load(str(path), **kwargs)
+            return MaskablePPO.load(str(path), **kwargs)  # unpickles: trusted just above
     except Exception as err:  # sb3 raises many kinds on a corrupt zip
         raise ConfigError(f"PPO checkpoint {path} could not be loaded: {err}") from None
 

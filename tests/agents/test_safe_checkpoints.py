@@ -74,6 +74,22 @@ def test_the_payload_runs_under_a_plain_sb3_load(evil):
     assert marker.exists()
 
 
+def test_the_zip_loader_unpickles_nothing_without_explicit_trust(evil, monkeypatch):
+    """``load_sb3_zip``, the one unpickling load: refused (the payload not run) unless trust
+    is given by its argument or the environment variable, not by a falsy setting."""
+    from otrio.agents.weights import load_sb3_zip
+
+    path, marker = evil
+    for trust, env in ((None, None), (False, None), (None, "0"), (None, "yes")):
+        if env is None:
+            monkeypatch.delenv("OTRIO_TRUST_CHECKPOINTS", raising=False)
+        else:
+            monkeypatch.setenv("OTRIO_TRUST_CHECKPOINTS", env)
+        with pytest.raises(ConfigError, match="OTRIO_TRUST_CHECKPOINTS=1"):
+            load_sb3_zip(path, trust, device="cpu")
+        assert not marker.exists(), (trust, env)
+
+
 def test_agents_make_refuses_an_sb3_zip_without_trust(evil):
     path, marker = evil
     with pytest.raises(ConfigError, match="OTRIO_TRUST_CHECKPOINTS=1") as err:
