@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from itertools import permutations
+from typing import TYPE_CHECKING
 
 from otrio.envs.core.errors import ConfigError
 from otrio.envs.core.registry import ENV_MODULES, game_name, resolve_env_id
@@ -20,6 +21,9 @@ from .cli_args import (
     override_sets,
     records_flags,
 )
+
+if TYPE_CHECKING:
+    from otrio.benchmarks.tournament.tournament import TournamentConfig
 
 # what the agent kinds without an option table take, for --describe
 KINDS = {
@@ -114,19 +118,19 @@ def ladder_agents(game: str, players: int, specs: list[str]) -> tuple[dict[str, 
 
 
 def ladder_config(game: str, players: int, specs: list[str], games: int,
-                  sets: list[str], against: str | None = None, **overrides):
+                  sets: list[str], against: str | None = None, **overrides
+                  ) -> tuple[TournamentConfig, list[str]]:
     """The ladder's tournament: each pair of ``specs`` at the table, one of them in one
     seat among the other (every seat in turn), ``games`` games a pairing; with
     ``against``, only each other spec in one seat among ``against`` players (its win
-    share against them). Tiers are written as the zoo's specs (:func:`ladder_agents`)."""
+    share against them). Tiers are written as the zoo's specs (:func:`ladder_agents`);
+    ``notes`` say which were left off."""
     from otrio.benchmarks.tournament.tournament import TournamentConfig  # deferred: start-up
     from otrio.envs.core.config import apply_sets, validate  # deferred: start-up
 
     if against is not None:  # first, so that a tier that plays the same is the one left off
         specs = [against, *(spec for spec in specs if spec != against)]
     agents, notes = ladder_agents(game, players, specs)
-    for note in notes:
-        print(f"ladder: {note}", file=sys.stderr)
     if len(agents) < 2:
         raise ConfigError("a ladder needs two agents or more")
     names = list(agents)
@@ -143,7 +147,7 @@ def ladder_config(game: str, players: int, specs: list[str], games: int,
             "output": f"runs/ladder/{game_name(game)}_{players}p"}
     data = apply_sets(data, sets, "ladder")
     data.update({k: v for k, v in overrides.items() if v is not None})
-    return validate(TournamentConfig, data)
+    return validate(TournamentConfig, data), notes
 
 
 def _ladder(args: argparse.Namespace) -> int:
@@ -151,10 +155,12 @@ def _ladder(args: argparse.Namespace) -> int:
     from otrio.benchmarks.tournament.tournament import run  # deferred: start-up
 
     specs = [*args.tiers.split(","), *(split_specs(args.agents) if args.agents else [])]
-    cfg = ladder_config(resolve_env_id(args.game), args.players,
+    cfg, notes = ladder_config(resolve_env_id(args.game), args.players,
                         [s.strip() for s in specs if s.strip()], args.games,
                         override_sets(args), against=args.against, workers=args.workers,
                         output=args.output)
+    for note in notes:
+        print(f"ladder: {note}", file=sys.stderr)
     folder = run(cfg, progress=not args.quiet, command="otrio " + " ".join(sys.argv[1:]),
                  repair=args.repair, verify=args.verify)
     print((folder / "report.md").read_text())
